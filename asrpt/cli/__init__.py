@@ -1,0 +1,91 @@
+"""The ``asrpt`` command line: one module per command, discovered from this package.
+
+Each module ``asrpt/cli/<name>.py`` defines ``register(subparsers)``, which adds its sub-parser
+(with a documented ``--help``) and sets ``func`` to a function ``(args) -> int`` (the exit status).
+Adding a command is one new file; nothing here names commands.
+
+Exit statuses, the same for every command:
+
+- 0: success;
+- 1: the command ran and its answer is negative (``validate`` found problems, a certificate failed);
+- 2: bad input (missing file, invalid JSON or instance, bad option, infeasible job): one line on
+  stderr, ``asrpt <command>: error: <what>: <why>``, never a traceback;
+- 3: an internal error (a bug): one line on stderr; ``ASRPT_DEBUG=1`` shows the traceback.
+
+Nothing in asrpt imports this package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import pkgutil
+import sys
+import traceback
+
+from ..errors import AsrptError
+
+__all__ = ["main", "build_parser"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line and exit 2."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _command_modules() -> list[str]:
+    here = os.path.dirname(__file__)
+    return sorted(m.name for m in pkgutil.iter_modules([here])
+                  if not m.name.startswith("_") and not m.ispkg)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every command registered."""
+    from .. import __version__
+
+    parser = _Parser(
+        prog="asrpt",
+        description="Online scheduling of distributed DL training jobs: A-SRPT, single-machine "
+                    "theory, offline optima and bounds, placement and cluster simulation.",
+    )
+    parser.add_argument("--version", action="version", version=f"asrpt {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in _command_modules():
+        module = importlib.import_module(f"{__name__}.{name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (also used by the console script)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        parser.print_help(sys.stderr)
+        return 2
+    prog = f"asrpt {args.command}"
+    try:
+        return int(args.func(args) or 0)
+    except AsrptError as exc:
+        print(f"{prog}: error: {_one_line(str(exc))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug: one line, traceback on request
+        if os.environ.get("ASRPT_DEBUG"):
+            traceback.print_exc()
+        print(f"{prog}: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
+              "(set ASRPT_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 3
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

@@ -1,0 +1,112 @@
+"""How long each job is: the one owner of "processing time" in asrpt.
+
+- Abstract jobs carry their processing time P_j (seconds on their g_j GPUs, any placement) and
+  optionally a prediction of it.
+- DNN jobs carry iterations N_j (and a prediction N^_j); their best processing time is
+  P*_j = N_j * tau*_j, with tau*_j the best iteration time from the performance model
+  (:func:`asrpt.dnn.perf.best_iteration_time`), computed once per job.
+
+The virtual single machine (:mod:`asrpt.single.virtual`), the lower bounds
+(:mod:`asrpt.offline.bounds`), the simulator and the certificate all ask this module.
+
+Arithmetic keeps exact inputs exact: ``exact_div`` of ints and Fractions is a Fraction (an int
+when integral); any float makes the result a float.
+
+Examples
+--------
+>>> from asrpt.instance import Cluster, Instance, Job
+>>> inst = Instance(Cluster.homogeneous(1, 4), (Job("a", 0, 2, processing_time=4),
+...                                             Job("b", 1, 1, processing_time=2, predicted_processing_time=3)))
+>>> processing_times(inst), predicted_processing_times(inst)
+((4, 2), (4, 3))
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from numbers import Integral
+from typing import Sequence
+
+from .instance import Instance, Job, Number
+
+__all__ = [
+    "exact_div",
+    "exact_mul",
+    "best_iteration_times",
+    "processing_times",
+    "predicted_processing_times",
+    "processing_time",
+]
+
+
+def _is_exact(x) -> bool:
+    return isinstance(x, (Integral, Fraction)) and not isinstance(x, bool)
+
+
+def exact_div(a: Number, b: Number) -> Number:
+    """a / b, exact when both are ints or Fractions.
+
+    >>> exact_div(6, 4), exact_div(6, 3), exact_div(1.5, 3)
+    (Fraction(3, 2), 2, 0.5)
+    """
+    if _is_exact(a) and _is_exact(b):
+        q = Fraction(a) / Fraction(b)
+        return q.numerator if q.denominator == 1 else q
+    return float(a) / float(b)
+
+
+def exact_mul(a: Number, b: Number) -> Number:
+    """a * b, exact when both are ints or Fractions (an int when integral).
+
+    >>> exact_mul(Fraction(1, 2), 4), exact_mul(0.5, 4)
+    (2, 2.0)
+    """
+    if _is_exact(a) and _is_exact(b):
+        q = Fraction(a) * Fraction(b)
+        return q.numerator if q.denominator == 1 else q
+    return float(a) * float(b)
+
+
+def best_iteration_times(instance: Instance) -> tuple[float | None, ...]:
+    """tau*_j (seconds per iteration, consolidated placement) per job; None for abstract jobs."""
+    if instance.is_abstract:
+        return tuple(None for _ in instance.jobs)
+    from .dnn.perf import best_iteration_time  # DNN jobs only; keeps abstract paths light
+
+    return tuple(None if j.is_abstract else best_iteration_time(j, instance.cluster)
+                 for j in instance.jobs)
+
+
+def processing_time(job: Job, tau_star: float | None) -> Number:
+    """P*_j of one job given its tau*_j (ignored for abstract jobs)."""
+    if job.is_abstract:
+        return job.processing_time  # type: ignore[return-value]
+    assert tau_star is not None and job.iterations is not None
+    return exact_mul(job.iterations, tau_star)
+
+
+def processing_times(instance: Instance, taus: Sequence[float | None] | None = None) -> tuple[Number, ...]:
+    """True best processing times P*_j, in job order.
+
+    ``taus`` (from :func:`best_iteration_times`) may be passed to avoid recomputing them.
+    """
+    taus = best_iteration_times(instance) if taus is None else taus
+    return tuple(processing_time(j, t) for j, t in zip(instance.jobs, taus))
+
+
+def predicted_processing_times(instance: Instance,
+                               taus: Sequence[float | None] | None = None) -> tuple[Number, ...]:
+    """Predicted processing times: the job's own prediction where it has one, else the truth.
+
+    Abstract jobs use ``predicted_processing_time``; DNN jobs ``predicted_iterations * tau*``.
+    """
+    taus = best_iteration_times(instance) if taus is None else taus
+    out = []
+    for j, t in zip(instance.jobs, taus):
+        if j.is_abstract:
+            out.append(j.predicted_processing_time if j.predicted_processing_time is not None
+                       else j.processing_time)
+        else:
+            n_hat = j.predicted_iterations if j.predicted_iterations is not None else j.iterations
+            out.append(exact_mul(n_hat, t))
+    return tuple(out)
