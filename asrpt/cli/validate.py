@@ -54,8 +54,9 @@ def run(args) -> int:
             print(f"{path}: {p}")
     else:
         assert inst is not None
-        print(f"{path}: valid ({inst.n_jobs} jobs, {inst.cluster.n_servers} servers, "
-              f"{inst.cluster.total_gpus} GPUs)")
+        n, h, m = inst.n_jobs, inst.cluster.n_servers, inst.cluster.total_gpus
+        print(f"{path}: valid ({n} job{'s' * (n != 1)}, {h} server{'s' * (h != 1)}, "
+              f"{m} GPU{'s' * (m != 1)})")
     if problems:
         print(f"{path}: {len(problems)} problem{'s' if len(problems) != 1 else ''}", file=sys.stderr)
         return 1
