@@ -1,0 +1,57 @@
+"""The solver entry point: both backends agree, statuses are mapped, bounds are reported."""
+
+import itertools
+
+import pulp
+import pytest
+
+from asrpt.errors import InvalidParameterError
+from asrpt.solve import available_solvers, solve
+
+SOLVERS = available_solvers()
+VALUES, WEIGHTS = [10, 13, 7, 8, 9, 4], [5, 6, 4, 4, 5, 2]
+
+
+def knapsack():
+    prob = pulp.LpProblem("knap", pulp.LpMaximize)
+    values, weights = VALUES, WEIGHTS
+    xs = [prob.add_variable(f"x{i}", 0, 1, cat="Binary") for i in range(6)]
+    prob += pulp.lpSum(v * x for v, x in zip(values, xs)) + 1
+    prob += pulp.lpSum(w * x for w, x in zip(weights, xs)) <= 13
+    return prob, xs
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_optimum_and_bound(solver):
+    prob, xs = knapsack()
+    res = solve(prob, solver=solver)
+    assert res.status == "optimal" and res.solver == solver
+    best = max(sum(v for v, b in zip(VALUES, bits) if b)
+               for bits in itertools.product([0, 1], repeat=6)
+               if sum(w for w, b in zip(WEIGHTS, bits) if b) <= 13)
+    assert res.objective == pytest.approx(best + 1)  # brute force, plus the objective's constant
+    assert res.bound == pytest.approx(res.objective)
+    chosen = [i for i, x in enumerate(xs) if x.value() > 0.5]
+    assert sum([5, 6, 4, 4, 5, 2][i] for i in chosen) <= 13
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_infeasible_and_unbounded(solver):
+    prob = pulp.LpProblem("inf", pulp.LpMinimize)
+    x = prob.add_variable("x", 0, 1, cat="Integer")
+    prob += x
+    prob += x >= 2
+    assert solve(prob, solver=solver).status == "infeasible"
+    assert solve(prob, solver=solver).objective is None
+
+
+def test_both_solvers_are_here():
+    assert SOLVERS == ("highs", "cbc")
+
+
+def test_bad_parameters():
+    prob, _ = knapsack()
+    with pytest.raises(InvalidParameterError, match="'solver' parameter of solve must be a str among"):
+        solve(prob, solver="gurobi")
+    with pytest.raises(InvalidParameterError, match="'time_limit' parameter of solve"):
+        solve(prob, time_limit=0)
