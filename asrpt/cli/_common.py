@@ -9,6 +9,7 @@ import sys
 from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
+from .._json import jsonable
 from ..errors import InvalidParameterError
 from ..instance import Instance, load_instance
 
@@ -38,21 +39,6 @@ def add_instance(parser: argparse.ArgumentParser, *, exact: bool = True) -> None
 
 def load_from_args(args: argparse.Namespace) -> Instance:
     return load_instance(args.instance, exact=bool(getattr(args, "exact", False)))
-
-
-def jsonable(x: Any) -> Any:
-    """Plain JSON types: Fractions become floats (ints when integral), tuples lists, NaN None."""
-    if isinstance(x, Fraction):
-        return x.numerator if x.denominator == 1 else float(x)
-    if isinstance(x, float):
-        return x if math.isfinite(x) else None
-    if isinstance(x, dict):
-        return {str(k): jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [jsonable(v) for v in x]
-    if hasattr(x, "item") and callable(x.item):  # numpy scalars
-        return jsonable(x.item())
-    return x
 
 
 def emit_json(payload: dict) -> None:

@@ -1,0 +1,75 @@
+"""Shortest job first, non-preemptive (baselines.md B2, "SJF-GT"; and the PAI simulator's SJF).
+
+Jobs wait in order of their (predicted or true) size and are never preempted:
+
+- ``key="gpu_time"`` (default): g_j x processing time, the GPU-time of QSSF and Tiresias's SRSF
+  metric;
+- ``key="duration"``: the processing time alone (the Alibaba PAI simulator's SJF).
+
+The size comes from ``predictor`` (``"oracle"`` by default: SJF-GT; any other predictor gives the
+SJF-GT-PRED ablation). Ties go to the earlier arrival, then the smaller job id. ``backfill``
+chooses "ff" (skip and go on) or "strict" (head-of-line) scans.
+"""
+
+from __future__ import annotations
+
+from ..predict.base import PredictionTracker, make_predictor
+from .._validation import Options
+from .base import Decision, Policy, register_policy
+
+__all__ = ["SJF"]
+
+
+@register_policy("sjf")
+@register_policy("sjf-strict", backfill=False)
+@register_policy("sjf-duration", key="duration")
+class SJF(Policy):
+    """Shortest (predicted) job first, non-preemptive.
+
+    Parameters
+    ----------
+    key : {"gpu_time", "duration"}
+    predictor : str or Predictor
+    backfill : bool
+
+    Examples
+    --------
+    >>> from asrpt.sim import simulate
+    >>> simulate(two_server_instance, SJF()).completion_times
+    {'a': 4, 'b': 1, 'c': 3}
+    """
+
+    parameter_constraints = {"key": [Options(str, {"gpu_time", "duration"})],
+                             "predictor": "no_validation",
+                             "backfill": ["boolean"]}
+    preemptive = False
+
+    def __init__(self, *, key: str = "gpu_time", predictor="oracle", backfill: bool = True):
+        self.key = key
+        self.predictor = predictor
+        self.backfill = backfill
+
+    @property
+    def clairvoyant(self) -> bool:
+        return make_predictor(self.predictor).clairvoyant
+
+    @property
+    def work_conserving(self) -> bool:
+        return self.backfill
+
+    def reset(self, cluster, *, seed=None):
+        super().reset(cluster, seed=seed)
+        self.tracker_ = PredictionTracker(make_predictor(self.predictor), seed)
+        self._sizes: dict[int, tuple] = {}
+
+    def decide(self, view):
+        self.tracker_.update(view)
+        pred = self.tracker_.predicted
+        sizes = self._sizes
+        for job in view.arrived:
+            t = pred[job.index] * job.tau_star
+            sizes[job.index] = ((job.gpus * t if self.key == "gpu_time" else t), job.arrival, job.key)
+        for c in view.completed:
+            sizes.pop(c.job.index, None)
+        order = sorted(view.waiting, key=lambda j: sizes[j.index])
+        return Decision(order, backfill=self.backfill)

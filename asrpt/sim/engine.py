@@ -1,0 +1,462 @@
+"""The exact event-driven cluster simulator: ``simulate(instance, policy, ...) -> SimResult``.
+
+This module owns the only mutable state of a run. Time jumps from event to event (a heap of
+completions, preemption points and policy wake-ups, plus the arrivals in time order); there is no
+time step. At one instant the engine applies, in this order,
+
+1. completions (GPUs released),
+2. preemption points (jobs stopping at an iteration boundary release their GPUs),
+3. arrivals (jobs join the waiting set in (arrival, id) order),
+4. wake-ups requested by the policy,
+
+and then runs **one decision pass**: it builds a read-only :class:`~asrpt.sim.view.ClusterView`,
+asks the policy for a :class:`~asrpt.policies.base.Decision`, and applies it (see
+:mod:`asrpt.policies.base` for how preemptive and non-preemptive orders are applied). Jobs are
+started through the placement step (:mod:`asrpt.sim.placer`), one by one in the policy's order,
+so each start sees the GPUs taken by the previous ones.
+
+Running jobs progress at ``1 / tau`` units of work per second, where ``tau`` is the iteration time
+of their placement (abstract jobs: one second of work per second, anywhere). A preempted DNN job
+runs on to its next iteration boundary (a preemption-point event) and then releases its GPUs,
+keeping the iterations done; abstract jobs stop at once. A job restarted after a preemption first
+spends ``preemption_cost`` seconds restarting (holding its GPUs, making no progress).
+
+Exactness: with integer or Fraction data (``load_instance(..., exact=True)``) and abstract jobs,
+every time is computed exactly; DNN iteration times are floats.
+
+The engine knows no policy or placement by name; it checks at the end that the policy left no job
+waiting forever (a stalled run raises :class:`~asrpt.errors.AsrptError`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time as _time
+from numbers import Real
+from typing import Callable
+
+from .._validation import Interval, validate_params
+from ..errors import AsrptError
+from ..instance import Instance, id_key
+from ..sizes import best_iteration_times
+from .metrics import summarize
+from .placer import Allocation, Placer, make_placer
+from .records import JobRecord, Segment, SimResult, check_records
+from .view import ClusterView, CompletedJob, JobView
+
+__all__ = ["simulate"]
+
+_COMPLETE, _STOP, _WAKE = 0, 1, 3
+_ARRIVED, _WAITING, _RUNNING, _STOPPING, _DONE = -1, 0, 1, 2, 3
+_INF = math.inf
+
+
+class _JobState:
+    """Engine-private mutable state of one job."""
+
+    __slots__ = ("work", "done", "tau", "t_last", "restart_until", "status", "servers", "seg_start",
+                 "first_start", "completion", "preemptions", "executed", "segments", "version",
+                 "stop_token", "stop_target", "beta")
+
+    def __init__(self, work):
+        self.work = work
+        self.done = 0
+        self.tau = None          # seconds per unit of work on the current placement (None: abstract)
+        self.t_last = 0          # time up to which `done` is accounted
+        self.restart_until = 0   # no progress before this time (restart after a preemption)
+        self.status = _ARRIVED
+        self.servers: tuple = ()
+        self.seg_start = 0
+        self.first_start = None
+        self.completion = None
+        self.preemptions = 0
+        self.executed = 0
+        self.segments: list[Segment] = []
+        self.version = 0         # invalidates stale completion events
+        self.stop_token = 0      # invalidates stale preemption-point events
+        self.stop_target = 0
+        self.beta = 1.0
+
+
+class _Engine:
+    def __init__(self, instance: Instance, policy, placer: Placer, preemption_cost, seed,
+                 check_invariants: bool, progress: Callable | None):
+        self.instance = instance
+        self.cluster = instance.cluster
+        self.policy = policy
+        self.placer = placer
+        self.c_pre = preemption_cost
+        self.seed = seed
+        self.check = check_invariants
+        self.progress = progress
+        self.total_gpus = self.cluster.total_gpus
+        self.free = list(self.cluster.server_gpus)
+        self.free_total = self.total_gpus
+        self.now = 0
+        self.n_done = 0
+        self.heap: list = []
+        self.seq = 0
+        self.waiting: dict[int, JobView] = {}
+        self.running: dict[int, JobView] = {}
+        self.arrived: list[JobView] = []
+        self.completed: list[CompletedJob] = []
+        self.next_wake = None
+        self.started: list[int] = []
+
+        taus = best_iteration_times(instance)
+        self.views: list[JobView] = []
+        self.states: list[_JobState] = []
+        for i, (job, tau) in enumerate(zip(instance.jobs, taus)):
+            if job.is_abstract:
+                work, tau_star, pred = job.processing_time, 1, job.predicted_processing_time
+            else:
+                work, tau_star, pred = job.iterations, tau, job.predicted_iterations
+            self.views.append(JobView(
+                index=i, id=job.id, key=id_key(job.id), arrival=job.arrival, gpus=job.gpus,
+                weight=job.weight, is_abstract=job.is_abstract, tau_star=tau_star,
+                predicted_work=pred, instances=job.instances, model=job.model,
+                parallelism=job.parallelism, batch_size=job.batch_size, precision=job.precision,
+                user=job.user, group=job.group, dataset=job.dataset, meta=job.meta))
+            self.states.append(_JobState(work))
+        self.arrival_order = sorted(range(len(self.views)),
+                                    key=lambda i: (self.views[i].arrival, self.views[i].key))
+        self.passes = 0
+
+    # -- time accounting ---------------------------------------------------------------------------
+    def work_done(self, i: int):
+        st = self.states[i]
+        if st.status not in (_RUNNING, _STOPPING):
+            return st.done
+        return st.done + self._progress_between(st, st.t_last, self.now)
+
+    def executed_time(self, i: int):
+        st = self.states[i]
+        if st.status in (_RUNNING, _STOPPING):
+            return st.executed + (self.now - st.seg_start)
+        return st.executed
+
+    @staticmethod
+    def _progress_between(st: _JobState, t0, t1):
+        eff = st.restart_until if st.restart_until > t0 else t0
+        if t1 <= eff:
+            return 0
+        return (t1 - eff) if st.tau is None else (t1 - eff) / st.tau
+
+    def _advance(self, st: _JobState, t) -> None:
+        st.done += self._progress_between(st, st.t_last, t)
+        st.t_last = t
+
+    def _push(self, t, kind, i, token) -> None:
+        self.seq += 1
+        heapq.heappush(self.heap, (t, kind, self.seq, i, token))
+
+    def _completion_time(self, st: _JobState):
+        start = st.restart_until if st.restart_until > self.now else self.now
+        left = st.work - st.done
+        if left <= 0:
+            return start
+        return start + (left if st.tau is None else left * st.tau)
+
+    # -- state changes -------------------------------------------------------------------------------
+    def _start(self, i: int, jv: JobView, alloc: Allocation) -> None:
+        st = self.states[i]
+        free = self.free
+        for h, g in alloc.servers:
+            free[h] -= g
+        self.free_total -= jv.gpus
+        now = self.now
+        st.status = _RUNNING
+        st.servers = alloc.servers
+        st.tau = None if jv.is_abstract else alloc.tau
+        if st.tau is not None and jv.tau_star:
+            st.beta = max(st.beta, st.tau / jv.tau_star)
+        st.seg_start = now
+        st.t_last = now
+        st.restart_until = now + self.c_pre if (st.preemptions and self.c_pre) else now
+        if st.first_start is None:
+            st.first_start = now
+        st.version += 1
+        self.started.append(i)  # removed from `waiting` after the scan (the order may be a live view)
+        self.running[i] = jv
+        self._push(self._completion_time(st), _COMPLETE, i, st.version)
+
+    def _release(self, i: int, st: _JobState) -> None:
+        now = self.now
+        restart = (st.restart_until if st.restart_until < now else now) - st.seg_start
+        st.segments.append(Segment(st.seg_start, now, st.servers, st.tau, restart if restart > 0 else 0))
+        st.executed += now - st.seg_start
+        free = self.free
+        for h, g in st.servers:
+            free[h] += g
+        self.free_total += self.views[i].gpus
+        st.servers = ()
+        del self.running[i]
+
+    def _complete(self, i: int) -> None:
+        st = self.states[i]
+        st.done = st.work
+        self._release(i, st)
+        st.status = _DONE
+        st.completion = self.now
+        self.n_done += 1
+        self.completed.append(CompletedJob(self.views[i], self.now, st.work))
+
+    def _stop_now(self, i: int, st: _JobState) -> None:
+        self._release(i, st)
+        st.status = _WAITING
+        st.preemptions += 1
+        st.version += 1
+        st.tau = None
+        self.waiting[i] = self.views[i]
+
+    def _preempt(self, i: int) -> None:
+        st = self.states[i]
+        now = self.now
+        self._advance(st, now)
+        if st.tau is None or now <= st.restart_until:
+            self._stop_now(i, st)
+            return
+        # DNN job: run on to the next iteration boundary (floats within 1e-9 of one count as on it).
+        done = st.done
+        target = math.ceil(done - 1e-9 * max(1.0, done)) if isinstance(done, float) else math.ceil(done)
+        if target <= done:
+            st.done = target
+            self._stop_now(i, st)
+            return
+        t_boundary = now + (target - done) * st.tau
+        if target >= st.work:
+            return  # the job finishes before (or at) its next boundary: let it complete
+        st.status = _STOPPING
+        st.stop_token += 1
+        st.stop_target = target
+        self._push(t_boundary, _STOP, i, st.stop_token)
+
+    # -- the decision pass -----------------------------------------------------------------------------
+    def _try_start(self, jv: JobView) -> bool:
+        if jv.gpus > self.free_total:
+            return False
+        alloc = self.placer.allocate(jv, self.free, self.cluster)
+        if alloc is None:
+            return False
+        if self.check:
+            self._check_allocation(jv, alloc)
+        self._start(jv.index, jv, alloc)
+        return True
+
+    def _decide(self) -> None:
+        self.passes += 1
+        policy = self.policy
+        view = ClusterView(self, bool(policy.clairvoyant))
+        decision = policy.decide(view)
+        self.arrived.clear()
+        self.completed.clear()
+        wake = decision.wake_at
+        if wake is not None and wake > self.now and (self.next_wake is None or wake != self.next_wake):
+            self.next_wake = wake
+            self._push(wake, _WAKE, -1, 0)
+        backfill = decision.backfill
+        states = self.states
+        if policy.preemptive:
+            budget = self.total_gpus
+            selected: list[JobView] = []
+            chosen = set()
+            for jv in decision.order:
+                g = jv.gpus
+                if g <= budget:
+                    idx = jv.index
+                    if idx in chosen or states[idx].status in (_DONE, _ARRIVED):
+                        raise AsrptError(f"policy {policy.name} listed job {jv.id} twice or while not active")
+                    chosen.add(idx)
+                    selected.append(jv)
+                    budget -= g
+                    if budget == 0:
+                        break
+                elif not backfill:
+                    break
+            for idx in [i for i in self.running if i not in chosen]:
+                if states[idx].status == _RUNNING:
+                    self._preempt(idx)
+            for jv in selected:
+                st = states[jv.index]
+                if st.status == _STOPPING:      # selected again before its boundary: keep running
+                    st.status = _RUNNING
+                    st.stop_token += 1
+                elif st.status == _WAITING:
+                    if not self._try_start(jv) and not backfill:
+                        break
+        else:
+            for jv in decision.order:
+                if self.free_total == 0:
+                    break
+                st = states[jv.index]
+                if st.status != _WAITING or jv.index in self.running:
+                    raise AsrptError(f"non-preemptive policy {policy.name} listed job {jv.id}, which is not waiting")
+                if not self._try_start(jv) and not backfill:
+                    break
+        for i in self.started:
+            del self.waiting[i]
+        self.started.clear()
+        if self.check:
+            self._check_state(decision)
+
+    # -- invariants (check_invariants=True) ---------------------------------------------------------------
+    def _check_allocation(self, jv: JobView, alloc: Allocation) -> None:
+        if alloc.gpus != jv.gpus:
+            raise AssertionError(f"job {jv.id}: placement gave {alloc.gpus} GPUs, gang needs {jv.gpus}")
+        for h, g in alloc.servers:
+            if g > self.free[h]:
+                raise AssertionError(f"job {jv.id}: placement over-allocates server {h}")
+            if jv.instances and g % jv.gpu_per_instance:
+                raise AssertionError(f"job {jv.id}: server {h} holds a partial gang instance")
+        if not jv.is_abstract and alloc.tau is not None and alloc.tau < jv.tau_star * (1 - 1e-9):
+            raise AssertionError(f"job {jv.id}: tau {alloc.tau} below tau* {jv.tau_star}")
+
+    def _check_state(self, decision) -> None:
+        used = [0] * len(self.free)
+        for i in self.running:
+            for h, g in self.states[i].servers:
+                used[h] += g
+        for h, cap in enumerate(self.cluster.server_gpus):
+            if used[h] + self.free[h] != cap or self.free[h] < 0:
+                raise AssertionError(f"t={self.now}: server {h} accounting broken ({used[h]} used, {self.free[h]} free)")
+        if self.policy.work_conserving and not any(s.status == _STOPPING for s in self.states):
+            for jv in self.waiting.values():
+                if jv.gpus <= self.free_total and self.placer.allocate(jv, self.free, self.cluster) is not None:
+                    raise AssertionError(f"t={self.now}: work-conserving policy {self.policy.name} left "
+                                         f"job {jv.id} waiting although it fits")
+
+    # -- the loop ---------------------------------------------------------------------------------------------
+    def run(self) -> SimResult:
+        wall = _time.perf_counter()
+        self.policy.reset(self.cluster, seed=self.seed)
+        views, states, order = self.views, self.states, self.arrival_order
+        n = len(order)
+        ptr = 0
+        heap = self.heap
+        report_every = max(1, n // 200)
+        while True:
+            t_heap = heap[0][0] if heap else _INF
+            t_arr = views[order[ptr]].arrival if ptr < n else _INF
+            t = t_heap if t_heap <= t_arr else t_arr
+            if t == _INF:
+                break
+            self.now = t
+            changed = False
+            while heap and heap[0][0] == t and heap[0][1] < _WAKE:
+                _, kind, _, i, token = heapq.heappop(heap)
+                st = states[i]
+                if kind == _COMPLETE:
+                    if token == st.version and st.status in (_RUNNING, _STOPPING):
+                        self._complete(i)
+                        changed = True
+                elif token == st.stop_token and st.status == _STOPPING:
+                    self._advance(st, t)
+                    st.done = st.stop_target
+                    self._stop_now(i, st)
+                    changed = True
+            while ptr < n and views[order[ptr]].arrival <= t:
+                i = order[ptr]
+                ptr += 1
+                states[i].status = _WAITING
+                self.waiting[i] = views[i]
+                self.arrived.append(views[i])
+                changed = True
+            while heap and heap[0][0] == t and heap[0][1] == _WAKE:
+                heapq.heappop(heap)
+                if self.next_wake == t:
+                    self.next_wake = None
+                    changed = True
+            if changed:
+                self._decide()
+                if self.progress is not None and self.n_done % report_every == 0:
+                    self.progress(self.n_done, n)
+        if self.waiting or self.running:
+            stuck = next(iter(self.waiting.values()), None) or next(iter(self.running.values()))
+            raise AsrptError(f"simulation stalled at t={self.now}: policy {self.policy.name} left "
+                             f"{len(self.waiting)} job(s) waiting (e.g. {stuck.id}) with nothing left to happen")
+        if self.progress is not None:
+            self.progress(self.n_done, n)
+        return self._result(_time.perf_counter() - wall)
+
+    def _result(self, wall: float) -> SimResult:
+        records = []
+        for jv, st in zip(self.views, self.states):
+            tau_star = None if jv.is_abstract else jv.tau_star
+            p_star = st.work if jv.is_abstract else st.work * jv.tau_star
+            records.append(JobRecord(
+                id=jv.id, arrival=jv.arrival, gpus=jv.gpus, weight=jv.weight, start=st.first_start,
+                completion=st.completion, preemptions=st.preemptions, work=st.work, tau_star=tau_star,
+                processing_time=p_star, beta=float(st.beta), segments=tuple(st.segments)))
+        records_t = tuple(records)
+        if self.check:
+            check_records(records_t, self.cluster.server_gpus)
+        summary = summarize(records_t, self.total_gpus)
+        summary["decision_passes"] = self.passes
+        summary["wall_time"] = wall
+        options = {"placement": self.placer.name, "preemption_cost": self.c_pre, "seed": self.seed,
+                   "policy_params": {k: v for k, v in self.policy.get_params().items()
+                                     if isinstance(v, (int, float, str, bool, type(None), list, tuple))}}
+        return SimResult(policy=self.policy.name, records=records_t, summary=summary, options=options,
+                         policy_data=self.policy.report(), total_gpus=self.total_gpus)
+
+
+@validate_params({
+    "instance": [Instance],
+    "policy": "no_validation",
+    "placement": "no_validation",
+    "preemption_cost": [Interval(Real, 0, None, closed="left")],
+    "seed": ["seed"],
+    "check_invariants": ["boolean"],
+    "progress": [None, callable],
+})
+def simulate(instance: Instance, policy, *, placement=None, preemption_cost=0, seed=0,
+             check_invariants: bool = False, progress: Callable | None = None) -> SimResult:
+    """Simulate ``policy`` on ``instance``; return the per-job records and summary metrics.
+
+    Parameters
+    ----------
+    instance : Instance
+        Cluster and jobs (abstract or DNN).
+    policy : str or Policy
+        A registered policy name (e.g. ``"a-srpt"``, ``"fifo"``, ``"tiresias:thresholds=[3250]"``)
+        or a Policy object. A fresh copy is used, so a Policy object can be reused across runs.
+    placement : str, Placer or None
+        Placement step for starting jobs (``"best_fit"``, ``"first_fit"``, ``"most_free"``,
+        ``"spread"``, or a graph placement from :mod:`asrpt.placement`). None uses the policy's own
+        ``placement`` parameter if it has one, else ``"best_fit"``.
+    preemption_cost : number
+        Seconds a preempted job spends restarting when it runs again (0: the theory's setting).
+    seed : int, Generator or None
+        Passed to the policy's ``reset`` (for predictors that draw noise).
+    check_invariants : bool
+        Check allocations, GPU accounting and work conservation after every decision, and the
+        records at the end (slower; for tests).
+    progress : callable or None
+        Called as ``progress(jobs_done, jobs_total)`` from time to time.
+
+    Returns
+    -------
+    SimResult
+
+    Raises
+    ------
+    AsrptError
+        The policy listed an inactive job, or left jobs waiting with nothing left to happen.
+
+    Examples
+    --------
+    >>> res = simulate(two_server_instance, "fifo")
+    >>> {r.id: r.completion for r in res.records}
+    {'a': 4, 'b': 1, 'c': 3}
+    """
+    from ..policies.base import make_policy
+
+    template = make_policy(policy)
+    pol = type(template)(**template.get_params())  # a fresh copy: runs never share policy state
+    pol.name = template.name
+    if placement is None:
+        placement = getattr(pol, "placement", None) or "best_fit"
+    placer = make_placer(placement)
+    engine = _Engine(instance, pol, placer, preemption_cost, seed, check_invariants, progress)
+    return engine.run()

@@ -1,0 +1,60 @@
+"""Summary metrics of a run, computed from its records alone.
+
+Total (weighted) completion time, mean/median/p95/p99 JCT, makespan, mean queueing delay, GPU
+utilization and preemptions. Percentiles use the nearest-rank definition on the sorted JCTs
+(an actual job's JCT, exact in exact mode).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from .records import JobRecord
+
+__all__ = ["summarize", "percentile"]
+
+
+def percentile(sorted_values: Sequence, q: float):
+    """Nearest-rank percentile of already sorted values (None for an empty sequence).
+
+    >>> percentile([1, 2, 3, 4], 50), percentile([1, 2, 3, 4], 99), percentile([5], 95)
+    (2, 4, 5)
+    """
+    if not sorted_values:
+        return None
+    rank = max(1, math.ceil(q / 100 * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+def summarize(records: Sequence[JobRecord], total_gpus: int) -> dict:
+    """Summary metrics of finished records.
+
+    Keys: jobs, finished, total_completion_time (sum C_j), total_weighted_completion_time,
+    mean_jct, median_jct, p95_jct, p99_jct, max_jct, mean_queueing_delay, makespan (last
+    completion minus first arrival), gpu_utilization (GPU-seconds held / (M x makespan)),
+    preemptions.
+    """
+    done = [r for r in records if r.completion is not None]
+    jcts = sorted(r.jct for r in done)
+    n = len(done)
+    out: dict = {"jobs": len(records), "finished": n}
+    out["total_completion_time"] = sum((r.completion for r in done), 0)
+    out["total_weighted_completion_time"] = sum((r.weight * r.completion for r in done), 0)
+    out["mean_jct"] = sum(jcts, 0) / n if n else None
+    out["median_jct"] = percentile(jcts, 50)
+    out["p95_jct"] = percentile(jcts, 95)
+    out["p99_jct"] = percentile(jcts, 99)
+    out["max_jct"] = jcts[-1] if jcts else None
+    delays = [r.queueing_delay for r in done]
+    out["mean_queueing_delay"] = sum(delays, 0) / n if n else None
+    if done:
+        first = min(r.arrival for r in records)
+        makespan = max(r.completion for r in done) - first
+    else:
+        makespan = 0
+    out["makespan"] = makespan
+    held = sum((r.gpus * (s.end - s.start) for r in records for s in r.segments), 0)
+    out["gpu_utilization"] = float(held) / (total_gpus * float(makespan)) if makespan else None
+    out["preemptions"] = sum(r.preemptions for r in records)
+    return out

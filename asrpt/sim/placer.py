@@ -1,0 +1,212 @@
+"""The simulator's placement step: which servers' GPUs a starting job gets.
+
+A placer maps ``(job, free GPUs per server, cluster)`` to an :class:`Allocation` (GPUs per
+server, the iteration time on that placement) or None when the job does not fit. The engine calls
+it for every job a policy starts, in the policy's order, so later jobs in the same pass see the
+GPUs taken by earlier ones. Placers are plugins registered by name; ``simulate(...,
+placement=NAME)`` picks one.
+
+Count placers (this module) decide GPU counts per server by a server order; jobs made of gang
+``instances`` (``Job.instances``) get whole instances per server, others are treated as
+``gpus`` instances of one GPU:
+
+- ``first_fit``: servers in id order (the Alibaba PAI simulator's "pack");
+- ``most_free``: most idle GPUs first, ties by id (PAI's "balance");
+- ``best_fit``: consolidate: the fullest single server that holds the whole job, else the fewest
+  servers (most idle first);
+- ``spread``: one instance per server in turn (most idle first), a control that maximises
+  spreading.
+
+Walking servers in order, a server contributes ``min(needed, idle // per_instance)`` instances;
+if the walk ends with instances unplaced the job does not fit (all or nothing). This is exactly
+the PAI simulator's rule for its two orders.
+
+Abstract jobs run at the same speed anywhere (``tau`` is None). DNN jobs get the iteration time
+of their placement from the performance model; the communication-aware graph placements of
+:mod:`asrpt.placement` are registered here as further placers when that package is present.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from .._validation import Options, Params
+from ..errors import InvalidParameterError
+from ..instance import Cluster
+from .view import JobView
+
+__all__ = ["Allocation", "Placer", "CountPlacer", "PLACERS", "register_placer", "make_placer",
+           "count_allocation"]
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """GPUs given to a job: ``servers`` = ((server, gpus), ...) in server order, the iteration
+    time ``tau`` on this placement (None for abstract jobs) and an optional ``detail`` (e.g. the
+    worker assignment)."""
+
+    servers: tuple[tuple[int, int], ...]
+    tau: float | None = None
+    detail: Any = None
+
+    @property
+    def gpus(self) -> int:
+        return sum(g for _, g in self.servers)
+
+
+class Placer(Params, abc.ABC):
+    """Base class: ``allocate(job, free, cluster) -> Allocation | None``; never mutates ``free``."""
+
+    name = "placer"
+
+    @abc.abstractmethod
+    def allocate(self, job: JobView, free: Sequence[int], cluster: Cluster) -> Allocation | None:
+        """GPUs for ``job`` given the idle GPUs per server, or None if it does not fit."""
+
+
+PLACERS: dict[str, Callable[..., Placer]] = {}
+
+
+def register_placer(name: str):
+    """Class decorator registering a placer under ``name`` (used by ``placement=`` options)."""
+
+    def deco(cls):
+        if name in PLACERS:
+            raise ValueError(f"placer {name!r} registered twice")
+        PLACERS[name] = cls
+        cls.name = name
+        return cls
+
+    return deco
+
+
+def make_placer(spec: "str | Placer") -> Placer:
+    """A placer from a registered name (or a Placer instance, returned as is)."""
+    if isinstance(spec, Placer):
+        spec._validate_params()
+        return spec
+    if isinstance(spec, str):
+        _load_graph_placers()
+        if spec in PLACERS:
+            placer = PLACERS[spec]()
+            placer._validate_params()
+            return placer
+        import difflib
+
+        close = difflib.get_close_matches(spec, list(PLACERS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise InvalidParameterError(
+            f"unknown placement {spec!r}{hint}; known: {', '.join(sorted(PLACERS))}")
+    raise InvalidParameterError(f"placement must be a name or a Placer, got {type(spec).__name__}")
+
+
+def _load_graph_placers() -> None:
+    try:  # the communication-aware placements register themselves on import
+        from .. import placement  # noqa: F401
+    except ImportError:
+        pass
+
+
+def _server_order(order: str, free: Sequence[int], per: int, count: int) -> list[int]:
+    if order == "first_fit":
+        return list(range(len(free)))
+    if order == "most_free":
+        return sorted(range(len(free)), key=lambda h: (-free[h], h))
+    if order == "best_fit":
+        need = per * count
+        fits = [h for h in range(len(free)) if free[h] >= need]
+        if fits:
+            return [min(fits, key=lambda h: (free[h], h))]
+        return sorted(range(len(free)), key=lambda h: (-free[h], h))
+    raise InvalidParameterError(f"unknown server order {order!r}")
+
+
+def count_allocation(order: str, free: Sequence[int], per: int, count: int) -> tuple[tuple[int, int], ...] | None:
+    """GPUs per server for ``count`` instances of ``per`` GPUs, walking servers in ``order``.
+
+    Returns ((server, gpus), ...) sorted by server, or None if the instances do not all fit.
+
+    >>> count_allocation("first_fit", [2, 8, 8], 4, 3)
+    ((1, 8), (2, 4))
+    >>> count_allocation("most_free", [2, 8, 6], 1, 10)
+    ((1, 8), (2, 2))
+    >>> count_allocation("best_fit", [8, 3, 4], 1, 3), count_allocation("first_fit", [3, 3], 4, 1)
+    (((1, 3),), None)
+    """
+    if order == "spread":
+        taken = [0] * len(free)
+        remaining = count
+        ring = sorted(range(len(free)), key=lambda h: (-free[h], h))
+        while remaining:
+            progressed = False
+            for h in ring:
+                if remaining and free[h] - taken[h] >= per:
+                    taken[h] += per
+                    remaining -= 1
+                    progressed = True
+            if not progressed:
+                return None
+        return tuple((h, g) for h, g in enumerate(taken) if g)
+    remaining = count
+    out = []
+    for h in _server_order(order, free, per, count):
+        k = min(remaining, free[h] // per)
+        if k:
+            out.append((h, k * per))
+            remaining -= k
+            if not remaining:
+                break
+    if remaining:
+        return None
+    out.sort()
+    return tuple(out)
+
+
+class CountPlacer(Placer):
+    """Place by GPU counts with a server order (see the module docstring).
+
+    DNN jobs get the iteration time of the chosen counts from the performance model
+    (:func:`asrpt.dnn.perf.iteration_time_for_counts`).
+
+    Parameters
+    ----------
+    order : {"first_fit", "most_free", "best_fit", "spread"}
+    """
+
+    parameter_constraints = {"order": [Options(str, {"first_fit", "most_free", "best_fit", "spread"})]}
+
+    def __init__(self, *, order: str = "best_fit"):
+        self.order = order
+
+    def allocate(self, job: JobView, free: Sequence[int], cluster: Cluster) -> Allocation | None:
+        per = job.gpu_per_instance if job.instances else 1
+        count = job.instances if job.instances else job.gpus
+        servers = count_allocation(self.order, free, per, count)
+        if servers is None:
+            return None
+        if job.is_abstract:
+            return Allocation(servers)
+        from ..dnn.perf import iteration_time_for_counts
+
+        return Allocation(servers, iteration_time_for_counts(job, servers, cluster))
+
+
+def _count_placer(order: str):
+    @register_placer(order)
+    class _Named(CountPlacer):
+        __doc__ = f"CountPlacer with order={order!r}."
+        parameter_constraints: dict = {}
+
+        def __init__(self):
+            self.order = order
+
+    _Named.__name__ = _Named.__qualname__ = "".join(p.title() for p in order.split("_")) + "Placer"
+    return _Named
+
+
+FirstFitPlacer = _count_placer("first_fit")
+MostFreePlacer = _count_placer("most_free")
+BestFitPlacer = _count_placer("best_fit")
+SpreadPlacer = _count_placer("spread")

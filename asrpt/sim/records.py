@@ -1,0 +1,217 @@
+"""What a simulation run produces: frozen per-job records and the run result.
+
+The engine (:mod:`asrpt.sim.engine`) emits one :class:`JobRecord` per job; metrics
+(:mod:`asrpt.sim.metrics`), the Theorem 1 certificate (:mod:`asrpt.theory`), plots and batch
+results read these records only, never the engine's internals.
+
+A record keeps every run segment of its job (start, end, GPUs per server, iteration time), so
+invariants such as "no GPU over-allocated" can be re-checked from records alone
+(:func:`check_records`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Mapping, Sequence
+
+from .._json import jsonable
+from ..instance import Number
+
+__all__ = ["Segment", "JobRecord", "SimResult", "placement_string", "check_records"]
+
+
+def _num(x: Any) -> Any:
+    if isinstance(x, Fraction):
+        return x.numerator if x.denominator == 1 else float(x)
+    return x
+
+
+def placement_string(servers: Sequence[tuple[int, int]]) -> str:
+    """``"server:GPUs;server:GPUs"`` in server order, e.g. ``"0:4;3:4"``.
+
+    >>> placement_string(((3, 4), (0, 4)))
+    '0:4;3:4'
+    """
+    return ";".join(f"{s}:{g}" for s, g in sorted(servers))
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One uninterrupted run of a job on fixed GPUs.
+
+    ``restart`` is the part of the segment spent restarting after a preemption (no progress);
+    ``tau`` the seconds per iteration on this placement (None for abstract jobs).
+    """
+
+    start: Number
+    end: Number
+    servers: tuple[tuple[int, int], ...]
+    tau: float | None = None
+    restart: Number = 0
+
+    @property
+    def gpus(self) -> int:
+        return sum(g for _, g in self.servers)
+
+
+@dataclass(frozen=True)
+class JobRecord:
+    """The life of one job in a run.
+
+    Attributes
+    ----------
+    id, arrival, gpus, weight : as in the instance.
+    start : first time the job ran (None if it never ran).
+    completion : completion time C_j (None if the run ended before it finished).
+    preemptions : times the job was stopped before finishing.
+    work : true total work (iterations for DNN jobs, seconds for abstract ones).
+    tau_star : best iteration time (None for abstract jobs).
+    processing_time : P*_j, the job's best processing time.
+    beta : placement stretch, max over segments of tau / tau* (1 for abstract jobs).
+    segments : every run segment, in time order.
+    """
+
+    id: str
+    arrival: Number
+    gpus: int
+    weight: Number
+    start: Number | None
+    completion: Number | None
+    preemptions: int
+    work: Number
+    tau_star: float | None
+    processing_time: Number
+    beta: float
+    segments: tuple[Segment, ...] = ()
+
+    @property
+    def jct(self) -> Number | None:
+        """Job completion time C_j - a_j."""
+        return None if self.completion is None else self.completion - self.arrival
+
+    @property
+    def queueing_delay(self) -> Number | None:
+        """Time from arrival to first start."""
+        return None if self.start is None else self.start - self.arrival
+
+    @property
+    def waiting_time(self) -> Number | None:
+        """JCT minus the time spent holding GPUs (all waiting, first and after preemptions)."""
+        if self.completion is None:
+            return None
+        held = sum((s.end - s.start for s in self.segments), 0)
+        return self.completion - self.arrival - held
+
+    @property
+    def servers_spanned(self) -> int:
+        """Largest number of servers any segment of the job used."""
+        return max((len(s.servers) for s in self.segments), default=0)
+
+    @property
+    def placement(self) -> str:
+        """Placement of the last segment as ``"server:GPUs;..."`` ("" if it never ran)."""
+        return placement_string(self.segments[-1].servers) if self.segments else ""
+
+    def to_row(self) -> dict:
+        """A flat dict for CSV/JSON (times as numbers)."""
+        return {
+            "job_id": self.id,
+            "arrival": _num(self.arrival),
+            "gpus": self.gpus,
+            "weight": _num(self.weight),
+            "start_time": _num(self.start),
+            "finish_time": _num(self.completion),
+            "jct": _num(self.jct),
+            "queue_delay": _num(self.queueing_delay),
+            "preemptions": self.preemptions,
+            "servers_spanned": self.servers_spanned,
+            "beta": self.beta,
+            "processing_time": _num(self.processing_time),
+            "placement": self.placement,
+        }
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """A finished run: the records (in instance job order), the summary and what the policy
+    chose to report (e.g. A-SRPT's virtual completion times).
+
+    ``policy_data`` maps names to JSON-ready values; ``options`` records how the run was set up.
+    """
+
+    policy: str
+    records: tuple[JobRecord, ...]
+    summary: Mapping[str, Any]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    policy_data: Mapping[str, Any] = field(default_factory=dict)
+    total_gpus: int = 0
+
+    def record(self, job_id: str) -> JobRecord:
+        for r in self.records:
+            if r.id == job_id:
+                return r
+        raise KeyError(f"no job with id {job_id!r}")
+
+    @property
+    def completion_times(self) -> dict[str, Number | None]:
+        return {r.id: r.completion for r in self.records}
+
+    def jobs_csv(self) -> str:
+        """Per-job CSV (columns of :meth:`JobRecord.to_row`)."""
+        buf = io.StringIO()
+        rows = [r.to_row() for r in self.records]
+        writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["job_id"], lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        return buf.getvalue()
+
+    def to_dict(self, *, jobs: bool = False) -> dict:
+        out = {"policy": self.policy, "options": dict(self.options),
+               "summary": {k: _num(v) for k, v in self.summary.items()},
+               "policy_data": dict(self.policy_data)}
+        if jobs:
+            out["jobs"] = [r.to_row() for r in self.records]
+        return out
+
+    def to_json(self, **kwargs) -> str:
+        return json.dumps(jsonable(self.to_dict(**kwargs)), indent=2, allow_nan=False)
+
+
+def check_records(records: Sequence[JobRecord], server_gpus: Sequence[int], *,
+                  tolerance: float = 1e-9) -> None:
+    """Re-check a run from its records alone; raise AssertionError naming the first violation.
+
+    Checks: every segment uses exactly the job's GPUs (gang), no server is ever over-allocated,
+    segments of a job do not overlap and start at or after its arrival, a finished job ends with
+    its last segment, and it finishes no earlier than arrival + best processing time.
+    """
+    events: list[tuple[Number, int, int, int]] = []  # (time, +1 start/-1 end ordered ends first, server, gpus)
+    for r in records:
+        last_end = r.arrival
+        for s in r.segments:
+            if s.gpus != r.gpus:
+                raise AssertionError(f"job {r.id}: segment at {s.start} uses {s.gpus} GPUs, not {r.gpus}")
+            if s.start < last_end - tolerance or s.end < s.start:
+                raise AssertionError(f"job {r.id}: segment [{s.start}, {s.end}] overlaps or precedes {last_end}")
+            last_end = s.end
+            for server, g in s.servers:
+                if g <= 0 or not 0 <= server < len(server_gpus):
+                    raise AssertionError(f"job {r.id}: bad allocation {s.servers}")
+                events.append((s.start, 1, server, g))
+                events.append((s.end, 0, server, -g))
+        if r.completion is not None:
+            if not r.segments or abs(r.segments[-1].end - r.completion) > tolerance:
+                raise AssertionError(f"job {r.id}: completion {r.completion} is not the end of its last segment")
+            if r.completion < r.arrival + r.processing_time - tolerance * max(1, abs(r.completion)):
+                raise AssertionError(f"job {r.id}: completes at {r.completion} before arrival + P* = "
+                                     f"{r.arrival + r.processing_time}")
+    events.sort(key=lambda e: (e[0], e[1]))
+    used = [0] * len(server_gpus)
+    for t, _, server, g in events:
+        used[server] += g
+        if used[server] > server_gpus[server]:
+            raise AssertionError(f"server {server} over-allocated at t={t}: {used[server]} > {server_gpus[server]}")
