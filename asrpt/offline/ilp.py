@@ -1,0 +1,694 @@
+"""Offline optima of rigid-job instances by time-indexed ILPs, and the [lower, upper] bracket.
+
+This module owns the two ILPs of theory-checks 1.4 (built with PuLP, solved through
+:func:`asrpt.solve.solve`), the bracket around the continuous optimum (:func:`offline_opt`) and
+an independent feasibility check of rigid schedules (:func:`schedule_problems`).
+
+**The problem.** Jobs j with arrival ``a_j``, GPU demand ``g_j``, processing time ``P_j`` (from
+:mod:`asrpt.sizes`) and weight ``w_j`` on a cluster of M GPUs; minimise ``sum_j w_j C_j``. A job
+holds g_j GPUs whenever it runs; GPUs are a cumulative resource (any g_j GPUs, across servers, as
+model.md section 1 allows; the ``instances`` field is ignored here). Preemptive: ``P | size_j,
+r_j, pmtn | sum w_j C_j`` (migration allowed); non-preemptive: ``P | size_j, r_j | sum w_j C_j``.
+
+**The slot grid.** Slot ``t`` is ``[t delta, (t+1) delta)``. A job is released at slot
+``ceil(a_j / delta)`` and needs ``k_j = ceil(P_j / delta)`` slots. Rounding *up* keeps every ILP
+solution a feasible continuous schedule (the job uses its k_j slots, the last one only for the
+remaining ``P_j - (k_j - 1) delta``), so the ILP optimum, and every incumbent, is an **upper
+bound** on the continuous optimum OPT. Grid indices are computed exactly (floats are converted to
+their exact rational value), so rounding never makes a schedule infeasible.
+
+- :func:`slotted_ilp` (preemptive): binaries ``x_jt`` (j runs in slot t), ``sum_t x_jt = k_j``,
+  ``sum_j g_j x_jt <= M``, ``C_j >= (t+1) x_jt`` and the cut
+  ``k_j C_j >= sum_t (t+1) x_jt + k_j (k_j - 1) / 2`` (valid for integral solutions: the k_j
+  slots of j end at distinct slots ``<= C_j``; it only tightens the LP relaxation).
+- :func:`start_time_ilp` (non-preemptive): binaries ``y_js`` (j starts at slot s),
+  ``sum_s y_js = 1`` and ``sum_j g_j sum_{s = t-k_j+1}^{t} y_js <= M``; ``C_j = s delta + P_j``.
+
+The horizon is ``T = max_j ceil(a_j/delta) + sum_j k_j`` slots (after the last release the jobs
+can run one after another), unless a smaller ``horizon`` is given, which may make the ILP
+infeasible.
+
+**When is the ILP exact (``exact_grid``)?** Only then is the solver's best bound also a lower
+bound on OPT; otherwise it only bounds the *slotted* optimum, which may exceed OPT.
+
+- Non-preemptive, every ``a_j`` and ``P_j`` a multiple of delta: exact. The order-preserving
+  greedy (theory-checks 4.1) turns an optimal schedule into one no worse whose starts are releases
+  or completions, hence multiples of delta.
+- Preemptive: exact when M = 1 (so every g_j = 1), all weights are equal and the data are
+  multiples of delta: SRPT is then optimal (Schrage) and changes jobs only at releases and
+  completions, which are multiples of delta, so the grid contains an optimal schedule. For
+  several GPUs or unequal weights no integer-preemption property is proven here (theory-checks
+  1.4.2), so the grid is not claimed exact, and the lower side of the bracket comes from
+  :mod:`asrpt.offline.bounds` alone.
+
+**The bracket** (:func:`offline_opt`): ``lower_bound = max(LB1, LB2, LB_MBT)``, raised to the ILP
+value when the grid is exact and the ILP was solved to optimality (or to its best bound, less a
+relative 1e-6 for solver tolerances, when it stopped at the time limit); ``upper_bound`` = the
+cost of the best feasible schedule found: the ILP's, or an order-preserving greedy schedule
+(always feasible, for both problems) when that is better or the ILP found none.
+
+Models use float coefficients (the solvers are floating point); every reported cost and
+completion time is recomputed exactly from the integral solution, in the instance's arithmetic.
+
+Examples
+--------
+>>> from asrpt.instance import Cluster, Instance, Job
+>>> worked = Instance(Cluster.homogeneous(1, 4), (Job("A", 0, 2, processing_time=4),
+...     Job("B", 0, 4, processing_time=1), Job("C", 1, 1, processing_time=2)))
+>>> r = offline_opt(worked)
+>>> r.lower_bound, r.upper_bound, r.status, dict(r.completion_times)
+(8, 9, 'optimal', {'A': 5, 'B': 1, 'C': 3})
+"""
+
+from __future__ import annotations
+
+import math
+from collections import abc
+from dataclasses import dataclass
+from fractions import Fraction
+from numbers import Integral, Real
+from types import MappingProxyType
+from typing import Any, Mapping, NamedTuple
+
+import pulp
+
+from .._validation import InstanceOf, Interval, Options, validate_params
+from ..errors import SolverError
+from ..instance import Instance, id_key
+from ..single._arrays import exact_sum
+from ..sizes import processing_times
+from ..solve import SOLVERS, SolveResult, solve
+from .bounds import Bounds, lower_bounds
+from .bruteforce import _greedy
+
+__all__ = [
+    "RigidPiece",
+    "IlpResult",
+    "OptResult",
+    "slotted_ilp",
+    "start_time_ilp",
+    "offline_opt",
+    "auto_slot",
+    "schedule_problems",
+]
+
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+_COMMON = {
+    "instance": [InstanceOf(Instance)],
+    "slot": [_POSITIVE],
+    "solver": [Options(str, SOLVERS)],
+    "time_limit": [None, _POSITIVE],
+    "gap": [Interval(Real, 0, 1, closed="left")],
+    "horizon": [None, Interval(Integral, 1, None, closed="left")],
+}
+_BOUND_TOLERANCE = 1e-6
+
+
+class RigidPiece(NamedTuple):
+    """A job runs on ``gpus`` GPUs during ``[start, end)``."""
+
+    start: Any
+    end: Any
+    gpus: int
+
+
+def _pieces_to_json(schedule: Mapping[str, tuple]) -> dict:
+    return {k: [{"start": p.start, "end": p.end, "gpus": p.gpus} for p in v] for k, v in schedule.items()}
+
+
+@dataclass(frozen=True)
+class IlpResult:
+    """What one slotted or start-time ILP produced.
+
+    Attributes
+    ----------
+    model : str
+        "slotted" (preemptive) or "start_time" (non-preemptive).
+    status : str
+        The solve status: "optimal", "time_limit" or "infeasible".
+    objective : number or None
+        The ILP objective of the solution found, in time units, recomputed exactly
+        (``sum w_j (last slot + 1) delta`` or ``sum w_j (s_j delta + P_j)``).
+    cost : number or None
+        ``sum w_j C_j`` of the continuous schedule read from the solution (the last slot used only
+        as long as needed), ``<= objective``; an upper bound on OPT.
+    bound : float or None
+        The solver's best bound on the ILP optimum, in time units (a lower bound on OPT only when
+        ``exact_grid``).
+    completion_times : mapping
+        Job id to completion time (empty without a solution).
+    schedule : mapping
+        Job id to its pieces (:class:`RigidPiece`), in time order.
+    slot : number
+        The slot length delta.
+    horizon : int
+        Number of slots T.
+    exact_grid : bool
+        True when the ILP optimum equals the continuous optimum (see the module docstring).
+    solve : SolveResult
+        The raw solver answer.
+    """
+
+    model: str
+    status: str
+    objective: Any
+    cost: Any
+    bound: float | None
+    completion_times: Mapping[str, Any]
+    schedule: Mapping[str, tuple]
+    slot: Any
+    horizon: int
+    exact_grid: bool
+    solve: SolveResult
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict."""
+        return {
+            "model": self.model, "status": self.status, "objective": self.objective,
+            "cost": self.cost, "bound": self.bound, "slot": self.slot, "horizon": self.horizon,
+            "exact_grid": self.exact_grid, "completion_times": dict(self.completion_times),
+            "schedule": _pieces_to_json(self.schedule),
+            "solver": {"name": self.solve.solver, "status": self.solve.status,
+                       "objective": self.solve.objective, "bound": self.solve.bound,
+                       "wall_time": self.solve.wall_time},
+        }
+
+
+class _Grid(NamedTuple):
+    release: list  # release slot per job
+    length: list  # slots per job
+    horizon: int
+    on_grid: bool
+
+
+def _frac(x) -> Fraction:
+    return x if isinstance(x, Fraction) else Fraction(x)
+
+
+def _grid(arrivals: list, sizes: list, slot, horizon: int | None) -> _Grid:
+    d = _frac(slot)
+    rel = [math.ceil(_frac(a) / d) for a in arrivals]
+    length = [math.ceil(_frac(p) / d) for p in sizes]
+    on_grid = all(_frac(a) % d == 0 for a in arrivals) and all(_frac(p) % d == 0 for p in sizes)
+    full = (max(rel) if rel else 0) + sum(length)
+    return _Grid(rel, length, full if horizon is None else horizon, on_grid)
+
+
+def _data(instance: Instance):
+    jobs = instance.jobs
+    return ([j.arrival for j in jobs], list(processing_times(instance)), [j.gpus for j in jobs],
+            [j.weight for j in jobs], [j.id for j in jobs], instance.cluster.total_gpus)
+
+
+def _value(var) -> float:
+    v = var.value()
+    return 0.0 if v is None else v
+
+
+def _empty_result(model: str, slot, horizon: int | None) -> IlpResult:
+    return IlpResult(model, "optimal", 0, 0, 0.0, MappingProxyType({}), MappingProxyType({}), slot,
+                     horizon or 0, True, SolveResult("optimal", 0.0, 0.0, "none", 0.0))
+
+
+def _result(model, res: SolveResult, grid: _Grid, slot, exact_grid, ids, extract, bound_offset=0):
+    if not res.has_solution:
+        return IlpResult(model, res.status, None, None,
+                         None if res.bound is None else res.bound * slot + bound_offset,
+                         MappingProxyType({}), MappingProxyType({}), slot, grid.horizon,
+                         exact_grid, res)
+    objective, cost, completion, schedule = extract()
+    bound = None if res.bound is None else res.bound * slot + bound_offset
+    return IlpResult(model, res.status, objective, cost, bound,
+                     MappingProxyType(dict(zip(ids, completion))),
+                     MappingProxyType(dict(zip(ids, schedule))), slot, grid.horizon, exact_grid, res)
+
+
+@validate_params(_COMMON)
+def slotted_ilp(instance: Instance, *, slot: Real = 1, solver: str = "highs",
+                time_limit: Real | None = None, gap: Real = 0.0,
+                horizon: int | None = None) -> IlpResult:
+    """The preemptive time-indexed ILP for ``P | size_j, r_j, pmtn | sum w_j C_j`` on a slot grid.
+
+    Parameters
+    ----------
+    instance : Instance
+        The instance (M = its GPU count).
+    slot : number > 0
+        Slot length delta (int, Fraction or float). Data that are not multiples of delta are
+        rounded up (releases to the next slot, lengths to whole slots), which keeps every
+        solution feasible: an upper bound.
+    solver : {"highs", "cbc"}
+        MILP backend.
+    time_limit : float, optional
+        Seconds before the solver stops with its incumbent (status "time_limit").
+    gap : float in [0, 1)
+        Relative MIP gap; 0 (default) proves optimality on the grid.
+    horizon : int, optional
+        Number of slots; default ``max release slot + sum of lengths`` (always enough).
+
+    Returns
+    -------
+    IlpResult
+        Objective, exact cost of the read schedule, solver bound, completion times, pieces.
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter outside its constraints.
+    SolverError
+        The backend is missing or failed.
+
+    Examples
+    --------
+    >>> from asrpt.instance import Cluster, Instance, Job
+    >>> inst = Instance(Cluster.homogeneous(1, 1), (Job("a", 0, 1, processing_time=3),
+    ...                                             Job("b", 1, 1, processing_time=1)))
+    >>> r = slotted_ilp(inst)
+    >>> r.status, r.objective, dict(r.completion_times), r.exact_grid
+    ('optimal', 6, {'a': 4, 'b': 2}, True)
+    """
+    arrivals, sizes, gpus, weights, ids, m = _data(instance)
+    n = len(ids)
+    if n == 0:
+        return _empty_result("slotted", slot, horizon)
+    g = _grid(arrivals, sizes, slot, horizon)
+    T = g.horizon
+    exact_grid = g.on_grid and m == 1 and len(set(weights)) == 1
+    prob = pulp.LpProblem("slotted", pulp.LpMinimize)
+    x: dict = {}
+    for j in range(n):
+        for t in range(g.release[j], T):
+            x[j, t] = prob.add_variable(f"x_{j}_{t}", 0, 1, cat="Binary")
+    comp = [prob.add_variable(f"C_{j}", g.release[j] + g.length[j], None) for j in range(n)]
+    prob += pulp.lpSum(float(weights[j]) * comp[j] for j in range(n))
+    for j in range(n):
+        prob += pulp.lpSum(x[j, t] for t in range(g.release[j], T)) == g.length[j], f"work_{j}"
+        k = g.length[j]
+        prob += (k * comp[j] >= pulp.lpSum((t + 1) * x[j, t] for t in range(g.release[j], T))
+                 + k * (k - 1) / 2), f"mean_{j}"
+        for t in range(max(g.release[j], g.release[j] + k), T):  # below that C_j's bound suffices
+            prob += comp[j] >= (t + 1) * x[j, t], f"last_{j}_{t}"
+    for t in range(T):
+        present = [j for j in range(n) if (j, t) in x]
+        if sum(gpus[j] for j in present) > m:
+            prob += pulp.lpSum(gpus[j] * x[j, t] for j in present) <= m, f"cap_{t}"
+    res = solve(prob, solver=solver, time_limit=time_limit, gap=gap)
+
+    def extract():
+        objective, cost, completion, schedule = [], [], [], []
+        for j in range(n):
+            used = [t for t in range(g.release[j], T) if _value(x[j, t]) > 0.5]
+            if len(used) != g.length[j]:
+                raise SolverError(f"solver returned {len(used)} slots for job {ids[j]!r}, "
+                                  f"expected {g.length[j]}")
+            last_part = sizes[j] - (g.length[j] - 1) * slot  # in (0, slot]
+            c = used[-1] * slot + last_part
+            runs, start = [], used[0]
+            for a, b in zip(used, used[1:] + [None]):
+                if b != a + 1:
+                    end = c if b is None else (a + 1) * slot
+                    runs.append(RigidPiece(start * slot, end, gpus[j]))
+                    start = b
+            completion.append(c)
+            schedule.append(tuple(runs))
+            objective.append(weights[j] * (used[-1] + 1) * slot)
+            cost.append(weights[j] * c)
+        return exact_sum(objective), exact_sum(cost), completion, schedule
+
+    return _result("slotted", res, g, slot, exact_grid, ids, extract)
+
+
+@validate_params(_COMMON)
+def start_time_ilp(instance: Instance, *, slot: Real = 1, solver: str = "highs",
+                   time_limit: Real | None = None, gap: Real = 0.0,
+                   horizon: int | None = None) -> IlpResult:
+    """The non-preemptive start-time ILP for ``P | size_j, r_j | sum w_j C_j`` (theory-checks 1.4.3).
+
+    Each job starts at a slot boundary and runs ``P_j`` without interruption; it blocks its GPUs
+    for ``ceil(P_j / delta)`` whole slots in the capacity rows, which keeps solutions feasible.
+
+    Parameters
+    ----------
+    instance : Instance
+        The instance.
+    slot : number > 0
+        Slot length delta.
+    solver : {"highs", "cbc"}
+        MILP backend.
+    time_limit : float, optional
+        Seconds before the solver stops with its incumbent.
+    gap : float in [0, 1)
+        Relative MIP gap; 0 proves optimality on the grid.
+    horizon : int, optional
+        Number of slots (default: always enough).
+
+    Returns
+    -------
+    IlpResult
+        ``exact_grid`` is True when all releases and lengths are multiples of delta.
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter outside its constraints.
+    SolverError
+        The backend is missing or failed.
+
+    Examples
+    --------
+    >>> r = start_time_ilp(two_server_instance)
+    >>> r.objective, dict(r.completion_times)
+    (8, {'a': 4, 'b': 1, 'c': 3})
+    """
+    arrivals, sizes, gpus, weights, ids, m = _data(instance)
+    n = len(ids)
+    if n == 0:
+        return _empty_result("start_time", slot, horizon)
+    g = _grid(arrivals, sizes, slot, horizon)
+    T = g.horizon
+    prob = pulp.LpProblem("start_time", pulp.LpMinimize)
+    y: dict = {}
+    for j in range(n):
+        for s in range(g.release[j], T - g.length[j] + 1):
+            y[j, s] = prob.add_variable(f"y_{j}_{s}", 0, 1, cat="Binary")
+    prob += pulp.lpSum(float(weights[j]) * s * var for (j, s), var in y.items())
+    for j in range(n):
+        prob += pulp.lpSum(y[j, s] for s in range(g.release[j], T - g.length[j] + 1)) == 1, f"start_{j}"
+    for t in range(T):
+        covering = {}  # job -> the start slots that make it run in slot t
+        for j in range(n):
+            starts = [s for s in range(max(g.release[j], t - g.length[j] + 1), t + 1) if (j, s) in y]
+            if starts:
+                covering[j] = starts
+        if sum(gpus[j] for j in covering) > m:
+            prob += pulp.lpSum(gpus[j] * y[j, s] for j, ss in covering.items() for s in ss) <= m, f"cap_{t}"
+    res = solve(prob, solver=solver, time_limit=time_limit, gap=gap)
+    offset = exact_sum(w * p for w, p in zip(weights, sizes))
+
+    def extract():
+        objective, completion, schedule = [], [], []
+        for j in range(n):
+            starts = [s for s in range(g.release[j], T - g.length[j] + 1) if _value(y[j, s]) > 0.5]
+            if len(starts) != 1:
+                raise SolverError(f"solver returned {len(starts)} starts for job {ids[j]!r}")
+            begin = starts[0] * slot
+            c = begin + sizes[j]
+            completion.append(c)
+            schedule.append((RigidPiece(begin, c, gpus[j]),))
+            objective.append(weights[j] * c)
+        total = exact_sum(objective)
+        return total, total, completion, schedule
+
+    return _result("start_time", res, g, slot, g.on_grid, ids, extract, bound_offset=offset)
+
+
+@validate_params({"instance": [InstanceOf(Instance)],
+                  "max_slots": [Interval(Integral, 1, None, closed="left")]})
+def auto_slot(instance: Instance, *, max_slots: int = 200):
+    """The slot length :func:`offline_opt` uses when none is given.
+
+    The largest delta that divides every arrival and processing time (their rational gcd), so
+    that the grid is exact where it can be, coarsened by an integer factor when the horizon would
+    exceed ``max_slots`` slots. With float data the result is a float.
+
+    Parameters
+    ----------
+    instance : Instance
+        The instance.
+    max_slots : int
+        Target bound on the horizon ``max release + sum of lengths`` in slots (each length may
+        still round up by one slot).
+
+    Returns
+    -------
+    number
+        An int or Fraction for exact data, a float when the data have floats.
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter outside its constraints.
+
+    Examples
+    --------
+    >>> auto_slot(two_server_instance), auto_slot(two_server_instance, max_slots=3)
+    (1, 3)
+    """
+    arrivals, sizes, *_ = _data(instance)
+    values = [_frac(v) for v in arrivals + sizes if v != 0]
+    if not values:
+        return 1
+    lcm = 1
+    for q in values:
+        lcm = lcm * q.denominator // math.gcd(lcm, q.denominator)
+    g = 0
+    for q in values:
+        g = math.gcd(g, q.numerator * (lcm // q.denominator))
+    delta = Fraction(g, lcm)
+    span = math.ceil(max(_frac(a) for a in arrivals) / delta) + sum(_frac(p) / delta for p in sizes)
+    delta *= max(1, math.ceil(span / max_slots))
+    if any(isinstance(v, float) for v in arrivals + sizes):
+        return float(delta)
+    return delta.numerator if delta.denominator == 1 else delta
+
+
+@dataclass(frozen=True)
+class OptResult:
+    """A bracket ``lower_bound <= OPT <= upper_bound`` with the best schedule found.
+
+    Attributes
+    ----------
+    lower_bound : number
+        Max of LB1, LB2, LB_MBT and (on an exact grid) the ILP's value or best bound.
+    upper_bound : number
+        Cost ``sum w_j C_j`` of ``schedule`` (exact for exact data).
+    status : str
+        The ILP's status: "optimal" (best schedule on the grid), "time_limit" or "infeasible"
+        (a too-small ``horizon``). ``lower_bound == upper_bound`` means OPT is known exactly.
+    completion_times : mapping
+        Job id to completion time in ``schedule``.
+    schedule : mapping
+        Job id to its pieces (:class:`RigidPiece`).
+    source : str
+        "ilp" or "greedy" (the order-preserving greedy schedule, when better or the only one).
+    preemptive : bool
+        Which problem was bracketed.
+    slot : number
+        The slot length used.
+    bounds : Bounds
+        The three cheap lower bounds.
+    ilp : IlpResult
+        The ILP's own answer.
+    solve : SolveResult
+        The raw solver answer (``ilp.solve``).
+    """
+
+    lower_bound: Any
+    upper_bound: Any
+    status: str
+    completion_times: Mapping[str, Any]
+    schedule: Mapping[str, tuple]
+    source: str
+    preemptive: bool
+    slot: Any
+    bounds: Bounds
+    ilp: IlpResult
+    solve: SolveResult
+
+    @property
+    def gap(self):
+        """Relative width ``(upper - lower) / upper`` of the bracket (0 when OPT is known)."""
+        if self.upper_bound == 0:
+            return 0
+        return (self.upper_bound - self.lower_bound) / self.upper_bound
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict (numbers as computed)."""
+        return {
+            "lower_bound": self.lower_bound, "upper_bound": self.upper_bound,
+            "status": self.status, "gap": self.gap, "source": self.source,
+            "preemptive": self.preemptive, "slot": self.slot,
+            "completion_times": dict(self.completion_times),
+            "schedule": _pieces_to_json(self.schedule),
+            "bounds": self.bounds.to_dict(),
+            "ilp": {"model": self.ilp.model, "objective": self.ilp.objective, "cost": self.ilp.cost,
+                    "bound": self.ilp.bound, "horizon": self.ilp.horizon,
+                    "exact_grid": self.ilp.exact_grid},
+            "solver": {"name": self.solve.solver, "status": self.solve.status,
+                       "wall_time": self.solve.wall_time},
+        }
+
+
+def _greedy_schedule(instance: Instance):
+    arrivals, sizes, gpus, weights, ids, m = _data(instance)
+    order = sorted(range(len(ids)), key=lambda j: (arrivals[j], id_key(ids[j])))
+    starts = _greedy(arrivals, sizes, gpus, m, order)
+    completion = {ids[j]: starts[j] + sizes[j] for j in range(len(ids))}
+    schedule = {ids[j]: (RigidPiece(starts[j], starts[j] + sizes[j], gpus[j]),) for j in range(len(ids))}
+    cost = exact_sum(weights[j] * completion[ids[j]] for j in range(len(ids)))
+    return cost, completion, schedule
+
+
+@validate_params({
+    "instance": [InstanceOf(Instance)],
+    "preemptive": ["boolean"],
+    "slot": [None, _POSITIVE],
+    "solver": [Options(str, SOLVERS)],
+    "time_limit": [None, _POSITIVE],
+    "gap": [Interval(Real, 0, 1, closed="left")],
+    "horizon": [None, Interval(Integral, 1, None, closed="left")],
+    "max_slots": [Interval(Integral, 1, None, closed="left")],
+})
+def offline_opt(instance: Instance, *, preemptive: bool = True, slot: Real | None = None,
+                solver: str = "highs", time_limit: Real | None = None, gap: Real = 0.0,
+                horizon: int | None = None, max_slots: int = 200) -> OptResult:
+    """Bracket the offline optimum: ``lower_bound <= OPT <= upper_bound``, with a schedule.
+
+    Parameters
+    ----------
+    instance : Instance
+        The instance.
+    preemptive : bool
+        Bracket the preemptive optimum (slotted ILP, default) or the non-preemptive one
+        (start-time ILP).
+    slot : number > 0, optional
+        Slot length; default :func:`auto_slot` (exact grid when the data allow it within
+        ``max_slots`` slots).
+    solver : {"highs", "cbc"}
+        MILP backend.
+    time_limit : float, optional
+        Seconds for the solver; the bracket stays valid when it stops early.
+    gap : float in [0, 1)
+        Relative MIP gap passed to the solver.
+    horizon : int, optional
+        Slots in the ILP (default: always enough).
+    max_slots : int
+        Horizon target for the automatic slot.
+
+    Returns
+    -------
+    OptResult
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter outside its constraints.
+    SolverError
+        The backend is missing or failed.
+
+    Examples
+    --------
+    >>> r = offline_opt(two_server_instance, preemptive=False)
+    >>> r.lower_bound, r.upper_bound, dict(r.completion_times)
+    (8, 8, {'a': 4, 'b': 1, 'c': 3})
+    """
+    bounds = lower_bounds(instance)
+    delta = auto_slot(instance, max_slots=max_slots) if slot is None else slot
+    model = slotted_ilp if preemptive else start_time_ilp
+    ilp = model(instance, slot=delta, solver=solver, time_limit=time_limit, gap=gap, horizon=horizon)
+    lower = bounds.best
+    if ilp.exact_grid:
+        if ilp.status == "optimal" and ilp.objective is not None:
+            lower = max(lower, ilp.objective)
+        elif ilp.bound is not None:
+            lower = max(lower, ilp.bound - _BOUND_TOLERANCE * abs(ilp.bound))
+    g_cost, g_completion, g_schedule = _greedy_schedule(instance)
+    if ilp.cost is not None and ilp.cost <= g_cost:
+        upper, completion, schedule, source = ilp.cost, ilp.completion_times, ilp.schedule, "ilp"
+    else:
+        upper, completion, schedule, source = g_cost, g_completion, g_schedule, "greedy"
+    return OptResult(lower, upper, ilp.status, MappingProxyType(dict(completion)),
+                     MappingProxyType(dict(schedule)), source, preemptive, delta, bounds, ilp,
+                     ilp.solve)
+
+
+@validate_params({
+    "instance": [InstanceOf(Instance)],
+    "schedule": [InstanceOf(abc.Mapping)],
+    "preemptive": ["boolean"],
+    "rel_tol": [Interval(Real, 0, 1, closed="left")],
+})
+def schedule_problems(instance: Instance, schedule: Mapping[str, tuple], *, preemptive: bool = True,
+                      rel_tol: Real = 1e-9) -> list[str]:
+    """Check a rigid schedule independently of how it was made; return its problems (empty if valid).
+
+    Checks: every job of the instance has pieces and nothing else does; pieces are ordered,
+    disjoint, start no earlier than the arrival, use exactly ``g_j`` GPUs and add up to ``P_j``
+    (exactly for exact data, within ``rel_tol`` with floats); at most M GPUs are busy at any
+    time; non-preemptive schedules have one piece per job.
+
+    Parameters
+    ----------
+    instance : Instance
+        The instance.
+    schedule : mapping
+        Job id to a sequence of :class:`RigidPiece` (or ``(start, end, gpus)`` tuples).
+    preemptive : bool
+        Whether several pieces per job are allowed.
+    rel_tol : float
+        Relative tolerance for float data.
+
+    Returns
+    -------
+    list of str
+        One line per problem.
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter outside its constraints.
+
+    Examples
+    --------
+    >>> schedule_problems(two_server_instance, offline_opt(two_server_instance).schedule)
+    []
+    >>> for line in schedule_problems(two_server_instance,
+    ...                               {"a": [(0, 4, 2)], "b": [(0, 1, 4)], "c": [(0, 2, 4)]}):
+    ...     print(line)
+    job c: starts at 0, before its arrival 1
+    job c: a piece uses 4 GPUs, the job needs 1
+    at time 0: 10 GPUs busy, more than the 8 of the cluster
+    """
+    problems: list[str] = []
+    times = dict(zip((j.id for j in instance.jobs), processing_times(instance)))
+    m = instance.cluster.total_gpus
+
+    def close(a, b) -> bool:
+        if isinstance(a, float) or isinstance(b, float):
+            return abs(a - b) <= rel_tol * max(abs(a), abs(b), 1)
+        return a == b
+
+    events: list = []
+    for job in instance.jobs:
+        pieces = [RigidPiece(*p) for p in schedule.get(job.id, ())]
+        if not pieces:
+            problems.append(f"job {job.id}: no pieces")
+            continue
+        if not preemptive and len(pieces) > 1:
+            problems.append(f"job {job.id}: {len(pieces)} pieces in a non-preemptive schedule")
+        if pieces[0].start < job.arrival and not close(pieces[0].start, job.arrival):
+            problems.append(f"job {job.id}: starts at {pieces[0].start}, before its arrival {job.arrival}")
+        total = 0
+        for a, b in zip(pieces, pieces[1:] + [None]):
+            if a.end <= a.start:
+                problems.append(f"job {job.id}: empty or reversed piece [{a.start}, {a.end})")
+            if a.gpus != job.gpus:
+                problems.append(f"job {job.id}: a piece uses {a.gpus} GPUs, the job needs {job.gpus}")
+            if b is not None and b.start < a.end:
+                problems.append(f"job {job.id}: pieces overlap or are out of order at {b.start}")
+            total = total + (a.end - a.start)
+            events.append((a.start, a.gpus))
+            events.append((a.end, -a.gpus))
+        if not close(total, times[job.id]):
+            problems.append(f"job {job.id}: processed {total}, needs {times[job.id]}")
+    for key in schedule:
+        if key not in times:
+            problems.append(f"job {key}: not in the instance")
+    busy = 0
+    events.sort(key=lambda e: (e[0], e[1]))  # releases of GPUs before new uses at the same time
+    for i, (t, delta) in enumerate(events):
+        busy += delta
+        last_at_t = i + 1 == len(events) or events[i + 1][0] != t
+        if last_at_t and busy > m:
+            problems.append(f"at time {t}: {busy} GPUs busy, more than the {m} of the cluster")
+    return problems
