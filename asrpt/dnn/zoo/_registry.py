@@ -1,0 +1,98 @@
+"""The zoo's registry: :class:`ModelSpec` and the name -> spec table (filled by the family modules)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
+
+import networkx as nx
+
+from ...errors import InvalidParameterError
+
+__all__ = ["ModelSpec", "REGISTRY", "register_model"]
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One zoo model: where its architecture comes from and how to build its layer graph.
+
+    Attributes
+    ----------
+    name : str
+        Zoo name (lowercase; torchvision names keep underscores, Hugging Face names dashes).
+    family : str
+        ``"resnet"``, ``"vgg"``, ``"mobilenet"``, ``"densenet"``, ``"vit"``, ``"bert"``,
+        ``"gpt2"``, ``"gpt3"`` or ``"llama"``.
+    reference : str
+        The reference implementation whose parameter count ``params`` equals, e.g.
+        ``"torchvision.models.resnet50"`` or ``"transformers.GPT2LMHeadModel"``.
+    head : str
+        Which output head is included.
+    tied_embeddings : bool
+        Whether the output head shares the input embedding matrix (counted once).
+    default_batch_size : int
+        A typical global mini-batch (samples per iteration) from the model's training recipe.
+    input : Mapping
+        Default input per sample: ``{"image": (3, 224, 224)}`` or ``{"seq_len": 1024}``.
+    params : int
+        The exact parameter count of the reference implementation (default configuration).
+    builder : callable
+        ``builder(**overrides) -> networkx.DiGraph``; use :func:`asrpt.dnn.zoo.layer_graph`.
+    config : Mapping
+        Architecture hyperparameters (layers, widths, vocabulary, ...).
+    overrides : Mapping
+        Override name -> constraint list accepted by :func:`asrpt.dnn.zoo.layer_graph`.
+    description : str
+        One line: the published configuration and any assumption.
+    """
+
+    name: str
+    family: str
+    reference: str
+    head: str
+    tied_embeddings: bool
+    default_batch_size: int
+    input: Mapping[str, Any]
+    params: int
+    builder: Callable[..., nx.DiGraph] = field(repr=False, compare=False)
+    config: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    overrides: Mapping[str, list] = field(default_factory=dict, repr=False)
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "input", MappingProxyType(dict(self.input)))
+        object.__setattr__(self, "config", MappingProxyType(dict(self.config)))
+        object.__setattr__(self, "overrides", MappingProxyType(dict(self.overrides)))
+
+    def to_dict(self) -> dict:
+        """The spec as plain JSON-ready data (without the builder)."""
+        return {"name": self.name, "family": self.family, "reference": self.reference,
+                "head": self.head, "tied_embeddings": self.tied_embeddings,
+                "default_batch_size": self.default_batch_size,
+                "input": {k: list(v) if isinstance(v, tuple) else v
+                          for k, v in self.input.items()},
+                "params": self.params, "config": dict(self.config),
+                "overrides": sorted(self.overrides), "description": self.description}
+
+
+#: name -> ModelSpec, in registration order.
+REGISTRY: dict[str, ModelSpec] = {}
+
+
+def register_model(spec: ModelSpec, *, replace: bool = False) -> ModelSpec:
+    """Add ``spec`` to the zoo under ``spec.name``; return it.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the name is taken (and ``replace`` is false) or is not lowercase.
+    """
+    if not isinstance(spec, ModelSpec):
+        raise InvalidParameterError(f"register_model needs a ModelSpec. Got {spec!r} instead.")
+    if spec.name != spec.name.lower() or not spec.name:
+        raise InvalidParameterError(f"zoo names are lowercase; got {spec.name!r}")
+    if spec.name in REGISTRY and not replace:
+        raise InvalidParameterError(f"zoo model {spec.name!r} is already registered")
+    REGISTRY[spec.name] = spec
+    return spec
