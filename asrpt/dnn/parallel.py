@@ -574,7 +574,7 @@ def _partition(table: _LayerTable, config: Configuration, spec: GPUSpec, prec: P
             raise Infeasible(
                 f"{label} does not fit in GPU memory: the compute-balanced stages need "
                 f"{_gb(max(mem))} per GPU (stage {worst}) and no partition into {pp} stage"
-                f"{'s' if pp > 1 else ''} fits; a {spec.name} has {_gb(capacity)} usable of "
+                f"{'s' if pp > 1 else ''} fits; each {spec.name} has {_gb(capacity)} usable of "
                 f"{_gb(spec.memory_bytes)}")
         bounds = bounds2
     stage_time = tuple(float(P[bounds[s + 1]] - P[bounds[s]]) for s in range(pp))
@@ -742,8 +742,8 @@ def _make_plan(model, config: Configuration, gpu_type: str, precision: str | Non
     from .hardware import link_bandwidths
 
     intra, _ = link_bandwidths(None, spec.name)
-    who = f"job {job_id!r} " if job_id is not None else ""
-    label = f"{who}(model {table.name}, {config.describe()}, {prec.name})"
+    who = f"job {job_id!r}: " if job_id is not None else ""
+    label = f"{who}model {table.name} ({config.describe()}, {prec.name})"
     part = _partition(table, config, spec, prec, params, intra, label)
     b = part.bounds
     pp, tp = config.pp, config.tp
