@@ -236,8 +236,32 @@ class LayerGraphBuilder:
         return self._graph
 
 
+@validate_params({"G": "no_validation"})
 def layer_graph_problems(G: nx.DiGraph) -> list[str]:
-    """Every way ``G`` breaks the layer-graph schema, as one-line messages (empty if none)."""
+    """Every way ``G`` breaks the layer-graph schema, as one-line messages.
+
+    Parameters
+    ----------
+    G : networkx.DiGraph
+        The candidate layer graph (anything is accepted and judged).
+
+    Returns
+    -------
+    list of str
+        Empty when ``G`` follows the schema.
+
+    Raises
+    ------
+    None
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.DiGraph()
+    >>> G.add_node("a", type="linear", order=0, fwd_flops=8.0, bwd_flops=16.0, params=4)
+    >>> layer_graph_problems(G)
+    ["node 'a' lacks 'out_elems'"]
+    """
     problems: list[str] = []
     if not isinstance(G, nx.DiGraph) or G.is_multigraph():
         return ["a layer graph must be a networkx.DiGraph"]

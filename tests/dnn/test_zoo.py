@@ -8,7 +8,9 @@ import pytest
 from asrpt.dnn.layers import (ELEMENTWISE_FLOPS, activation_elems, chain, layer_graph_problems,
                               total_bwd_flops, total_flops, total_fwd_flops, total_params)
 from asrpt.dnn.zoo import ModelSpec, get_model, layer_graph, model_names, register_model
-from asrpt.dnn.zoo.transformer import bert_params, gpt_params, llama_params
+from asrpt.dnn.zoo.cnn import build_resnet, build_vit
+from asrpt.dnn.zoo.transformer import (bert_params, build_bert, build_gpt, build_llama,
+                                       gpt_params, llama_params)
 from asrpt.errors import InvalidParameterError
 
 # Exact parameter counts of the reference implementations, measured as
@@ -264,6 +266,26 @@ def test_layer_graph_returns_independent_copies():
     assert H.graph["input"] == {"seq_len": 1024}
 
 
+def test_replacing_a_model_invalidates_the_graph_cache():
+    from dataclasses import replace
+    from functools import partial
+
+    from asrpt.dnn.zoo import _registry
+
+    original = get_model("gpt2")
+    layer_graph("gpt2")  # cached
+    smaller = replace(original, params=gpt_params(2, 768),
+                      builder=partial(build_gpt, name="gpt2", family="gpt2", layers=2, hidden=768,
+                                      heads=12, batch=512, seq_len=1024))
+    try:
+        register_model(smaller, replace=True)
+        assert total_params(layer_graph("gpt2")) == gpt_params(2, 768)
+    finally:
+        register_model(original, replace=True)
+    assert total_params(layer_graph("gpt2")) == PINNED["gpt2"]
+    assert _registry.REGISTRY["gpt2"] is original
+
+
 def test_specs_are_frozen_and_serialise():
     spec = get_model("llama-70b")
     with pytest.raises(AttributeError):
@@ -281,8 +303,34 @@ def test_register_model_refuses_duplicates_and_bad_names():
         register_model(spec)
     with pytest.raises(InvalidParameterError, match="lowercase"):
         register_model(ModelSpec(**{**spec.__dict__, "name": "GPT2"}))
-    with pytest.raises(InvalidParameterError, match="needs a ModelSpec"):
+    with pytest.raises(InvalidParameterError,
+                       match="'spec' parameter of register_model must be an instance of asrpt.dnn.zoo.ModelSpec"):
         register_model("gpt2")
+
+
+@pytest.mark.parametrize("build, kwargs, text", [
+    (build_gpt, dict(name="g", family="gpt2", layers=1, hidden=10, heads=3, batch=1, seq_len=4),
+     "'heads' parameter of build_gpt must divide hidden=10"),
+    (build_gpt, dict(name="g", family="gpt2", layers=1, hidden=12, heads=3, batch=1, seq_len=40,
+                     positions=32), r"'seq_len' parameter of build_gpt must be an int in \[1, 32\]"),
+    (build_bert, dict(name="b", layers=1, hidden=10, heads=4, ffn=8, batch=1, seq_len=4),
+     "'heads' parameter of build_bert must divide"),
+    (build_bert, dict(name="b", layers=1, hidden=8, heads=4, ffn=8, batch=1, seq_len=513),
+     "'seq_len' parameter of build_bert"),
+    (build_llama, dict(name="l", reference_name="x", layers=1, hidden=64, heads=8, kv_heads=3,
+                       ffn=8, vocab=10, tied=False, batch=1, seq_len=4, max_positions=8),
+     "'kv_heads' parameter of build_llama must divide heads=8"),
+    (build_llama, dict(name="l", reference_name="x", layers=1, hidden=64, heads=8, kv_heads=2,
+                       ffn=8, vocab=10, tied=False, batch=1, seq_len=9, max_positions=8),
+     "'seq_len' parameter of build_llama"),
+    (build_vit, dict(name="v", batch=1, layers=1, hidden=10, heads=4, mlp=8),
+     "'heads' parameter of build_vit must divide hidden=10"),
+    (build_resnet, dict(name="r", block="dense", layers=(1, 1, 1, 1), batch=1),
+     "'block' parameter of build_resnet must be a str among"),
+])
+def test_builders_reject_inconsistent_configurations(build, kwargs, text):
+    with pytest.raises(InvalidParameterError, match=text):
+        build(**kwargs)
 
 
 def test_tied_heads_point_at_their_embedding():

@@ -67,9 +67,11 @@ import networkx as nx
 from ..._validation import validate_parameter_constraints, validate_params
 from ...errors import InvalidParameterError
 from . import cnn, transformer  # noqa: F401  (registers the models)
-from ._registry import REGISTRY, ModelSpec, register_model
+from ._registry import ON_CHANGE, REGISTRY, ModelSpec, register_model
 
 __all__ = ["ModelSpec", "model_names", "get_model", "layer_graph", "register_model"]
+
+ModelSpec.__module__ = __name__  # documented and shown as asrpt.dnn.zoo.ModelSpec
 
 
 def _norm(name: str) -> str:
@@ -145,6 +147,9 @@ def _build(name: str, overrides: tuple[tuple[str, Any], ...]) -> nx.DiGraph:
     G = REGISTRY[name].builder(**dict(overrides))
     nx.freeze(G)
     return G
+
+
+ON_CHANGE.append(_build.cache_clear)  # a replaced model must not be served from the cache
 
 
 def _copy(G: nx.DiGraph) -> nx.DiGraph:

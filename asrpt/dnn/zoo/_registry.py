@@ -8,6 +8,7 @@ from typing import Any, Callable, Mapping
 
 import networkx as nx
 
+from ..._validation import InstanceOf, validate_params
 from ...errors import InvalidParameterError
 
 __all__ = ["ModelSpec", "REGISTRY", "register_model"]
@@ -79,20 +80,53 @@ class ModelSpec:
 #: name -> ModelSpec, in registration order.
 REGISTRY: dict[str, ModelSpec] = {}
 
+#: Called after every registration (the package clears its graph cache here).
+ON_CHANGE: list[Callable[[], None]] = []
 
+
+@validate_params({"spec": [InstanceOf(ModelSpec)], "replace": ["boolean"]})
 def register_model(spec: ModelSpec, *, replace: bool = False) -> ModelSpec:
     """Add ``spec`` to the zoo under ``spec.name``; return it.
+
+    Parameters
+    ----------
+    spec : ModelSpec
+        The model; ``spec.builder(**overrides)`` must return a layer graph with
+        ``spec.params`` parameters for no overrides.
+    replace : bool
+        Allow replacing a registered model of the same name.
+
+    Returns
+    -------
+    ModelSpec
+        ``spec``.
 
     Raises
     ------
     InvalidParameterError
-        If the name is taken (and ``replace`` is false) or is not lowercase.
+        If ``spec`` is not a ModelSpec, its name is taken (and ``replace`` is false) or is not
+        lowercase.
+
+    Examples
+    --------
+    >>> from functools import partial
+    >>> from asrpt.dnn.zoo import get_model, layer_graph
+    >>> from asrpt.dnn.zoo.transformer import build_gpt, gpt_params
+    >>> spec = ModelSpec(name="gpt-tiny", family="gpt2", reference="transformers.GPT2LMHeadModel",
+    ...                  head="lm_head (tied)", tied_embeddings=True, default_batch_size=8,
+    ...                  input={"seq_len": 16}, params=gpt_params(2, 64, positions=16),
+    ...                  builder=partial(build_gpt, name="gpt-tiny", family="gpt2", layers=2,
+    ...                                  hidden=64, heads=4, batch=8, seq_len=16, positions=16))
+    >>> register_model(spec, replace=True).name, layer_graph("gpt-tiny").graph["num_layers"]
+    ('gpt-tiny', 2)
+    >>> _ = REGISTRY.pop("gpt-tiny")  # keep the zoo as shipped
+    >>> for hook in ON_CHANGE: hook()
     """
-    if not isinstance(spec, ModelSpec):
-        raise InvalidParameterError(f"register_model needs a ModelSpec. Got {spec!r} instead.")
     if spec.name != spec.name.lower() or not spec.name:
         raise InvalidParameterError(f"zoo names are lowercase; got {spec.name!r}")
     if spec.name in REGISTRY and not replace:
         raise InvalidParameterError(f"zoo model {spec.name!r} is already registered")
     REGISTRY[spec.name] = spec
+    for hook in ON_CHANGE:
+        hook()
     return spec

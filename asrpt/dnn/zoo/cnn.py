@@ -23,7 +23,7 @@ from numbers import Integral
 
 import networkx as nx
 
-from ..._validation import Interval
+from ..._validation import Interval, Options, validate_params
 from ...errors import InvalidParameterError
 from ..layers import LayerGraphBuilder
 from ._ops import Net, T
@@ -35,6 +35,8 @@ __all__ = ["build_resnet", "build_resnet_cifar", "build_vgg", "build_mobilenet_v
 _IMAGE = {"image_size": [Interval(Integral, 32, 2048)],
           "num_classes": [Interval(Integral, 1, None, closed="left")]}
 _CLASSES = {"num_classes": [Interval(Integral, 1, None, closed="left")]}
+_POS = [Interval(Integral, 1, None, closed="left")]
+_COMMON = {"name": [str], "batch": _POS, **_IMAGE}
 
 
 def _builder(spec_name: str, family: str, reference: str, head: str, batch: int, image: int,
@@ -51,9 +53,42 @@ def _flat(x: T) -> T:
 
 # ---- ResNet ---------------------------------------------------------------------------------
 
+@validate_params({**_COMMON, "block": [Options(str, {"basic", "bottleneck"})], "layers": [tuple]})
 def build_resnet(*, name: str, block: str, layers: tuple[int, ...], batch: int,
                  image_size: int = 224, num_classes: int = 1000) -> nx.DiGraph:
-    """torchvision ResNet (v1.5: stride on the 3x3 convolution of bottlenecks)."""
+    """torchvision ResNet (v1.5: stride on the 3x3 convolution of bottlenecks).
+
+    Parameters
+    ----------
+    name : str
+        Graph name.
+    block : {"basic", "bottleneck"}
+        Residual block kind.
+    layers : tuple of int
+        Blocks per stage (four stages).
+    batch : int
+        ``default_batch_size`` graph attribute.
+    image_size : int
+        Input height and width.
+    num_classes : int
+        Width of the ``fc`` head.
+
+    Returns
+    -------
+    networkx.DiGraph
+        The layer graph.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a parameter outside its constraints.
+
+    Examples
+    --------
+    >>> from asrpt.dnn.layers import total_params
+    >>> total_params(build_resnet(name="r", block="basic", layers=(2, 2, 2, 2), batch=1))
+    11689512
+    """
     width = 512 * (4 if block == "bottleneck" else 1)
     net, x = _builder(name, "resnet", f"torchvision.models.{name}",
                       f"fc: Linear({width}, {num_classes})", batch, image_size)
@@ -97,10 +132,37 @@ def build_resnet(*, name: str, block: str, layers: tuple[int, ...], batch: int,
     return net.b.build()
 
 
+@validate_params({"name": [str], "num_classes": _CLASSES["num_classes"], "batch": _POS})
 def build_resnet_cifar(*, name: str = "resnet18_cifar", num_classes: int = 10,
                        batch: int = 128) -> nx.DiGraph:
     """ResNet-18 for 32x32 CIFAR-10 (kuangliu/pytorch-cifar ``models/resnet.py``): a 3x3 stem
-    without max pooling, ``shortcut`` projections, ``F.avg_pool2d(out, 4)``, ``linear`` head."""
+    without max pooling, ``shortcut`` projections, ``F.avg_pool2d(out, 4)``, ``linear`` head.
+
+    Parameters
+    ----------
+    name : str
+        Graph name.
+    num_classes : int
+        Width of the ``linear`` head.
+    batch : int
+        ``default_batch_size`` graph attribute.
+
+    Returns
+    -------
+    networkx.DiGraph
+        The layer graph.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a parameter outside its constraints.
+
+    Examples
+    --------
+    >>> from asrpt.dnn.layers import total_params
+    >>> total_params(build_resnet_cifar(num_classes=100))
+    11220132
+    """
     net, x = _builder(name, "resnet", "kuangliu/pytorch-cifar models.resnet.ResNet18",
                       f"linear: Linear(512, {num_classes})", batch, 32)
     x = net.conv("conv1", x, 64, 3, 1, 1)
@@ -140,11 +202,39 @@ _VGG_CFG = {
 }
 
 
+@validate_params({**_COMMON, "name": [Options(str, set(_VGG_CFG))]})
 def build_vgg(*, name: str, batch: int, image_size: int = 224,
               num_classes: int = 1000) -> nx.DiGraph:
     """torchvision VGG without batch norm: 3x3 convolutions with bias, adaptive 7x7 average
     pooling, classifier 25088 -> 4096 -> 4096 -> classes (dropout not modelled). ``block``
-    groups each convolution with its ReLU (and a following max pool)."""
+    groups each convolution with its ReLU.
+
+    Parameters
+    ----------
+    name : {"vgg11", "vgg16", "vgg19"}
+        Configuration (and graph name).
+    batch : int
+        ``default_batch_size`` graph attribute.
+    image_size : int
+        Input height and width.
+    num_classes : int
+        Width of ``classifier.6``.
+
+    Returns
+    -------
+    networkx.DiGraph
+        The layer graph.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a parameter outside its constraints.
+
+    Examples
+    --------
+    >>> build_vgg(name="vgg16", batch=1).nodes["features.0"]["params"]
+    1792
+    """
     net, x = _builder(name, "vgg", f"torchvision.models.{name}",
                       f"classifier: 3 Linear layers, {num_classes} classes", batch, image_size)
     idx = 0
@@ -171,10 +261,39 @@ def build_vgg(*, name: str, batch: int, image_size: int = 224,
 
 # ---- MobileNetV2 ----------------------------------------------------------------------------
 
+@validate_params(_COMMON)
 def build_mobilenet_v2(*, name: str = "mobilenet_v2", batch: int, image_size: int = 224,
                        num_classes: int = 1000) -> nx.DiGraph:
     """torchvision MobileNetV2 (width 1.0): inverted residuals with ReLU6, last conv to 1280
-    channels, ``classifier.1`` Linear(1280, classes)."""
+    channels, ``classifier.1`` Linear(1280, classes).
+
+    Parameters
+    ----------
+    name : str
+        Graph name.
+    batch : int
+        ``default_batch_size`` graph attribute.
+    image_size : int
+        Input height and width.
+    num_classes : int
+        Width of ``classifier.1``.
+
+    Returns
+    -------
+    networkx.DiGraph
+        The layer graph.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a parameter outside its constraints.
+
+    Examples
+    --------
+    >>> from asrpt.dnn.layers import total_params
+    >>> total_params(build_mobilenet_v2(batch=1, num_classes=10))
+    2236682
+    """
     net, x = _builder(name, "mobilenet", "torchvision.models.mobilenet_v2",
                       f"classifier.1: Linear(1280, {num_classes})", batch, image_size)
 
@@ -211,11 +330,43 @@ def build_mobilenet_v2(*, name: str = "mobilenet_v2", batch: int, image_size: in
 
 # ---- DenseNet -------------------------------------------------------------------------------
 
+@validate_params({**_COMMON, "growth": _POS, "blocks": [tuple], "init_features": _POS,
+                  "bn_size": _POS})
 def build_densenet(*, name: str, batch: int, growth: int = 32,
                    blocks: tuple[int, ...] = (6, 12, 24, 16), init_features: int = 64,
                    bn_size: int = 4, image_size: int = 224, num_classes: int = 1000) -> nx.DiGraph:
     """torchvision DenseNet (not memory-efficient): each dense layer concatenates the block input
-    and every earlier layer's new features (``cat`` nodes), transitions halve the channels."""
+    and every earlier layer's new features (``cat`` nodes), transitions halve the channels.
+
+    Parameters
+    ----------
+    name : str
+        Graph name.
+    batch : int
+        ``default_batch_size`` graph attribute.
+    growth, blocks, init_features, bn_size : int, tuple of int, int, int
+        DenseNet hyperparameters (DenseNet-121: 32, (6, 12, 24, 16), 64, 4).
+    image_size : int
+        Input height and width.
+    num_classes : int
+        Width of the ``classifier``.
+
+    Returns
+    -------
+    networkx.DiGraph
+        The layer graph.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a parameter outside its constraints.
+
+    Examples
+    --------
+    >>> from asrpt.dnn.layers import total_params
+    >>> total_params(build_densenet(name="densenet121", batch=1))
+    7978856
+    """
     net, x = _builder(name, "densenet", f"torchvision.models.{name}",
                       f"classifier: Linear(1024, {num_classes})", batch, image_size)
     x = net.conv("features.conv0", x, init_features, 7, 2, 3)
@@ -252,10 +403,45 @@ def build_densenet(*, name: str, batch: int, growth: int = 32,
 
 # ---- Vision Transformer ---------------------------------------------------------------------
 
+@validate_params({**_COMMON, "image_size": [Interval(Integral, 1, 2048)], "layers": _POS,
+                  "hidden": _POS, "heads": _POS, "mlp": _POS, "patch": _POS})
 def build_vit(*, name: str, batch: int, layers: int, hidden: int, heads: int, mlp: int,
               patch: int = 16, image_size: int = 224, num_classes: int = 1000) -> nx.DiGraph:
     """torchvision VisionTransformer: patch projection (a conv with bias), class token, learned
-    positions, pre-LN encoder layers, final LayerNorm, ``heads.head`` on the class token."""
+    positions, pre-LN encoder layers, final LayerNorm, ``heads.head`` on the class token.
+
+    Parameters
+    ----------
+    name : str
+        Graph name.
+    batch : int
+        ``default_batch_size`` graph attribute.
+    layers, hidden, heads, mlp, patch : int
+        Encoder layers, width, attention heads, MLP width, patch size.
+    image_size : int
+        Input height and width, a multiple of ``patch``.
+    num_classes : int
+        Width of ``heads.head``.
+
+    Returns
+    -------
+    networkx.DiGraph
+        The layer graph.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a parameter outside its constraints, or ``image_size`` not a multiple of ``patch``.
+
+    Examples
+    --------
+    >>> G = build_vit(name="vit_b_16", batch=1, layers=12, hidden=768, heads=12, mlp=3072)
+    >>> G.graph["seq_len"]
+    197
+    """
+    if hidden % heads:
+        raise InvalidParameterError(
+            f"The 'heads' parameter of build_vit must divide hidden={hidden}. Got {heads} instead.")
     if image_size % patch:
         raise InvalidParameterError(
             f"The 'image_size' override of {name} must be a multiple of the patch size {patch}. "

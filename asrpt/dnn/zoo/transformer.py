@@ -25,13 +25,34 @@ from numbers import Integral
 
 import networkx as nx
 
-from ..._validation import Interval
+from ..._validation import Interval, validate_params
+from ...errors import InvalidParameterError
 from ..layers import LayerGraphBuilder
 from ._ops import Net, T
 from ._registry import ModelSpec, register_model
 
 __all__ = ["build_gpt", "build_bert", "build_llama", "gpt_params", "bert_params",
            "llama_params"]
+
+
+_POS = [Interval(Integral, 1, None, closed="left")]
+
+
+def _check_heads(func: str, hidden: int, heads: int, kv_heads: int | None = None) -> None:
+    if hidden % heads:
+        raise InvalidParameterError(
+            f"The 'heads' parameter of {func} must divide hidden={hidden}. Got {heads} instead.")
+    if kv_heads is not None and heads % kv_heads:
+        raise InvalidParameterError(
+            f"The 'kv_heads' parameter of {func} must divide heads={heads}. "
+            f"Got {kv_heads} instead.")
+
+
+def _check_seq(func: str, seq_len: int, positions: int) -> None:
+    if seq_len > positions:
+        raise InvalidParameterError(
+            f"The 'seq_len' parameter of {func} must be an int in [1, {positions}] (the model's "
+            f"positions). Got {seq_len} instead.")
 
 
 def _seq(max_positions: int) -> dict:
@@ -48,19 +69,73 @@ def _attrs(*, name, family, reference, head, tied, batch, seq_len, layers, hidde
 
 # ---- GPT-2 / GPT-3 --------------------------------------------------------------------------
 
+@validate_params({"layers": _POS, "hidden": _POS, "vocab": _POS, "positions": _POS})
 def gpt_params(layers: int, hidden: int, vocab: int = 50257, positions: int = 1024) -> int:
     """Parameters of ``GPT2LMHeadModel`` (tied head): ``V d + P d + L (12 d^2 + 13 d) + 2 d``.
 
+    Parameters
+    ----------
+    layers, hidden, vocab, positions : int
+        Blocks ``L``, width ``d``, vocabulary ``V`` and learned positions ``P``.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InvalidParameterError
+        For a non-positive or non-integer argument.
+
+    Examples
+    --------
     >>> gpt_params(12, 768)
     124439808
     """
     return vocab * hidden + positions * hidden + layers * (12 * hidden**2 + 13 * hidden) + 2 * hidden
 
 
+@validate_params({"name": [str], "family": [str], "layers": _POS, "hidden": _POS, "heads": _POS,
+                  "batch": _POS, "seq_len": _POS, "vocab": _POS, "positions": _POS})
 def build_gpt(*, name: str, family: str, layers: int, hidden: int, heads: int, batch: int,
               seq_len: int, vocab: int = 50257, positions: int = 1024) -> nx.DiGraph:
     """GPT-2 style decoder (``GPT2LMHeadModel``): learned positions, pre-LN blocks with a GELU
-    MLP of width ``4 d``, final LayerNorm, language-model head tied to ``transformer.wte``."""
+    MLP of width ``4 d``, final LayerNorm, language-model head tied to ``transformer.wte``.
+
+    Parameters
+    ----------
+    name, family : str
+        Graph attributes.
+    layers, hidden, heads : int
+        Blocks, width and attention heads (``heads`` divides ``hidden``).
+    batch : int
+        ``default_batch_size`` graph attribute.
+    seq_len : int
+        Tokens per sequence, at most ``positions``.
+    vocab, positions : int
+        Vocabulary and learned positions.
+
+    Returns
+    -------
+    networkx.DiGraph
+        The layer graph.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a parameter outside its constraints, heads not dividing hidden, or
+        ``seq_len > positions``.
+
+    Examples
+    --------
+    >>> G = build_gpt(name="tiny", family="gpt2", layers=2, hidden=64, heads=4, batch=8,
+    ...               seq_len=16, vocab=100, positions=32)
+    >>> from asrpt.dnn.layers import total_params
+    >>> total_params(G) == gpt_params(2, 64, vocab=100, positions=32)
+    True
+    """
+    _check_heads("build_gpt", hidden, heads)
+    _check_seq("build_gpt", seq_len, positions)
     s, d = seq_len, hidden
     b = LayerGraphBuilder(**_attrs(
         name=name, family=family, reference="transformers.GPT2LMHeadModel",
@@ -87,10 +162,30 @@ def build_gpt(*, name: str, family: str, layers: int, hidden: int, heads: int, b
 
 # ---- BERT -----------------------------------------------------------------------------------
 
+@validate_params({"layers": _POS, "hidden": _POS, "ffn": _POS, "vocab": _POS, "positions": _POS,
+                  "type_vocab": _POS})
 def bert_params(layers: int, hidden: int, ffn: int, vocab: int = 30522, positions: int = 512,
                 type_vocab: int = 2) -> int:
     """Parameters of ``BertModel`` with its pooler.
 
+    Parameters
+    ----------
+    layers, hidden, ffn : int
+        Blocks, width and feed-forward width.
+    vocab, positions, type_vocab : int
+        Word, position and token-type embedding rows.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InvalidParameterError
+        For a non-positive or non-integer argument.
+
+    Examples
+    --------
     >>> bert_params(12, 768, 3072)
     109482240
     """
@@ -100,11 +195,47 @@ def bert_params(layers: int, hidden: int, ffn: int, vocab: int = 30522, position
     return embeddings + layers * block + d * d + d
 
 
+@validate_params({"name": [str], "layers": _POS, "hidden": _POS, "heads": _POS, "ffn": _POS,
+                  "batch": _POS, "seq_len": _POS, "vocab": _POS, "positions": _POS,
+                  "type_vocab": _POS})
 def build_bert(*, name: str, layers: int, hidden: int, heads: int, ffn: int, batch: int,
                seq_len: int, vocab: int = 30522, positions: int = 512,
                type_vocab: int = 2) -> nx.DiGraph:
     """BERT encoder (``BertModel``): word + token-type + position embeddings, LayerNorm,
-    post-LN blocks, and the pooler (dense + tanh on the first token); no pre-training heads."""
+    post-LN blocks, and the pooler (dense + tanh on the first token); no pre-training heads.
+
+    Parameters
+    ----------
+    name : str
+        Graph name.
+    layers, hidden, heads, ffn : int
+        Blocks, width, attention heads (dividing ``hidden``) and feed-forward width.
+    batch : int
+        ``default_batch_size`` graph attribute.
+    seq_len : int
+        Tokens per sequence, at most ``positions``.
+    vocab, positions, type_vocab : int
+        Embedding rows.
+
+    Returns
+    -------
+    networkx.DiGraph
+        The layer graph.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a parameter outside its constraints, heads not dividing hidden, or
+        ``seq_len > positions``.
+
+    Examples
+    --------
+    >>> G = build_bert(name="b", layers=12, hidden=768, heads=12, ffn=3072, batch=1, seq_len=128)
+    >>> G.nodes["pooler"]["params"]
+    590592
+    """
+    _check_heads("build_bert", hidden, heads)
+    _check_seq("build_bert", seq_len, positions)
     s, d = seq_len, hidden
     b = LayerGraphBuilder(**_attrs(
         name=name, family="bert", reference="transformers.BertModel",
@@ -132,10 +263,30 @@ def build_bert(*, name: str, layers: int, hidden: int, heads: int, ffn: int, bat
 
 # ---- LLaMA ----------------------------------------------------------------------------------
 
+@validate_params({"layers": _POS, "hidden": _POS, "heads": _POS, "kv_heads": _POS, "ffn": _POS,
+                  "vocab": _POS, "tied": ["boolean"]})
 def llama_params(layers: int, hidden: int, heads: int, kv_heads: int, ffn: int, vocab: int,
                  tied: bool) -> int:
     """Parameters of ``LlamaForCausalLM`` (no biases, RMSNorm, SwiGLU, grouped-query attention).
 
+    Parameters
+    ----------
+    layers, hidden, heads, kv_heads, ffn, vocab : int
+        Blocks, width, query heads, key/value heads, SwiGLU width, vocabulary.
+    tied : bool
+        Whether ``lm_head`` shares the token embedding.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InvalidParameterError
+        For an argument outside its constraints.
+
+    Examples
+    --------
     >>> llama_params(32, 4096, 32, 32, 11008, 32000, tied=False)  # Llama-2-7B
     6738415616
     """
@@ -145,11 +296,48 @@ def llama_params(layers: int, hidden: int, heads: int, kv_heads: int, ffn: int, 
     return vocab * d * (1 if tied else 2) + layers * block + d
 
 
+@validate_params({"name": [str], "reference_name": [str], "layers": _POS, "hidden": _POS,
+                  "heads": _POS, "kv_heads": _POS, "ffn": _POS, "vocab": _POS,
+                  "tied": ["boolean"], "batch": _POS, "seq_len": _POS, "max_positions": _POS})
 def build_llama(*, name: str, reference_name: str, layers: int, hidden: int, heads: int,
                 kv_heads: int, ffn: int, vocab: int, tied: bool, batch: int, seq_len: int,
                 max_positions: int) -> nx.DiGraph:
     """LLaMA decoder (``LlamaForCausalLM``): RMSNorm, rotary positions, grouped-query attention,
-    SwiGLU MLP, untied (or tied) ``lm_head``."""
+    SwiGLU MLP, untied (or tied) ``lm_head``.
+
+    Parameters
+    ----------
+    name, reference_name : str
+        Graph name and the checkpoint whose configuration this is.
+    layers, hidden, heads, kv_heads, ffn, vocab : int
+        As in :func:`llama_params` (``kv_heads`` divides ``heads``, which divides ``hidden``).
+    tied : bool
+        Whether ``lm_head`` shares the token embedding.
+    batch : int
+        ``default_batch_size`` graph attribute.
+    seq_len, max_positions : int
+        Tokens per sequence, at most ``max_positions``.
+
+    Returns
+    -------
+    networkx.DiGraph
+        The layer graph.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a parameter outside its constraints or inconsistent head counts or lengths.
+
+    Examples
+    --------
+    >>> G = build_llama(name="t", reference_name="toy", layers=2, hidden=64, heads=8,
+    ...                 kv_heads=2, ffn=128, vocab=100, tied=False, batch=1, seq_len=8,
+    ...                 max_positions=8)
+    >>> G.nodes["model.layers.0.self_attn"]["params"]  # q, o: 64 x 64; k, v: 64 x 16
+    10240
+    """
+    _check_heads("build_llama", hidden, heads, kv_heads)
+    _check_seq("build_llama", seq_len, max_positions)
     s, d = seq_len, hidden
     head = f"lm_head: Linear({d}, {vocab}, bias=False)" + (
         ", tied to model.embed_tokens" if tied else ", untied")
