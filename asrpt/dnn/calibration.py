@@ -33,7 +33,9 @@ import math
 import os
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
+
+import numpy as np
 
 from .._validation import InstanceOf, validate_params
 from ..errors import InvalidParameterError, TraceError
@@ -45,6 +47,16 @@ __all__ = [
     "perf_params",
     "calibration_data",
     "CALIBRATION_FILE",
+    "JOB_MAP",
+    "UNMAPPED",
+    "FREE_PARAMETERS",
+    "Measurement",
+    "default_traces_dir",
+    "load_pollux",
+    "load_gavel",
+    "fit",
+    "evaluate",
+    "predict",
 ]
 
 CALIBRATION_FILE = os.path.join(os.path.dirname(__file__), "data", "calibration.json")
@@ -216,3 +228,577 @@ def perf_params() -> PerfParams:
     True
     """
     return PerfParams.from_dict(calibration_data()["params"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Measurements
+# ---------------------------------------------------------------------------------------------
+
+#: How each measured job maps to the zoo: (zoo model, layer-graph overrides, note).
+#: Jobs absent here (Pollux deepspeech2, ncf, yolov3; Gavel A3C, CycleGAN, LM, Recommendation,
+#: Transformer) have no zoo model and are left out of the fit.
+JOB_MAP: Mapping[str, tuple] = {
+    "pollux/imagenet": ("resnet50", (), "ResNet-50 on ImageNet (224x224)"),
+    "pollux/cifar10": ("resnet18_cifar", (), "ResNet-18 on CIFAR-10 (kuangliu/pytorch-cifar)"),
+    "pollux/bert": ("bert-base", (("seq_len", 384),),
+                    "BERT-base fine-tuned on SQuAD v1.1, max_seq_length 384 (AdaptDL example)"),
+    "gavel/ResNet-18": ("resnet18_cifar", (), "ResNet-18 on CIFAR-10 (Gavel image_classification)"),
+    "gavel/ResNet-50": ("resnet50", (), "ResNet-50 on ImageNet"),
+}
+
+#: Measured jobs without a zoo model, left out (named in the report).
+UNMAPPED = ("pollux/deepspeech2", "pollux/ncf", "pollux/yolov3", "gavel/A3C", "gavel/CycleGAN",
+            "gavel/LM", "gavel/Recommendation", "gavel/Transformer")
+
+_GAVEL_GPU = {"k80": "K80", "p100": "P100", "v100": "V100-16GB"}
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One measured iteration time of a data-parallel job.
+
+    Attributes
+    ----------
+    source : str
+        ``"pollux"`` or ``"gavel"``.
+    job : str
+        ``"pollux/imagenet"``, ``"gavel/ResNet-50"``, ... (a key of :data:`JOB_MAP`).
+    profile : str
+        ``"placements"``, ``"scalability"`` (Pollux), ``"single"``, ``"consolidated"`` or
+        ``"unconsolidated"`` (Gavel).
+    model : str
+        The zoo model standing for the job.
+    overrides : tuple
+        Layer-graph overrides, e.g. ``(("seq_len", 384),)``.
+    gpu_type : str
+    precision : str
+    local_batch : int
+        Samples per GPU and iteration.
+    counts : tuple of int
+        GPUs used on each server.
+    time : float
+        Measured seconds per iteration.
+    sync_time : float or None
+        Measured exposed gradient synchronisation (Pollux only).
+    held_out : bool
+        In the evaluation split (never used by the fit).
+    fitted : bool
+        Whether the row is eligible for the fit (Gavel multi-GPU rows are only reported).
+    """
+
+    source: str
+    job: str
+    profile: str
+    model: str
+    overrides: tuple
+    gpu_type: str
+    precision: str
+    local_batch: int
+    counts: tuple
+    time: float
+    sync_time: float | None
+    held_out: bool
+    fitted: bool = True
+
+    @property
+    def gpus(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def servers_per_type(self) -> int:
+        """GPUs per server of the measured testbed."""
+        return 4 if self.source == "pollux" else 8
+
+
+def default_traces_dir() -> str | None:
+    """The shared traces folder: ``$ASRPT_TRACES``, else ``../shared/traces`` next to the
+    repository, else ``/work/shared/traces``; None when none exists.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> default_traces_dir() is None or os.path.isdir(default_traces_dir())
+    True
+    """
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = [os.environ.get("ASRPT_TRACES"),
+                  os.path.normpath(os.path.join(here, "..", "..", "..", "shared", "traces")),
+                  "/work/shared/traces"]
+    for c in candidates:
+        if c and os.path.isdir(c):
+            return c
+    return None
+
+
+def _traces(root: str | None) -> str:
+    root = root or default_traces_dir()
+    if root is None or not os.path.isdir(root):
+        raise TraceError(f"traces folder not found ({root!r}); set ASRPT_TRACES")
+    return root
+
+
+def _spread(replicas: int, nodes: int) -> tuple:
+    """``replicas`` GPUs over ``nodes`` servers as evenly as possible (larger counts first)."""
+    base, extra = divmod(replicas, nodes)
+    return tuple(base + (1 if i < extra else 0) for i in range(nodes))
+
+
+def _read_csv(path: str) -> list[dict]:
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            return list(csv.DictReader(fh))
+    except OSError as exc:
+        raise TraceError(f"{path}: cannot read: {exc}") from None
+
+
+@validate_params({"root": [str, None]})
+def load_pollux(root: str | None = None) -> list[Measurement]:
+    """The Pollux profiles of the jobs in :data:`JOB_MAP`, with the held-out split.
+
+    Placements (``placements.csv``: a digit per server, e.g. ``"1124"``) and the scalability
+    runs (``scalability.csv``: replicas spread evenly over nodes) on 4-GPU T4 servers, fp32. The
+    split is by placement: sorting a job's distinct placements (resp. (nodes, replicas) pairs),
+    every third one, starting with the third, is held out with all its batch sizes.
+
+    Parameters
+    ----------
+    root : str or None
+        The traces folder (default: :func:`default_traces_dir`).
+
+    Returns
+    -------
+    list of Measurement
+
+    Raises
+    ------
+    TraceError
+        If the folder or a file is missing or malformed.
+
+    Examples
+    --------
+    >>> rows = load_pollux()  # doctest: +SKIP
+    >>> sorted({r.job for r in rows})  # doctest: +SKIP
+    ['pollux/bert', 'pollux/cifar10', 'pollux/imagenet']
+    """
+    base = os.path.join(_traces(root), "pollux-throughput-profiles")
+    out: list[Measurement] = []
+    for job, (model, overrides, _) in JOB_MAP.items():
+        src, name = job.split("/")
+        if src != "pollux":
+            continue
+        try:
+            rows = _read_csv(os.path.join(base, name, "placements.csv"))
+            keys = sorted({r["placement"] for r in rows}, key=lambda p: (len(p), p))
+            held = {p for i, p in enumerate(keys) if i % 3 == 2}
+            for r in rows:
+                counts = tuple(int(ch) for ch in r["placement"] if ch != "0")
+                out.append(Measurement("pollux", job, "placements", model, overrides, "T4", "fp32",
+                                       int(r["local_bsz"]), counts, float(r["step_time"]),
+                                       float(r["sync_time"]), r["placement"] in held))
+            rows = _read_csv(os.path.join(base, name, "scalability.csv"))
+            pairs = sorted({(int(r["num_nodes"]), int(r["num_replicas"])) for r in rows})
+            held2 = {p for i, p in enumerate(pairs) if i % 3 == 2}
+            for r in rows:
+                nodes, reps = int(r["num_nodes"]), int(r["num_replicas"])
+                out.append(Measurement("pollux", job, "scalability", model, overrides, "T4",
+                                       "fp32", int(r["local_bsz"]), _spread(reps, nodes),
+                                       float(r["step_time"]), float(r["sync_time"]),
+                                       (nodes, reps) in held2))
+        except (KeyError, ValueError) as exc:
+            raise TraceError(f"{base}/{name}: malformed profile: {exc!r}") from None
+    return out
+
+
+@validate_params({"root": [str, None]})
+def load_gavel(root: str | None = None) -> list[Measurement]:
+    """Gavel's measured throughputs of the jobs in :data:`JOB_MAP` (fp32 on K80, P100, V100).
+
+    A value is read as steps per second summed over the job's workers (per-worker iteration
+    time = scale factor / value): the only reading under which multi-GPU ResNet-50 values are
+    physically possible. Single-GPU rows (``profile="single"``) are fitted, holding out the third
+    smallest batch size of each model; multi-GPU rows (``"consolidated"``: one server;
+    ``"unconsolidated"``: one GPU per server) are only reported (``fitted=False``): some exceed
+    linear scaling or their consolidated counterparts (see the SOURCE.txt caveat).
+
+    Parameters
+    ----------
+    root : str or None
+        The traces folder (default: :func:`default_traces_dir`).
+
+    Returns
+    -------
+    list of Measurement
+
+    Raises
+    ------
+    TraceError
+        If the file is missing or malformed.
+
+    Examples
+    --------
+    >>> rows = load_gavel()  # doctest: +SKIP
+    >>> {r.gpu_type for r in rows} == {"K80", "P100", "V100-16GB"}  # doctest: +SKIP
+    True
+    """
+    import ast
+    import re
+
+    path = os.path.join(_traces(root), "gavel-measured-throughputs", "simulation_throughputs.json")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise TraceError(f"{path}: cannot read: {exc}") from None
+    out: list[Measurement] = []
+    pattern = re.compile(r"^(.*) \(batch size (\d+)\)$")
+    batches: dict[str, set] = {}
+    parsed = []
+    for key, entries in data.items():
+        gpu_key, _, kind = key.partition("_")
+        gpu = _GAVEL_GPU.get(gpu_key)
+        if gpu is None:
+            continue
+        for job_key, value in entries.items():
+            try:
+                name_batch, sf = ast.literal_eval(job_key)
+                thr = float(value["null"])
+            except (ValueError, SyntaxError, KeyError, TypeError) as exc:
+                raise TraceError(f"{path}: malformed entry {job_key!r}: {exc!r}") from None
+            m = pattern.match(name_batch)
+            if m is None:
+                continue
+            job = f"gavel/{m.group(1)}"
+            if job not in JOB_MAP or thr <= 0:
+                continue
+            batch = int(m.group(2))
+            batches.setdefault(job, set()).add(batch)
+            parsed.append((job, gpu, kind, batch, int(sf), thr))
+    for job, gpu, kind, batch, sf, thr in parsed:
+        model, overrides, _ = JOB_MAP[job]
+        bs = sorted(batches[job])
+        held = bs.index(batch) % 2 == 1
+        if sf == 1:
+            profile, counts, fitted = "single", (1,), kind != "unconsolidated"
+            if kind == "unconsolidated":
+                continue  # identical to the consolidated single-GPU value
+        elif kind == "unconsolidated":
+            profile, counts, fitted = "unconsolidated", (1,) * sf, False
+        else:
+            profile, counts, fitted = "consolidated", (sf,), False
+        out.append(Measurement("gavel", job, profile, model, overrides, gpu, "fp32", batch, counts,
+                               sf / thr, None, held or not fitted, fitted))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Prediction (vectorised over rows) and the fit
+# ---------------------------------------------------------------------------------------------
+
+#: The fitted parameters, in the order of the fit vector; every one is fitted in log space.
+FREE_PARAMETERS = ("dense_efficiency", "conv_efficiency", "memory_efficiency", "layer_overhead",
+                   "iteration_overhead", "overlap", "gpu_factor.T4", "gpu_factor.K80",
+                   "gpu_factor.P100", "network.T4.inter_efficiency", "network.T4.alpha_inter",
+                   "network.T4.intra_efficiency", "network.T4.alpha_intra")
+
+_BOUNDS = {"dense_efficiency": (0.02, 1.0), "conv_efficiency": (0.02, 1.0),
+           "memory_efficiency": (0.02, 1.0), "layer_overhead": (1e-7, 5e-3),
+           "iteration_overhead": (1e-5, 0.5), "overlap": (1e-3, 1.0),
+           "gpu_factor.T4": (0.1, 3.0), "gpu_factor.K80": (0.1, 3.0),
+           "gpu_factor.P100": (0.1, 3.0), "network.T4.inter_efficiency": (1e-3, 1.0),
+           "network.T4.alpha_inter": (1e-7, 0.05), "network.T4.intra_efficiency": (1e-3, 1.0),
+           "network.T4.alpha_intra": (1e-7, 0.05)}
+
+
+def _params_from_vector(x, base: PerfParams | None = None) -> PerfParams:
+    v = dict(zip(FREE_PARAMETERS, (float(a) for a in x)))
+    base = base or PerfParams()
+    factors = dict(base.gpu_factor)
+    nets = dict(base.network)
+    t4 = nets.get("T4", DEFAULT_NETWORK)
+    for fam in ("T4", "K80", "P100"):
+        factors[fam] = v[f"gpu_factor.{fam}"]
+    nets["T4"] = NetworkParams(v["network.T4.intra_efficiency"], v["network.T4.inter_efficiency"],
+                               v["network.T4.alpha_intra"], v["network.T4.alpha_inter"])
+    del t4
+    return PerfParams(v["dense_efficiency"], v["conv_efficiency"], v["memory_efficiency"],
+                      v["layer_overhead"], v["iteration_overhead"], v["overlap"], factors, nets)
+
+
+def _vector_from_params(p: PerfParams) -> list[float]:
+    net = p.network_for("T4")
+    values = {"dense_efficiency": p.dense_efficiency, "conv_efficiency": p.conv_efficiency,
+              "memory_efficiency": p.memory_efficiency, "layer_overhead": p.layer_overhead,
+              "iteration_overhead": p.iteration_overhead, "overlap": p.overlap,
+              "gpu_factor.T4": p.factor("T4"), "gpu_factor.K80": p.factor("K80"),
+              "gpu_factor.P100": p.factor("P100"),
+              "network.T4.inter_efficiency": net.inter_efficiency,
+              "network.T4.alpha_inter": net.alpha_inter,
+              "network.T4.intra_efficiency": net.intra_efficiency,
+              "network.T4.alpha_intra": net.alpha_intra}
+    return [min(max(values[k], _BOUNDS[k][0]), _BOUNDS[k][1]) for k in FREE_PARAMETERS]
+
+
+class _Design:
+    """Row-independent precomputation for fast, vectorised predictions of data-parallel rows.
+
+    Mirrors :func:`asrpt.dnn.perf._evaluate` for pp = tp = 1 (one micro-batch): compute
+    F + B, the optimizer step, and the ring all-reduce of the gradients with ``segments`` = the
+    number of servers used, exposed beyond ``overlap`` x B. ``tests/dnn/test_calibration.py``
+    checks it against :func:`asrpt.dnn.perf.iteration_time` row by row.
+    """
+
+    def __init__(self, rows: Sequence[Measurement]):
+        from .hardware import gpu_spec, link_bandwidths, precision_info
+        from .parallel import _table
+        from .zoo import layer_graph
+
+        self.rows = list(rows)
+        keys: dict = {}
+        self.ckey = np.empty(len(rows), dtype=int)
+        for i, r in enumerate(rows):
+            k = (r.model, r.overrides, r.gpu_type, r.precision, r.local_batch)
+            self.ckey[i] = keys.setdefault(k, len(keys))
+        self.comp = []
+        tables = {}
+        for (model, overrides, gpu, prec, b) in keys:
+            tkey = (model, overrides)
+            if tkey not in tables:
+                tables[tkey] = _table(layer_graph(model, **dict(overrides)))
+            t = tables[tkey]
+            spec = gpu_spec(gpu)
+            pr = precision_info(prec)
+            self.comp.append(dict(
+                fwd=t.fwd * b, bwd=t.bwd * b, conv=t.conv,
+                mem=((t.inp + t.out) * b + t.params) * pr.activation_bytes,
+                peak=spec.peak_flops(pr.name), hbm=spec.memory_bandwidth, family=spec.family,
+                params=float(t.params.sum()), state=pr.state_bytes_per_param,
+                grad=float(t.params.sum()) * pr.gradient_bytes))
+        self.d = np.array([r.gpus for r in rows], dtype=float)
+        self.n = np.array([len(r.counts) for r in rows], dtype=float)
+        self.family = [gpu_spec(r.gpu_type).family for r in rows]
+        bw = [link_bandwidths(None, r.gpu_type) for r in rows]
+        self.intra = np.array([b[0] for b in bw])
+        self.inter = np.array([b[1] for b in bw])
+        self.log_time = np.log(np.array([r.time for r in rows]))
+
+    def predict(self, p: PerfParams) -> np.ndarray:
+        FB = np.empty(len(self.comp))
+        Bk = np.empty(len(self.comp))
+        OPT = np.empty(len(self.comp))
+        GRAD = np.empty(len(self.comp))
+        for j, c in enumerate(self.comp):
+            g = p.factor(c["family"])
+            eff = np.where(c["conv"], p.conv_efficiency, p.dense_efficiency) * g
+            hbm = c["hbm"] * p.memory_efficiency * g
+            tf = np.maximum(c["fwd"] / (c["peak"] * eff), c["mem"] / hbm) + p.layer_overhead
+            tb = np.maximum(c["bwd"] / (c["peak"] * eff), 2.0 * c["mem"] / hbm) + p.layer_overhead
+            FB[j] = tf.sum() + tb.sum()
+            Bk[j] = tb.sum()
+            OPT[j] = 2.0 * c["params"] * c["state"] / hbm
+            GRAD[j] = c["grad"]
+        fb, bk, opt, grad = FB[self.ckey], Bk[self.ckey], OPT[self.ckey], GRAD[self.ckey]
+        nets = [p.network_for(f) for f in self.family]
+        e_in = np.array([n.intra_efficiency for n in nets])
+        e_out = np.array([n.inter_efficiency for n in nets])
+        a_in = np.array([n.alpha_intra for n in nets])
+        a_out = np.array([n.alpha_inter for n in nets])
+        d, n = self.d, self.n
+        bw_in = self.intra * e_in
+        bw = np.where(n > 1, np.minimum(bw_in, self.inter * e_out), bw_in)
+        lat = 2 * (d - 1) * a_in + np.where(n > 1, 2 * (n - 1) * a_out, 0.0)
+        dp = np.where(d > 1, lat + 2 * (d - 1) / np.maximum(d, 1) * grad / bw, 0.0)
+        exposed = np.maximum(0.0, dp - p.overlap * bk)
+        return fb + exposed + opt + p.iteration_overhead
+
+
+def _errors(rows: Sequence[Measurement], pred: np.ndarray, held_out: bool | None) -> dict:
+    """Per job (and GPU): rows, median and worst relative error |pred - time| / time."""
+    out: dict = {}
+    groups: dict = {}
+    for i, r in enumerate(rows):
+        if held_out is not None and r.held_out != held_out:
+            continue
+        groups.setdefault((r.job, r.gpu_type, r.profile if not r.fitted else "fitted"), []).append(i)
+    for (job, gpu, prof), idx in sorted(groups.items()):
+        rel = np.abs(pred[idx] - np.array([rows[i].time for i in idx])) / np.array(
+            [rows[i].time for i in idx])
+        label = f"{job} [{gpu}]" + ("" if prof == "fitted" else f" ({prof}, not fitted)")
+        out[label] = {"rows": len(idx), "median": round(float(np.median(rel)), 4),
+                      "worst": round(float(np.max(rel)), 4)}
+    return out
+
+
+@validate_params({"rows": "no_validation", "start": [InstanceOf(PerfParams), None],
+                  "max_nfev": [int]})
+def fit(rows: Sequence[Measurement], start: PerfParams | None = None,
+        max_nfev: int = 400) -> dict:
+    """Fit :data:`FREE_PARAMETERS` to the training rows; report errors on the held-out rows.
+
+    Least squares on log iteration time (``scipy.optimize.least_squares``, trust-region
+    reflective, bounds :data:`_BOUNDS`, parameters in log space); each (job, GPU) group weighs
+    the same whatever its number of rows.
+
+    Parameters
+    ----------
+    rows : sequence of Measurement
+        From :func:`load_pollux` and :func:`load_gavel`.
+    start : PerfParams or None
+        Starting point (default: the shipped values).
+    max_nfev : int
+        Function-evaluation budget.
+
+    Returns
+    -------
+    dict
+        ``params`` (:class:`PerfParams`), ``train`` and ``held_out`` error tables (per job and
+        GPU: rows, median and worst relative error), ``cost``, ``nfev``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If no row is eligible for the fit.
+
+    Examples
+    --------
+    >>> out = fit(load_pollux() + load_gavel(), max_nfev=5)  # doctest: +SKIP
+    """
+    from scipy.optimize import least_squares
+
+    design = _Design(rows)
+    train = np.array([r.fitted and not r.held_out for r in rows])
+    if not train.any():
+        raise InvalidParameterError("fit: no training rows")
+    groups: dict = {}
+    for i, r in enumerate(rows):
+        if train[i]:
+            groups.setdefault((r.job, r.gpu_type), []).append(i)
+    weight = np.zeros(len(rows))
+    for idx in groups.values():
+        weight[idx] = 1.0 / math.sqrt(len(idx))
+    w = weight[train]
+    base = start or perf_params()
+    lo = np.log([_BOUNDS[k][0] for k in FREE_PARAMETERS])
+    hi = np.log([_BOUNDS[k][1] for k in FREE_PARAMETERS])
+    x0 = np.clip(np.log(_vector_from_params(base)), lo + 1e-9, hi - 1e-9)
+
+    def residuals(z):
+        pred = design.predict(_params_from_vector(np.exp(z), base))
+        return w * (np.log(pred[train]) - design.log_time[train])
+
+    res = least_squares(residuals, x0, bounds=(lo, hi), method="trf", x_scale=1.0,
+                        max_nfev=max_nfev)
+    params = _params_from_vector(np.exp(res.x), base)
+    pred = design.predict(params)
+    return {"params": params, "train": _errors(rows, pred, False),
+            "held_out": _errors(rows, pred, True), "cost": float(res.cost),
+            "nfev": int(res.nfev)}
+
+
+@validate_params({"rows": "no_validation", "params": [InstanceOf(PerfParams), None]})
+def evaluate(rows: Sequence[Measurement], params: PerfParams | None = None) -> dict:
+    """Median and worst relative error per job and GPU, on held-out and on training rows.
+
+    Parameters
+    ----------
+    rows : sequence of Measurement
+    params : PerfParams or None
+        Default: the shipped values.
+
+    Returns
+    -------
+    dict
+        ``{"held_out": {...}, "train": {...}}``, each ``label -> {rows, median, worst}``.
+
+    Raises
+    ------
+    TraceError
+        If a model of the rows cannot be built.
+
+    Examples
+    --------
+    >>> evaluate(load_pollux())["held_out"]["pollux/imagenet [T4]"]["median"] < 0.2  # doctest: +SKIP
+    True
+    """
+    design = _Design(rows)
+    pred = design.predict(params or perf_params())
+    return {"held_out": _errors(rows, pred, True), "train": _errors(rows, pred, False)}
+
+
+@validate_params({"rows": "no_validation", "params": [InstanceOf(PerfParams), None]})
+def predict(rows: Sequence[Measurement], params: PerfParams | None = None) -> np.ndarray:
+    """Predicted seconds per iteration of each row (the vectorised data-parallel model).
+
+    Parameters
+    ----------
+    rows : sequence of Measurement
+    params : PerfParams or None
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    TraceError
+        If a model of the rows cannot be built.
+
+    Examples
+    --------
+    >>> row = Measurement("pollux", "pollux/imagenet", "placements", "resnet50", (), "T4",
+    ...                   "fp32", 32, (2, 2), 0.3, None, False)
+    >>> float(predict([row])[0]) > 0
+    True
+    """
+    return _Design(rows).predict(params or perf_params())
+
+
+def _main(argv=None) -> int:  # pragma: no cover - regenerates the shipped file
+    """``python -m asrpt.dnn.calibration [--write]``: refit and print (or write) the values."""
+    import argparse
+    import datetime
+    import sys
+
+    ap = argparse.ArgumentParser(prog="python -m asrpt.dnn.calibration")
+    ap.add_argument("--write", action="store_true", help=f"write {CALIBRATION_FILE}")
+    ap.add_argument("--traces", default=None)
+    ap.add_argument("--max-nfev", type=int, default=400)
+    args = ap.parse_args(argv)
+    rows = load_pollux(args.traces) + load_gavel(args.traces)
+    out = fit(rows, start=PerfParams(), max_nfev=args.max_nfev)
+    report = {
+        "format": "asrpt-calibration/1",
+        "params": out["params"].to_dict(),
+        "fit": {
+            "method": "scipy.optimize.least_squares (trf) on log iteration time, parameters in "
+                      "log space, each (job, GPU) group weighted equally",
+            "free_parameters": list(FREE_PARAMETERS),
+            "bounds": {k: list(v) for k, v in _BOUNDS.items()},
+            "split": "Pollux: sorted distinct placements (and (nodes, replicas) pairs) of each "
+                     "job, every third held out; Gavel single-GPU: every second batch size "
+                     "of each model held out; Gavel multi-GPU rows reported, never fitted",
+            "rows": {"train": sum(r.fitted and not r.held_out for r in rows),
+                     "held_out": sum(r.held_out for r in rows)},
+            "jobs": {k: {"model": v[0], "overrides": dict(v[1]), "note": v[2]}
+                     for k, v in JOB_MAP.items()},
+            "left_out": list(UNMAPPED),
+            "cost": out["cost"], "nfev": out["nfev"],
+            "date": datetime.date.today().isoformat(),
+        },
+        "errors": {"held_out": out["held_out"], "train": out["train"]},
+    }
+    text = json.dumps(report, indent=1, sort_keys=False) + "\n"
+    if args.write:
+        with open(CALIBRATION_FILE, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(_main())
