@@ -18,6 +18,7 @@ Examples
 from .layers import (LayerGraphBuilder, activation_elems, chain, coarsen_blocks, cut_elems,
                      cut_profile, total_bwd_flops, total_flops, total_fwd_flops, total_params,
                      validate_layer_graph)
+from .torch_graph import from_torch  # imports torch only when called
 from .zoo import ModelSpec, get_model, layer_graph, model_names
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "coarsen_blocks",
     "cut_elems",
     "cut_profile",
+    "from_torch",
     "get_model",
     "layer_graph",
     "model_names",

@@ -8,16 +8,26 @@ configurations or time (:mod:`asrpt.dnn.parallel` and :mod:`asrpt.dnn.perf` do).
 The schema, all quantities **per sample** (one image or one sequence):
 
 - graph attributes: ``name``, ``family``, ``reference``, ``head``, ``tied_embeddings``,
-  ``default_batch_size``, ``input`` (a dict such as ``{"image": [3, 224, 224]}`` or
-  ``{"seq_len": 1024}``) and, for transformers, ``num_layers``, ``hidden_size``, ``num_heads``,
-  ``num_kv_heads``, ``ffn_hidden_size``, ``vocab_size``, ``seq_len``;
+  ``default_batch_size`` (global mini-batch, samples), ``input`` (a dict such as
+  ``{"image": [3, 224, 224]}`` or ``{"seq_len": 1024}``), ``num_layers`` (transformer blocks;
+  None for CNNs) and, for transformers (ViT included), ``hidden_size``, ``num_heads``,
+  ``num_kv_heads``, ``ffn_hidden_size``, ``seq_len`` and, for language models, ``vocab_size`` and
+  ``max_positions``;
 - node attributes: ``type`` (str, one of :data:`NODE_TYPES` for zoo graphs), ``order`` (int, a
   topological index 0..L-1: pipeline stages are contiguous ranges of ``order``), ``fwd_flops``,
-  ``bwd_flops``, ``params`` (int), ``out_elems`` (int, output activation elements), ``act_elems``
-  (int, activation elements stashed for the backward pass; defaults to ``out_elems`` when absent);
-  zoo graphs add ``block`` (the module path of the enclosing block, e.g. ``"layer3.2"`` or
-  ``"h.7"``), used by :func:`coarsen_blocks`;
-- edge attributes: ``elems`` (int, tensor elements per sample flowing along the edge).
+  ``bwd_flops`` (floats), ``params`` (int), ``out_elems`` (int, output activation elements),
+  ``act_elems`` (int, activation elements stashed for the backward pass; defaults to
+  ``out_elems`` when absent). Zoo graphs add ``block`` (the module path of the enclosing block,
+  e.g. ``"layer3.2"`` or ``"transformer.h.7"``; absent on stem and head layers), read by
+  :func:`coarsen_blocks`, and ``tied_to`` on a head that shares the embedding matrix (its
+  ``params`` are 0: a tied weight is counted once, where it is first used);
+- edge attributes: ``elems`` (int, tensor elements per sample flowing along the edge). A
+  pipeline cut after order ``i`` sends every tensor produced at order <= i and read after it,
+  once (:func:`cut_elems`, :func:`cut_profile`).
+
+Activation convention (``act_elems``): dense and convolution layers and norms stash their input;
+activations their output; max pooling its input; residual adds, concatenations, average pooling
+and embedding look-ups nothing; attention and MLP nodes what their internal matmuls need (below).
 
 FLOP convention
 ---------------

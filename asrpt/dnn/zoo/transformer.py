@@ -28,7 +28,7 @@ import networkx as nx
 from ..._validation import Interval, validate_params
 from ...errors import InvalidParameterError
 from ..layers import LayerGraphBuilder
-from ._ops import Net, T
+from ._ops import Net
 from ._registry import ModelSpec, register_model
 
 __all__ = ["build_gpt", "build_bert", "build_llama", "gpt_params", "bert_params",
