@@ -707,6 +707,7 @@ class JobPlan:
     params_total: int
     _table: _LayerTable = field(repr=False)
     _params: PerfParams = field(repr=False)
+    _explicit_precision: bool = field(default=True, repr=False)
 
     @property
     def memory(self) -> tuple:
@@ -715,7 +716,14 @@ class JobPlan:
 
     def compute_on(self, gpu_type: str) -> tuple[tuple, tuple]:
         """Forward and backward seconds per micro-batch and stage on another GPU type (same
-        stages, same precision)."""
+        stages; same precision, or that GPU's default one when the job did not choose and the
+        GPU lacks the plan's).
+
+        Raises
+        ------
+        InvalidParameterError
+            When the job chose a precision the GPU does not run.
+        """
         if gpu_spec(gpu_type).name == self.gpu_type:
             return self.fwd_time, self.bwd_time
         return _compute_on(self, gpu_spec(gpu_type).name)
@@ -725,6 +733,8 @@ class JobPlan:
 def _compute_on(plan: JobPlan, gpu_type: str) -> tuple[tuple, tuple]:
     spec = gpu_spec(gpu_type)
     prec = precision_info(plan.precision)
+    if not plan._explicit_precision and prec.name not in spec.peak_tflops:
+        prec = precision_info(spec.default_precision)
     _check_precision(spec, prec)
     c = plan.config
     t_f, t_b = _layer_costs(plan._table, c.micro_batch_size, c.tp, spec, prec, plan._params)
@@ -766,7 +776,7 @@ def _make_plan(model, config: Configuration, gpu_type: str, precision: str | Non
         stage_params=stage_params,
         flops_per_iteration=flops,
         params_total=int(table.params.sum()),
-        _table=table, _params=params)
+        _table=table, _params=params, _explicit_precision=precision is not None)
 
 
 @lru_cache(maxsize=8192)

@@ -274,15 +274,20 @@ _ORDERS = {"rsk": (0, 1, 2), "srk": (1, 0, 2), "skr": (1, 2, 0)}
 
 @lru_cache(maxsize=512)
 def _sequence(shape: tuple, order: str) -> np.ndarray:
-    """Flat worker indices (into a C-ordered (d, p, t) array) in the given axis order."""
+    """Flat worker indices (into a C-ordered (d, p, t) array) in the given axis order; a
+    trailing ``"~"`` reverses the stage axis (fill from the last stage)."""
     idx = np.arange(int(np.prod(shape))).reshape(shape)
-    return idx.transpose(_ORDERS[order]).ravel()
+    if order.endswith("~"):
+        idx = idx[:, ::-1, :]
+    return idx.transpose(_ORDERS[order.rstrip("~")]).ravel()
 
 
 def _units(shape: tuple) -> list[tuple[str, int]]:
     d, p, t = shape
     cands = [("rsk", 1), ("rsk", t), ("rsk", t * p), ("srk", 1), ("srk", t), ("srk", t * d),
              ("skr", 1), ("skr", d), ("skr", d * t)]
+    if p > 1:
+        cands += [(o + "~", u) for o, u in cands]
     return list(dict.fromkeys(cands))
 
 
@@ -519,7 +524,8 @@ def iteration_time(job, assignment, cluster: Cluster, params: PerfParams | None 
     Examples
     --------
     >>> from asrpt.instance import Cluster, Job, Parallelism
-    >>> job = Job("j", 0, 2, model="resnet50", parallelism=Parallelism(2, 1, 1), iterations=1)
+    >>> job = Job("j", 0, 2, model="bert-large", parallelism=Parallelism(2, 1, 1),
+    ...           iterations=1, batch_size=16)
     >>> c = Cluster.homogeneous(2, 8, "V100", inter_bandwidth=1.25e9)  # 10 Gb/s Ethernet
     >>> near = iteration_time(job, {(0, 0, 0): 0, (1, 0, 0): 0}, c)
     >>> far = iteration_time(job, {(0, 0, 0): 0, (1, 0, 0): 1}, c)
