@@ -123,7 +123,8 @@ class PerfParams:
         Fraction of the last micro-batch's backward pass that the data-parallel all-reduce can
         hide behind (gradient bucketing, as in PyTorch DDP).
     gpu_factor : tuple of (str, float)
-        Per GPU family, a multiplier on every achieved fraction above (families absent: 1).
+        Per GPU family (``"T4"``) or family and precision (``"T4/fp16"``, which takes
+        precedence), a multiplier on every achieved fraction above (absent: 1).
     network : tuple of (str, NetworkParams)
         Per GPU family, the network parameters (families absent: :data:`DEFAULT_NETWORK`).
     """
@@ -157,9 +158,13 @@ class PerfParams:
             if not 0 < v <= 10:
                 raise InvalidParameterError(f"PerfParams.gpu_factor[{fam!r}] must be in (0, 10], got {v!r}")
 
-    def factor(self, family: str) -> float:
-        """The efficiency multiplier of a GPU family (1.0 when not fitted)."""
-        return dict(self.gpu_factor).get(family, 1.0)
+    def factor(self, family: str, precision: str | None = None) -> float:
+        """The efficiency multiplier of a GPU family at a precision: the ``"family/precision"``
+        entry, else the ``"family"`` entry, else 1.0 (not fitted)."""
+        factors = dict(self.gpu_factor)
+        if precision is not None and f"{family}/{precision}" in factors:
+            return factors[f"{family}/{precision}"]
+        return factors.get(family, 1.0)
 
     def network_for(self, family: str) -> NetworkParams:
         """The network parameters of a GPU family (:data:`DEFAULT_NETWORK` when not fitted)."""
@@ -234,16 +239,21 @@ def perf_params() -> PerfParams:
 # Measurements
 # ---------------------------------------------------------------------------------------------
 
-#: How each measured job maps to the zoo: (zoo model, layer-graph overrides, note).
+#: How each measured job maps to the zoo: (zoo model, layer-graph overrides, precision, note).
 #: Jobs absent here (Pollux deepspeech2, ncf, yolov3; Gavel A3C, CycleGAN, LM, Recommendation,
 #: Transformer) have no zoo model and are left out of the fit.
 JOB_MAP: Mapping[str, tuple] = {
-    "pollux/imagenet": ("resnet50", (), "ResNet-50 on ImageNet (224x224)"),
-    "pollux/cifar10": ("resnet18_cifar", (), "ResNet-18 on CIFAR-10 (kuangliu/pytorch-cifar)"),
-    "pollux/bert": ("bert-base", (("seq_len", 384),),
-                    "BERT-base fine-tuned on SQuAD v1.1, max_seq_length 384 (AdaptDL example)"),
-    "gavel/ResNet-18": ("resnet18_cifar", (), "ResNet-18 on CIFAR-10 (Gavel image_classification)"),
-    "gavel/ResNet-50": ("resnet50", (), "ResNet-50 on ImageNet"),
+    "pollux/imagenet": ("resnet50", (), "amp",
+                        "ResNet-50 on ImageNet (224x224); the AdaptDL example trains with apex "
+                        "AMP: fp16 math on the T4's tensor cores, fp32 weights and gradients"),
+    "pollux/cifar10": ("resnet18_cifar", (), "fp32",
+                       "ResNet-18 on CIFAR-10 (kuangliu/pytorch-cifar), fp32"),
+    "pollux/bert": ("bert-base", (("seq_len", 384),), "fp32",
+                    "BERT-base fine-tuned on SQuAD v1.1, max_seq_length 384 (AdaptDL example, "
+                    "no --fp16)"),
+    "gavel/ResNet-18": ("resnet18_cifar", (), "fp32",
+                        "ResNet-18 on CIFAR-10 (Gavel image_classification), fp32"),
+    "gavel/ResNet-50": ("resnet50", (), "fp32", "ResNet-50 on ImageNet, fp32"),
 }
 
 #: Measured jobs without a zoo model, left out (named in the report).
@@ -389,7 +399,7 @@ def load_pollux(root: str | None = None) -> list[Measurement]:
     """
     base = os.path.join(_traces(root), "pollux-throughput-profiles")
     out: list[Measurement] = []
-    for job, (model, overrides, _) in JOB_MAP.items():
+    for job, (model, overrides, prec, _) in JOB_MAP.items():
         src, name = job.split("/")
         if src != "pollux":
             continue
@@ -399,7 +409,7 @@ def load_pollux(root: str | None = None) -> list[Measurement]:
             held = {p for i, p in enumerate(keys) if i % 3 == 2}
             for r in rows:
                 counts = tuple(int(ch) for ch in r["placement"] if ch != "0")
-                out.append(Measurement("pollux", job, "placements", model, overrides, "T4", "fp32",
+                out.append(Measurement("pollux", job, "placements", model, overrides, "T4", prec,
                                        int(r["local_bsz"]), counts, float(r["step_time"]),
                                        float(r["sync_time"]), r["placement"] in held))
             rows = _read_csv(os.path.join(base, name, "scalability.csv"))
@@ -408,7 +418,7 @@ def load_pollux(root: str | None = None) -> list[Measurement]:
             for r in rows:
                 nodes, reps = int(r["num_nodes"]), int(r["num_replicas"])
                 out.append(Measurement("pollux", job, "scalability", model, overrides, "T4",
-                                       "fp32", int(r["local_bsz"]), _spread(reps, nodes),
+                                       prec, int(r["local_bsz"]), _spread(reps, nodes),
                                        float(r["step_time"]), float(r["sync_time"]),
                                        (nodes, reps) in held2))
         except (KeyError, ValueError) as exc:
@@ -482,7 +492,7 @@ def load_gavel(root: str | None = None) -> list[Measurement]:
             batches.setdefault(job, set()).add(batch)
             parsed.append((job, gpu, kind, batch, int(sf), thr))
     for job, gpu, kind, batch, sf, thr in parsed:
-        model, overrides, _ = JOB_MAP[job]
+        model, overrides, prec, _ = JOB_MAP[job]
         bs = sorted(batches[job])
         held = bs.index(batch) % 2 == 1
         if sf == 1:
@@ -493,7 +503,7 @@ def load_gavel(root: str | None = None) -> list[Measurement]:
             profile, counts, fitted = "unconsolidated", (1,) * sf, False
         else:
             profile, counts, fitted = "consolidated", (sf,), False
-        out.append(Measurement("gavel", job, profile, model, overrides, gpu, "fp32", batch, counts,
+        out.append(Measurement("gavel", job, profile, model, overrides, gpu, prec, batch, counts,
                                sf / thr, None, held or not fitted, fitted))
     return out
 
@@ -504,14 +514,15 @@ def load_gavel(root: str | None = None) -> list[Measurement]:
 
 #: The fitted parameters, in the order of the fit vector; every one is fitted in log space.
 FREE_PARAMETERS = ("dense_efficiency", "conv_efficiency", "memory_efficiency", "layer_overhead",
-                   "iteration_overhead", "overlap", "gpu_factor.T4", "gpu_factor.K80",
-                   "gpu_factor.P100", "network.T4.inter_efficiency", "network.T4.alpha_inter",
+                   "iteration_overhead", "overlap", "gpu_factor.T4", "gpu_factor.T4/fp16",
+                   "gpu_factor.K80", "gpu_factor.P100", "network.T4.inter_efficiency", "network.T4.alpha_inter",
                    "network.T4.intra_efficiency", "network.T4.alpha_intra")
 
 _BOUNDS = {"dense_efficiency": (0.02, 1.0), "conv_efficiency": (0.02, 1.0),
            "memory_efficiency": (0.02, 1.0), "layer_overhead": (1e-7, 5e-3),
            "iteration_overhead": (1e-5, 0.5), "overlap": (1e-3, 1.0),
-           "gpu_factor.T4": (0.1, 3.0), "gpu_factor.K80": (0.1, 3.0),
+           "gpu_factor.T4": (0.1, 3.0), "gpu_factor.T4/fp16": (0.02, 3.0),
+           "gpu_factor.K80": (0.1, 3.0),
            "gpu_factor.P100": (0.1, 3.0), "network.T4.inter_efficiency": (1e-3, 1.0),
            "network.T4.alpha_inter": (1e-7, 0.05), "network.T4.intra_efficiency": (1e-3, 1.0),
            "network.T4.alpha_intra": (1e-7, 0.05)}
@@ -523,7 +534,7 @@ def _params_from_vector(x, base: PerfParams | None = None) -> PerfParams:
     factors = dict(base.gpu_factor)
     nets = dict(base.network)
     t4 = nets.get("T4", DEFAULT_NETWORK)
-    for fam in ("T4", "K80", "P100"):
+    for fam in ("T4", "T4/fp16", "K80", "P100"):
         factors[fam] = v[f"gpu_factor.{fam}"]
     nets["T4"] = NetworkParams(v["network.T4.intra_efficiency"], v["network.T4.inter_efficiency"],
                                v["network.T4.alpha_intra"], v["network.T4.alpha_inter"])
@@ -537,7 +548,8 @@ def _vector_from_params(p: PerfParams) -> list[float]:
     values = {"dense_efficiency": p.dense_efficiency, "conv_efficiency": p.conv_efficiency,
               "memory_efficiency": p.memory_efficiency, "layer_overhead": p.layer_overhead,
               "iteration_overhead": p.iteration_overhead, "overlap": p.overlap,
-              "gpu_factor.T4": p.factor("T4"), "gpu_factor.K80": p.factor("K80"),
+              "gpu_factor.T4": p.factor("T4"), "gpu_factor.T4/fp16": p.factor("T4", "fp16"),
+              "gpu_factor.K80": p.factor("K80"),
               "gpu_factor.P100": p.factor("P100"),
               "network.T4.inter_efficiency": net.inter_efficiency,
               "network.T4.alpha_inter": net.alpha_inter,
@@ -579,6 +591,7 @@ class _Design:
                 fwd=t.fwd * b, bwd=t.bwd * b, conv=t.conv,
                 mem=((t.inp + t.out) * b + t.params) * pr.activation_bytes,
                 peak=spec.peak_flops(pr.name), hbm=spec.memory_bandwidth, family=spec.family,
+                precision=pr.compute,
                 params=float(t.params.sum()), state=pr.state_bytes_per_param,
                 grad=float(t.params.sum()) * pr.gradient_bytes))
         self.d = np.array([r.gpus for r in rows], dtype=float)
@@ -595,7 +608,7 @@ class _Design:
         OPT = np.empty(len(self.comp))
         GRAD = np.empty(len(self.comp))
         for j, c in enumerate(self.comp):
-            g = p.factor(c["family"])
+            g = p.factor(c["family"], c["precision"])
             eff = np.where(c["conv"], p.conv_efficiency, p.dense_efficiency) * g
             hbm = c["hbm"] * p.memory_efficiency * g
             tf = np.maximum(c["fwd"] / (c["peak"] * eff), c["mem"] / hbm) + p.layer_overhead
@@ -790,7 +803,8 @@ def _main(argv=None) -> int:  # pragma: no cover - regenerates the shipped file
                      "of each model held out; Gavel multi-GPU rows reported, never fitted",
             "rows": {"train": sum(r.fitted and not r.held_out for r in rows),
                      "held_out": sum(r.held_out for r in rows)},
-            "jobs": {k: {"model": v[0], "overrides": dict(v[1]), "note": v[2]}
+            "jobs": {k: {"model": v[0], "overrides": dict(v[1]), "precision": v[2],
+                         "note": v[3]}
                      for k, v in JOB_MAP.items()},
             "left_out": list(UNMAPPED),
             "cost": out["cost"], "nfev": out["nfev"],

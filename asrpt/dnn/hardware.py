@@ -65,7 +65,7 @@ class Precision:
     Attributes
     ----------
     name : str
-        ``fp32``, ``tf32``, ``fp16``, ``bf16`` or ``fp8``.
+        ``fp32``, ``tf32``, ``fp16``, ``bf16``, ``fp8`` or ``amp``.
     activation_bytes : int
         Bytes per activation element (stashed activations, pipeline and tensor-parallel traffic).
     gradient_bytes : int
@@ -75,13 +75,22 @@ class Precision:
         for reduced precisions, an fp32 master copy. fp32/tf32: 4 + 4 + 8 = 16; fp16/bf16
         (mixed precision, Micikevicius et al. 2018; ZeRO paper's "16 bytes per parameter"):
         2 + 2 + 4 (master) + 8 = 16; fp8 (Transformer Engine keeps bf16 weights and gradients
-        plus an fp8 weight copy): 1 + 2 + 2 + 4 + 8 = 17.
+        plus an fp8 weight copy): 1 + 2 + 2 + 4 + 8 = 17; amp (PyTorch/apex automatic mixed
+        precision: fp32 weights and gradients, fp16 compute): 4 + 4 + 8 = 16.
+    compute : str
+        The peak the math runs at (a key of :attr:`GPUSpec.peak_tflops`): the name itself, except
+        ``amp`` which computes in fp16.
     """
 
     name: str
     activation_bytes: int
     gradient_bytes: int
     state_bytes_per_param: int
+    compute: str = ""
+
+    def __post_init__(self):
+        if not self.compute:
+            object.__setattr__(self, "compute", self.name)
 
 
 PRECISIONS: Mapping[str, Precision] = MappingProxyType({
@@ -90,10 +99,11 @@ PRECISIONS: Mapping[str, Precision] = MappingProxyType({
     "fp16": Precision("fp16", 2, 2, 16),
     "bf16": Precision("bf16", 2, 2, 16),
     "fp8": Precision("fp8", 1, 2, 17),
+    "amp": Precision("amp", 2, 4, 16, "fp16"),
 })
 
 _PRECISION_ALIASES = {"float32": "fp32", "float16": "fp16", "half": "fp16", "bfloat16": "bf16",
-                      "single": "fp32"}
+                      "single": "fp32", "mixed": "amp"}
 
 
 @dataclass(frozen=True)
@@ -149,7 +159,7 @@ class GPUSpec:
         >>> gpu_spec("V100").peak_flops("fp16")
         125000000000000.0
         """
-        p = precision_info(precision).name
+        p = precision_info(precision).compute
         if p not in self.peak_tflops:
             have = ", ".join(sorted(self.peak_tflops))
             raise InvalidParameterError(
@@ -301,7 +311,8 @@ def gpu_names() -> tuple[str, ...]:
 
 @validate_params({"name": [str]})
 def precision_info(name: str) -> Precision:
-    """The :class:`Precision` record of ``name`` (``fp32``, ``tf32``, ``fp16``, ``bf16``, ``fp8``).
+    """The :class:`Precision` record of ``name`` (``fp32``, ``tf32``, ``fp16``, ``bf16``, ``fp8``,
+    ``amp``).
 
     Parameters
     ----------

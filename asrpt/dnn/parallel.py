@@ -427,7 +427,7 @@ def _table(model: str | nx.DiGraph) -> _LayerTable:
 def _layer_costs(table: _LayerTable, samples: float, tp: int, spec: GPUSpec, prec: Precision,
                  params: PerfParams) -> tuple[np.ndarray, np.ndarray]:
     """Forward and backward seconds per layer for ``samples`` samples on one GPU of ``tp``."""
-    g = params.factor(spec.family)
+    g = params.factor(spec.family, prec.compute)
     peak = spec.peak_flops(prec.name)
     eff = np.where(table.conv, params.conv_efficiency, params.dense_efficiency) * g
     hbm = spec.memory_bandwidth * params.memory_efficiency * g
@@ -649,7 +649,7 @@ def stage_partition(model, config: Configuration, gpu_type: str, precision: str 
 
 
 def _check_precision(spec: GPUSpec, prec: Precision) -> None:
-    if prec.name not in spec.peak_tflops:
+    if prec.compute not in spec.peak_tflops:
         have = ", ".join(sorted(spec.peak_tflops))
         raise InvalidParameterError(
             f"precision {prec.name} is not supported by {spec.name} (it supports {have})")
@@ -733,7 +733,7 @@ class JobPlan:
 def _compute_on(plan: JobPlan, gpu_type: str) -> tuple[tuple, tuple]:
     spec = gpu_spec(gpu_type)
     prec = precision_info(plan.precision)
-    if not plan._explicit_precision and prec.name not in spec.peak_tflops:
+    if not plan._explicit_precision and prec.compute not in spec.peak_tflops:
         prec = precision_info(spec.default_precision)
     _check_precision(spec, prec)
     c = plan.config

@@ -254,7 +254,8 @@ def _evaluate(plan: JobPlan, A: np.ndarray, info: _ClusterInfo, params: PerfPara
         exposed = max(exposed, max(0.0, dp_time[s] - params.overlap * B[s]) - drain)
         drain += B[s] + 0.5 * (tp_time[s] + pp_time[s])
     prec = precision_info(plan.precision)
-    slow_hbm = min(gpu_spec(x).memory_bandwidth * params.factor(gpu_spec(x).family) for x in types)
+    slow_hbm = min(gpu_spec(x).memory_bandwidth * params.factor(gpu_spec(x).family, prec.compute)
+                   for x in types)
     optimizer = 2.0 * max(plan.stage_params) * prec.state_bytes_per_param / (
         slow_hbm * params.memory_efficiency)
     model_time = pipeline + exposed + optimizer + params.iteration_overhead
@@ -363,7 +364,7 @@ def _tau_star_cached(key: tuple, info: _ClusterInfo, params: PerfParams, job) ->
         try:
             plan = _plan_on(job, gt, params)
         except Infeasible as exc:
-            errors.append(str(exc))
+            errors.append((gpu_spec(gt).memory_bytes, str(exc)))
             continue
         ids.sort(key=lambda h: (-info.server_gpus[h], h))
         caps_all = [info.server_gpus[h] for h in ids]
@@ -377,8 +378,8 @@ def _tau_star_cached(key: tuple, info: _ClusterInfo, params: PerfParams, job) ->
                 best = (tau, gt, A)
     if best[1] is None:
         jid = getattr(job, "id", "?")
-        if errors:
-            raise Infeasible(f"job {jid!r}: {errors[0]}")
+        if errors:  # the GPU type with the most memory tells the most
+            raise Infeasible(f"job {jid!r}: {max(errors)[1]}")
         raise Infeasible(f"job {jid!r} needs {g} GPUs of one type; no GPU type in the cluster "
                          f"has that many ({', '.join(info.types)})")
     return best

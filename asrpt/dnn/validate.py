@@ -123,7 +123,8 @@ def _config_problems(model: str, dp: int, pp: int, tp: int, batch: int | None,
     if precision is not None:
         types = {gpu_spec(s.gpu_type or cluster.gpu_type or DEFAULT_GPU_TYPE).name
                  for s in cluster.servers}
-        if not any(precision in GPU_TABLE[t].peak_tflops for t in types):
+        compute = precision_info(precision).compute
+        if not any(compute in GPU_TABLE[t].peak_tflops for t in types):
             out.append(("precision", f"{precision} is not supported by the cluster's GPUs "
                                      f"({', '.join(sorted(types))})"))
     if out:
