@@ -71,7 +71,7 @@ def _fmt(x: Any) -> str:
 class Interval:
     """A number in an interval; ``type`` is ``Real`` (any number) or ``Integral`` (an integer).
 
-    ``closed`` is one of ``"both"``, ``"left"``, ``"right"``, ``"neither"``; ``None`` as a bound
+    (``int`` and ``float`` are accepted as aliases.) ``closed`` is one of ``"both"``, ``"left"``, ``"right"``, ``"neither"``; ``None`` as a bound
     means unbounded on that side. NaN and infinities are never accepted: asrpt parameters are
     finite.
 
@@ -87,7 +87,7 @@ class Interval:
     closed: str = "both"
 
     def is_satisfied_by(self, value: Any) -> bool:
-        if self.type is Integral:
+        if self.type in (Integral, int):
             if not is_integer(value):
                 return False
         elif not is_number(value) or not math.isfinite(value):
@@ -101,7 +101,7 @@ class Interval:
         return True
 
     def __str__(self) -> str:
-        kind = "an int" if self.type is Integral else "a float"
+        kind = "an int" if self.type in (Integral, int) else "a float"
         lb = "[" if self.closed in ("both", "left") and self.left is not None else "("
         rb = "]" if self.closed in ("both", "right") and self.right is not None else ")"
         left = "-inf" if self.left is None else _fmt(self.left)

@@ -212,16 +212,21 @@ def mutated_instances(draw):
     data = instance_to_dict(draw(instances(max_jobs=4)))
     for _ in range(draw(st.integers(1, 4))):
         target = draw(st.sampled_from(["top", "cluster", "server", "job"]))
+        cluster = data.get("cluster")
+        servers = cluster.get("servers") if isinstance(cluster, dict) else None
+        jobs = data.get("jobs")
         if target == "top":
             obj = data
-        elif target == "cluster":
-            obj = data["cluster"]
-        elif target == "server":
-            obj = data["cluster"]["servers"][0]
-        else:
-            if not data["jobs"]:
+        elif target == "cluster" and isinstance(cluster, dict):
+            obj = cluster
+        elif target == "server" and isinstance(servers, list) and servers and isinstance(servers[0], dict):
+            obj = servers[0]
+        elif target == "job" and isinstance(jobs, list) and jobs and isinstance(jobs[0], dict):
+            obj = jobs[draw(st.integers(0, len(jobs) - 1))]
+            if not isinstance(obj, dict):
                 continue
-            obj = data["jobs"][draw(st.integers(0, len(data["jobs"]) - 1))]
+        else:
+            continue
         key = draw(st.sampled_from(FIELDS + list(obj)))
         if draw(st.booleans()) and key in obj:
             del obj[key]

@@ -12,8 +12,11 @@ A policy is a small plugin: ``decide(view) -> Decision``. It sees a read-only
 - **non-preemptive** policies list waiting jobs only; running jobs always keep their GPUs, and
   the engine starts jobs in order on the idle GPUs (skip or stop as above).
 
-A policy may also ask to be consulted again at a time (``Decision.wake_at``), e.g. Tiresias at
-the next queue demotion or a round-based policy at the next round.
+A policy may also ask to be consulted again at a time: ``Decision.wake_at`` (known when deciding,
+e.g. the next round of a round-based policy), or :meth:`Policy.next_wake`, asked after the
+decision was applied (e.g. Tiresias at the next queue demotion of a job that just started).
+What happened since the previous call (arrivals, completions, starts, stops) is shown once, to
+whichever of ``decide``/``next_wake`` comes first.
 
 Policies follow the plugin contract of ``docs/design.md``: keyword-only constructors that only
 store parameters, ``parameter_constraints``, state built in ``reset``. They register by name with
@@ -81,6 +84,14 @@ class Policy(Params, abc.ABC):
     def decide(self, view: ClusterView) -> Decision:
         """The decision at ``view.now``."""
 
+    def next_wake(self, view: ClusterView) -> Number | None:
+        """Called after the engine applied a decision (``view`` shows the jobs it started and
+        stopped); return the next time the policy must be consulted even if nothing happens
+        (e.g. when a running job will cross a threshold), or None. Policies that do not override
+        it are never asked. Return the earliest time needed every time: the engine wakes the policy
+        at the earliest requested time and asks again."""
+        return None
+
     def report(self) -> dict:
         """JSON-ready data the policy wants recorded with the run (default: nothing)."""
         return {}
@@ -128,14 +139,39 @@ def _parse_value(text: str) -> Any:
         return text
 
 
+def _split_top(spec: str) -> list[str]:
+    """Split on ':' outside quotes and brackets."""
+    parts, depth, quote, cur = [], 0, None, []
+    for ch in spec:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        elif ch == ":" and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
 def parse_policy_spec(spec: str) -> tuple[str, dict]:
-    """Split ``"name:key=value:key=value"`` into the name and a parameter dict; values are read as
-    JSON when they parse (numbers, true/false, lists), else as strings.
+    """Split ``"name:key=value:key=value"`` into the name and a parameter dict.
+
+    Values are read as JSON when they parse (numbers, true/false, lists, quoted strings), else as
+    plain strings; quote a value that itself contains ':' (a nested spec).
 
     >>> parse_policy_spec("tiresias:thresholds=[3250,7200]:promote_knob=0")
     ('tiresias', {'thresholds': [3250, 7200], 'promote_knob': 0})
+    >>> parse_policy_spec('a-srpt:predictor="noisy:sigma=1"')
+    ('a-srpt', {'predictor': 'noisy:sigma=1'})
     """
-    name, *parts = spec.strip().split(":")
+    name, *parts = _split_top(spec.strip())
     params = {}
     for part in parts:
         if "=" not in part:

@@ -40,6 +40,7 @@ from .._validation import Interval, validate_params
 from ..errors import AsrptError
 from ..instance import Instance, id_key
 from ..sizes import best_iteration_times
+from ..policies import base as _policy_base
 from .metrics import summarize
 from .placer import Allocation, Placer, make_placer
 from .records import JobRecord, Segment, SimResult, check_records
@@ -103,6 +104,8 @@ class _Engine:
         self.completed: list[CompletedJob] = []
         self.next_wake = None
         self.started: list[int] = []
+        self.just_started: list[JobView] = []   # since the previous decision (shown to the policy)
+        self.just_stopped: list[JobView] = []
 
         taus = best_iteration_times(instance)
         self.views: list[JobView] = []
@@ -122,6 +125,8 @@ class _Engine:
         self.arrival_order = sorted(range(len(self.views)),
                                     key=lambda i: (self.views[i].arrival, self.views[i].key))
         self.passes = 0
+        self.clairvoyant = bool(policy.clairvoyant)
+        self.has_next_wake = type(policy).next_wake is not _policy_base.Policy.next_wake
 
     # -- time accounting ---------------------------------------------------------------------------
     def work_done(self, i: int):
@@ -178,6 +183,7 @@ class _Engine:
             st.first_start = now
         st.version += 1
         self.started.append(i)  # removed from `waiting` after the scan (the order may be a live view)
+        self.just_started.append(jv)
         self.running[i] = jv
         self._push(self._completion_time(st), _COMPLETE, i, st.version)
 
@@ -209,6 +215,7 @@ class _Engine:
         st.version += 1
         st.tau = None
         self.waiting[i] = self.views[i]
+        self.just_stopped.append(self.views[i])
 
     def _preempt(self, i: int) -> None:
         st = self.states[i]
@@ -244,47 +251,57 @@ class _Engine:
         self._start(jv.index, jv, alloc)
         return True
 
+    def _view(self) -> ClusterView:
+        """A view for the policy; what happened since the previous view is shown once."""
+        view = ClusterView(self, self.clairvoyant)
+        self.arrived.clear()
+        self.completed.clear()
+        self.just_started.clear()
+        self.just_stopped.clear()
+        return view
+
+    def _request_wake(self, wake) -> None:
+        if wake is not None and wake > self.now and (self.next_wake is None or wake < self.next_wake):
+            self.next_wake = wake
+            self._push(wake, _WAKE, -1, 0)
+
     def _decide(self) -> None:
         self.passes += 1
         policy = self.policy
-        view = ClusterView(self, bool(policy.clairvoyant))
-        decision = policy.decide(view)
-        self.arrived.clear()
-        self.completed.clear()
-        wake = decision.wake_at
-        if wake is not None and wake > self.now and (self.next_wake is None or wake != self.next_wake):
-            self.next_wake = wake
-            self._push(wake, _WAKE, -1, 0)
+        decision = policy.decide(self._view())
+        self._request_wake(decision.wake_at)
         backfill = decision.backfill
         states = self.states
         if policy.preemptive:
             budget = self.total_gpus
             selected: list[JobView] = []
-            chosen = set()
-            for jv in decision.order:
+            take = selected.append
+            for jv in decision.order:           # greedy by GPU count, in priority order
                 g = jv.gpus
                 if g <= budget:
-                    idx = jv.index
-                    if idx in chosen or states[idx].status in (_DONE, _ARRIVED):
-                        raise AsrptError(f"policy {policy.name} listed job {jv.id} twice or while not active")
-                    chosen.add(idx)
-                    selected.append(jv)
+                    take(jv)
                     budget -= g
-                    if budget == 0:
+                    if not budget:
                         break
                 elif not backfill:
                     break
+            chosen = {jv.index for jv in selected}
+            if len(chosen) != len(selected):
+                raise AsrptError(f"policy {policy.name} listed a job twice")
             for idx in [i for i in self.running if i not in chosen]:
                 if states[idx].status == _RUNNING:
                     self._preempt(idx)
             for jv in selected:
                 st = states[jv.index]
-                if st.status == _STOPPING:      # selected again before its boundary: keep running
-                    st.status = _RUNNING
-                    st.stop_token += 1
-                elif st.status == _WAITING:
+                status = st.status
+                if status == _WAITING:
                     if not self._try_start(jv) and not backfill:
                         break
+                elif status == _STOPPING:       # selected again before its boundary: keep running
+                    st.status = _RUNNING
+                    st.stop_token += 1
+                elif status != _RUNNING:
+                    raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
         else:
             for jv in decision.order:
                 if self.free_total == 0:
@@ -299,6 +316,8 @@ class _Engine:
         self.started.clear()
         if self.check:
             self._check_state(decision)
+        if self.has_next_wake:
+            self._request_wake(policy.next_wake(self._view()))
 
     # -- invariants (check_invariants=True) ---------------------------------------------------------------
     def _check_allocation(self, jv: JobView, alloc: Allocation) -> None:

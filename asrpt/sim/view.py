@@ -155,10 +155,13 @@ class ClusterView:
         Jobs that arrived since the previous decision.
     completed : tuple of CompletedJob
         Jobs that completed since the previous decision (with their true work).
+    started, stopped : tuple of JobView
+        Jobs the engine started, and jobs that released their GPUs without finishing (preempted),
+        since the previous decision (the previous decision's own starts included).
     """
 
-    __slots__ = ("_e", "now", "cluster", "waiting", "running", "arrived", "completed",
-                 "free_per_server", "clairvoyant")
+    __slots__ = ("_e", "now", "cluster", "waiting", "running", "arrived", "completed", "started",
+                 "stopped", "free_per_server", "clairvoyant")
 
     def __init__(self, engine: "_Engine", clairvoyant: bool):
         self._e = engine
@@ -168,6 +171,8 @@ class ClusterView:
         self.running = _ReadOnlyJobs(engine.running)
         self.arrived: tuple[JobView, ...] = tuple(engine.arrived)
         self.completed: tuple[CompletedJob, ...] = tuple(engine.completed)
+        self.started: tuple[JobView, ...] = tuple(engine.just_started)
+        self.stopped: tuple[JobView, ...] = tuple(engine.just_stopped)
         self.free_per_server = _ReadOnlyInts(engine.free)
         self.clairvoyant = clairvoyant
 

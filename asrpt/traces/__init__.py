@@ -1,0 +1,14 @@
+"""Trace importers: real job traces into asrpt instances, with a report of every filtered row.
+
+- :func:`read_philly` (philly.py): Microsoft Philly, Pollux's processed per-job table;
+- :func:`read_pai` (pai.py): the Alibaba PAI GPU-2020 simulator's job CSV;
+- :func:`read_alibaba_pods` (alibaba.py): Alibaba PAI 2023 (openb) pod list;
+- :func:`read_helios` (helios.py): the Helios cluster_log schema;
+- :func:`read_trace` (detect.py): any of them, detected from the header.
+"""
+
+from .base import RowProblem, TraceReport, shared_path
+from .pai import read_pai
+from .philly import read_philly
+
+__all__ = ["TraceReport", "RowProblem", "shared_path", "read_philly", "read_pai"]

@@ -1,0 +1,90 @@
+"""The Alibaba PAI GPU-2020 simulator's job CSV (the input format of the peer simulator).
+
+Columns used: ``job_id``, ``user``, ``submit_time``, ``duration`` (seconds of run time, whatever
+the placement), ``num_inst`` (gang instances, each inside one server), ``num_gpu`` (GPUs per
+instance), ``num_cpu`` (must be 0: asrpt models GPUs only; rows asking for CPUs are reported and
+kept with their CPUs ignored). Any other column is ignored and listed in the report.
+
+Each row becomes an abstract job: id ``job_id``, arrival ``submit_time``, ``gpus = num_inst *
+num_gpu``, ``instances = num_inst``, ``processing_time = duration``, ``user``. Integer times stay
+integers, so a run reproduces the peer's integer clock exactly.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .._validation import validate_params
+from ..instance import Cluster, Instance, Job
+from .base import TraceReport, read_csv_rows
+
+__all__ = ["read_pai", "PAI_COLUMNS", "looks_like_pai"]
+
+PAI_COLUMNS = ("job_id", "user", "submit_time", "duration", "num_inst", "num_gpu", "num_cpu")
+
+
+def looks_like_pai(header) -> bool:
+    """True when a CSV header has every PAI column."""
+    return all(c in header for c in PAI_COLUMNS)
+
+
+def _number(text: str):
+    value = float(text)
+    return int(value) if value.is_integer() else value
+
+
+@validate_params({"path": [str, os.PathLike], "cluster": [Cluster]})
+def read_pai(path: str | os.PathLike, cluster: Cluster) -> tuple[Instance, TraceReport]:
+    """Read a PAI-format job CSV into an instance on ``cluster``.
+
+    Rows needing more GPUs than the cluster, or instances larger than its largest server, are
+    filtered and counted; malformed rows are reported with their line.
+
+    Raises
+    ------
+    TraceError
+        Missing file or a header without the PAI columns.
+    """
+    source = os.fspath(path)
+    header, rows = read_csv_rows(source, PAI_COLUMNS)
+    report = TraceReport(source, ignored_columns=tuple(c for c in header if c not in PAI_COLUMNS))
+    jobs = []
+    seen: set[str] = set()
+    M, G = cluster.total_gpus, cluster.max_server_gpus
+    cpu_rows = 0
+    for line, row in rows:
+        report.rows += 1
+        if "__error__" in row:
+            report.bad(line, row["__error__"])
+            continue
+        job_id = row["job_id"].strip()
+        try:
+            submit = _number(row["submit_time"])
+            duration = _number(row["duration"])
+            n_inst, per = int(row["num_inst"]), int(row["num_gpu"])
+            cpus = float(row["num_cpu"] or 0)
+        except ValueError as exc:
+            report.bad(line, f"not a number: {exc}")
+            continue
+        if not job_id:
+            report.bad(line, "empty job_id")
+        elif job_id in seen:
+            report.bad(line, f"duplicate job_id {job_id!r}")
+        elif submit < 0 or duration <= 0:
+            report.bad(line, f"submit_time {submit} or duration {duration} out of range")
+        elif n_inst < 1 or per < 1:
+            report.bad(line, f"num_inst {n_inst} and num_gpu {per} must be >= 1")
+        elif n_inst * per > M:
+            report.filtered[f"needs more than the cluster's {M} GPUs"] += 1
+        elif per > G:
+            report.filtered[f"an instance needs more than a server's {G} GPUs"] += 1
+        else:
+            if cpus:
+                cpu_rows += 1
+            seen.add(job_id)
+            jobs.append(Job(job_id, submit, n_inst * per, processing_time=duration, instances=n_inst,
+                            user=row["user"].strip() or None))
+    if cpu_rows:
+        report.notes.append(f"{cpu_rows} rows ask for CPUs; asrpt schedules GPUs only and ignored them")
+    report.jobs = len(jobs)
+    return Instance(cluster, tuple(jobs), {"source": "pai", "file": os.path.basename(source)}), report

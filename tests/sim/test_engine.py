@@ -1,0 +1,126 @@
+"""The event-driven engine: event order, preemption and restart cost, exactness, invariants,
+stall detection and the read-only view."""
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+
+from asrpt.errors import AsrptError
+from asrpt.instance import Cluster, Instance, Job, Server, load_instance
+from asrpt.policies.base import Decision, Policy
+from asrpt.sim import simulate
+from asrpt.sim.records import check_records
+from asrpt.sim.view import NotClairvoyantError
+from asrpt.testing.strategies import instances
+
+
+def inst(cluster, *jobs):
+    return Instance(cluster, tuple(Job(j[0], j[1], j[2], processing_time=j[3]) for j in jobs))
+
+
+def test_worked_example_model_md_section_9():
+    res = simulate(load_instance("instances/worked-example.json"), "a-srpt", check_invariants=True)
+    assert res.completion_times == {"A": 5, "B": 1, "C": 3}
+    assert res.summary["total_completion_time"] == 9
+    assert res.policy_data["virtual_completion_times"] == {"A": Fraction(7, 2), "B": 1, "C": Fraction(3, 2)}
+    a = res.record("A")
+    assert a.start == 1 and a.queueing_delay == 1 and a.preemptions == 0 and a.jct == 5
+
+
+def test_preemption_is_immediate_for_abstract_jobs_and_restart_costs_time():
+    i = inst(Cluster((Server(4),)), ("A", 0, 4, 10), ("B", 2, 4, 1))
+    res = simulate(i, "a-srpt", check_invariants=True)
+    assert res.completion_times == {"A": 11, "B": 3}
+    a = res.record("A")
+    assert a.preemptions == 1 and [(s.start, s.end) for s in a.segments] == [(0, 2), (3, 11)]
+    res = simulate(i, "a-srpt", preemption_cost=Fraction(1, 2), check_invariants=True)
+    a = res.record("A")
+    assert res.completion_times == {"A": Fraction(23, 2), "B": 3}
+    assert a.segments[1].restart == Fraction(1, 2)
+    assert res.summary["preemptions"] == 1
+
+
+def test_completions_and_arrivals_at_the_same_time_come_before_the_decision():
+    # A frees the server at t=2 exactly when B arrives: B starts at 2, not later.
+    i = inst(Cluster((Server(2),)), ("A", 0, 2, 2), ("B", 2, 2, 1))
+    assert simulate(i, "fifo").record("B").start == 2
+
+
+def test_exact_and_float_runs_agree():
+    data = [("a", Fraction(1, 3), 1, Fraction(7, 3)), ("b", 0, 2, Fraction(5, 2)), ("c", 1, 1, Fraction(1, 7)),
+            ("d", Fraction(3, 2), 2, 2)]
+    exact = inst(Cluster.homogeneous(1, 2), *data)
+    floats = inst(Cluster.homogeneous(1, 2), *[(j, float(a), g, float(p)) for j, a, g, p in data])
+    for policy in ("a-srpt", "fifo", "sjf"):
+        e = simulate(exact, policy).completion_times
+        f = simulate(floats, policy).completion_times
+        assert all(isinstance(v, (int, Fraction)) for v in e.values())
+        assert all(abs(float(e[k]) - f[k]) <= 1e-9 * max(1, f[k]) for k in e)
+
+
+class _Idle(Policy):
+    parameter_constraints: dict = {}
+    preemptive = False
+
+    def decide(self, view):
+        return Decision(())
+
+
+def test_a_policy_that_leaves_jobs_waiting_forever_is_reported():
+    with pytest.raises(AsrptError, match="simulation stalled at t=0: policy .* left 1 job"):
+        simulate(inst(Cluster.homogeneous(1, 1), ("a", 0, 1, 1)), _Idle())
+
+
+class _Peek(Policy):
+    parameter_constraints: dict = {}
+    preemptive = False
+
+    def decide(self, view):
+        for j in view.waiting:
+            view.true_work(j)
+        return Decision(view.waiting)
+
+
+def test_non_clairvoyant_policies_cannot_read_true_sizes():
+    with pytest.raises(NotClairvoyantError, match="true sizes are hidden"):
+        simulate(inst(Cluster.homogeneous(1, 1), ("a", 0, 1, 1)), _Peek())
+
+
+class _Twice(Policy):
+    parameter_constraints: dict = {}
+    preemptive = True
+
+    def decide(self, view):
+        jobs = list(view.active())
+        return Decision(jobs + jobs)
+
+
+def test_listing_a_job_twice_is_an_error():
+    with pytest.raises(AsrptError, match="listed a job twice"):
+        simulate(inst(Cluster.homogeneous(1, 4), ("a", 0, 1, 1)), _Twice())
+
+
+def test_records_check_catches_over_allocation():
+    res = simulate(inst(Cluster.homogeneous(1, 2), ("a", 0, 2, 1), ("b", 0, 2, 1)), "fifo")
+    check_records(res.records, (2,))
+    with pytest.raises(AssertionError, match="over-allocated"):
+        check_records(res.records, (1,))  # the same run on a 1-GPU server would be impossible
+
+
+@settings(max_examples=30)
+@given(instances(max_jobs=7, exact=True, predictions=True))
+def test_every_run_satisfies_the_invariants(instance):
+    for policy in ("a-srpt", "a-srpt-strict", "a-srpt-no-preemption", "fifo", "fifo-strict", "sjf"):
+        res = simulate(instance, policy, check_invariants=True)
+        assert res.summary["finished"] == instance.n_jobs
+        for r in res.records:
+            assert r.completion >= r.arrival + r.processing_time
+
+
+@settings(max_examples=20)
+@given(instances(max_jobs=6))
+def test_same_seed_same_records(instance):
+    a = simulate(instance, "a-srpt:predictor=\"noisy:sigma=1\"", seed=3)
+    b = simulate(instance, "a-srpt:predictor=\"noisy:sigma=1\"", seed=3)
+    assert a.records == b.records and a.policy_data == b.policy_data
