@@ -354,6 +354,7 @@ class _Engine:
         ptr = 0
         heap = self.heap
         report_every = max(1, n // 200)
+        reported = 0
         while True:
             t_heap = heap[0][0] if heap else _INF
             t_arr = views[order[ptr]].arrival if ptr < n else _INF
@@ -388,8 +389,9 @@ class _Engine:
                     changed = True
             if changed:
                 self._decide()
-                if self.progress is not None and self.n_done % report_every == 0:
-                    self.progress(self.n_done, n)
+                if self.progress is not None and self.n_done - reported >= report_every:
+                    reported = self.n_done
+                    self.progress(reported, n)
         if self.waiting or self.running:
             stuck = next(iter(self.waiting.values()), None) or next(iter(self.running.values()))
             raise AsrptError(f"simulation stalled at t={self.now}: policy {self.policy.name} left "

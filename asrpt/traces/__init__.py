@@ -7,8 +7,12 @@
 - :func:`read_trace` (detect.py): any of them, detected from the header.
 """
 
+from .alibaba import alibaba_cluster, read_alibaba_pods
 from .base import RowProblem, TraceReport, shared_path
+from .detect import detect_format, read_trace
+from .helios import read_helios
 from .pai import read_pai
 from .philly import read_philly
 
-__all__ = ["TraceReport", "RowProblem", "shared_path", "read_philly", "read_pai"]
+__all__ = ["TraceReport", "RowProblem", "shared_path", "read_philly", "read_pai", "read_alibaba_pods",
+           "alibaba_cluster", "read_helios", "read_trace", "detect_format"]

@@ -11,6 +11,7 @@ A missing file or a header without the required columns raises
 from __future__ import annotations
 
 import csv
+import gzip
 import datetime as _dt
 import os
 from collections import Counter
@@ -106,7 +107,8 @@ class TraceReport:
 
 def read_csv_rows(path: str, required: Sequence[str], optional: Sequence[str] = ()
                   ) -> tuple[list[str], Iterator[tuple[int, dict]]]:
-    """Open a CSV, check its header, and iterate ``(line number, row dict)`` over data rows.
+    """Open a CSV (gzip-compressed if the name ends in .gz), check its header, and iterate
+    ``(line number, row dict)`` over data rows.
 
     Returns the header and the iterator. Blank lines are skipped (not counted as rows).
 
@@ -117,7 +119,10 @@ def read_csv_rows(path: str, required: Sequence[str], optional: Sequence[str] = 
     """
     source = os.fspath(path)
     try:
-        fh = open(source, newline="", encoding="utf-8")
+        if source.endswith(".gz"):
+            fh = gzip.open(source, "rt", newline="", encoding="utf-8")
+        else:
+            fh = open(source, newline="", encoding="utf-8")
     except FileNotFoundError:
         raise TraceError(f"{source}: no such file") from None
     except OSError as exc:
@@ -128,7 +133,7 @@ def read_csv_rows(path: str, required: Sequence[str], optional: Sequence[str] = 
     except StopIteration:
         fh.close()
         raise TraceError(f"{source}: empty file, expected a header with {', '.join(required)}") from None
-    except (csv.Error, UnicodeDecodeError) as exc:
+    except (csv.Error, UnicodeDecodeError, OSError, EOFError) as exc:
         fh.close()
         raise TraceError(f"{source}: unreadable header: {exc}") from None
     missing = [c for c in required if c not in header]
@@ -148,7 +153,7 @@ def read_csv_rows(path: str, required: Sequence[str], optional: Sequence[str] = 
                         yield line, {"__error__": f"{len(values)} fields, header has {len(header)}"}
                         continue
                     yield line, dict(zip(header, values))
-            except (csv.Error, UnicodeDecodeError) as exc:
+            except (csv.Error, UnicodeDecodeError, OSError, EOFError) as exc:
                 raise TraceError(f"{source}:{reader.line_num}: unreadable: {exc}") from None
 
     return header, rows()

@@ -3,11 +3,13 @@
 Columns: ``timestamp`` (submission, "YYYY-MM-DD HH:MM:SS"), ``duration`` (seconds), ``num_gpus``,
 ``gpu_time`` (= duration x num_gpus, checked), ``cluster`` (the hashed virtual cluster, used as the
 job's ``user``: the trace has no users, models or groups, and no fake groups are made up).
+Times are floats, as in the file (exact integers written as floats stay exact).
 
 A *window* is taken by rank in submission order: rows are sorted by (timestamp, row in the file)
 and ranks ``start .. start+limit-1`` are kept (the construction of
 ``../shared/peer-alibaba/philly-40000-2000.csv``); arrivals are seconds after the window's first
-job. Job ids are the 0-based data row of the file, so ties in submission time follow file order.
+job. Job ids are the 0-based data row of the file (or its ``philly_row`` column, when a sample of
+the file carries one), so ties in submission time follow the original file order.
 
 Jobs are abstract (``processing_time`` = the trace's duration) unless ``dnn=True``, which gives each
 job a zoo model, a parallel configuration and iterations by the documented, seeded rule of
@@ -43,10 +45,6 @@ def gang_instances(gpus: int, server_gpus: int) -> int:
         return 1
     d = max(k for k in range(1, server_gpus + 1) if gpus % k == 0)
     return gpus // d
-
-
-def _int_if_integral(x: float):
-    return int(x) if float(x).is_integer() else x
 
 
 @validate_params({
@@ -94,7 +92,8 @@ def read_philly(path: str | os.PathLike = DEFAULT_PHILLY, *, start: int = 0, lim
     cluster = cluster if cluster is not None else Cluster.homogeneous(64, 8)
     source = os.fspath(path)
     header, rows = read_csv_rows(source, _REQUIRED)
-    report = TraceReport(source, ignored_columns=tuple(c for c in header if c not in _REQUIRED))
+    has_row = "philly_row" in header
+    report = TraceReport(source, ignored_columns=tuple(c for c in header if c not in _REQUIRED + ("philly_row",)))
     parsed = []
     for row_index, (line, row) in enumerate(rows):
         report.rows += 1
@@ -106,6 +105,8 @@ def read_philly(path: str | os.PathLike = DEFAULT_PHILLY, *, start: int = 0, lim
             duration = float(row["duration"])
             gpus = int(row["num_gpus"])
             gpu_time = float(row["gpu_time"])
+            if has_row:
+                row_index = int(row["philly_row"])
         except ValueError as exc:
             report.bad(line, str(exc) if "timestamp" in str(exc) else f"not a number: {exc}")
             continue
@@ -138,9 +139,8 @@ def read_philly(path: str | os.PathLike = DEFAULT_PHILLY, *, start: int = 0, lim
         if instances is not None and instances > 1 and sum(s.gpus // (gpus // instances) for s in cluster.servers) < instances:
             report.filtered["gang instances do not fit the servers"] += 1
             continue
-        jobs.append(Job(str(row_index), _int_if_integral(t - t0), gpus,
-                        processing_time=_int_if_integral(duration), instances=instances, user=vc or None,
-                        meta={"trace_duration": _int_if_integral(duration), "row": row_index}))
+        jobs.append(Job(str(row_index), t - t0, gpus, processing_time=duration, instances=instances,
+                        user=vc or None, meta={"trace_duration": duration, "row": row_index}))
     report.jobs = len(jobs)
     metadata = {"source": "philly", "file": os.path.basename(source), "start": start, "limit": limit,
                 "gang": gang, "first_submit": window[0][0] if window else None}

@@ -1,0 +1,185 @@
+"""``asrpt simulate``: run policies on an instance or a trace and compare them in one table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from ..errors import InvalidParameterError
+from ..instance import Cluster
+from ..policies.base import make_policy, parse_policy_spec, policy_names
+from ..sim import simulate
+from ..traces.detect import FORMATS, read_trace
+from ._common import add_json, emit_json, format_table, nonneg_float, positive_int
+
+SUMMARY_COLUMNS = ("mean_jct", "median_jct", "p95_jct", "p99_jct", "makespan", "gpu_utilization",
+                   "preemptions", "total_weighted_completion_time")
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by ``simulate`` and ``run``."""
+    p.add_argument("--policy", "--policies", dest="policies", metavar="P[,P...]",
+                   help="comma-separated policies, each NAME or NAME:key=value:... "
+                        "(asrpt simulate --list-policies shows the names)")
+    p.add_argument("--cluster", metavar="SPEC", help="cluster such as 64x8 or 8,8,4 (replaces the file's)")
+    p.add_argument("--gpu-type", metavar="TYPE", help="GPU type of the --cluster servers (DNN jobs)")
+    p.add_argument("--predictor", metavar="SPEC",
+                   help="predictor for every policy that takes one, e.g. oracle, group_mean, noisy:sigma=0.5")
+    p.add_argument("--placement", metavar="NAME",
+                   help="placement for starting jobs (best_fit, first_fit, most_free, spread, ...); "
+                        "default: each policy's own, else best_fit")
+    p.add_argument("--preemption-cost", type=nonneg_float, default=0.0, metavar="S",
+                   help="seconds a preempted job spends restarting (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed for predictors and trace model assignment")
+    p.add_argument("--format", choices=("auto",) + FORMATS, default="auto",
+                   help="input format (default: detected from the file)")
+    p.add_argument("--start", type=int, default=0, metavar="N", help="trace window: first job by arrival rank")
+    p.add_argument("--limit", type=positive_int, metavar="N", help="trace window: number of jobs")
+    p.add_argument("--dnn", action="store_true",
+                   help="give trace jobs DNN models and configurations (asrpt.traces.assign)")
+    p.add_argument("--out", metavar="DIR", help="write per-job CSVs, summary.json and comparison.csv here")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show a progress bar (default: when stderr is a terminal)")
+    add_json(p)
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "simulate",
+        help="simulate policies on an instance or trace and compare them",
+        description="Run one or more scheduling policies on an instance file or a trace (Philly, "
+                    "Alibaba PAI 2020 job CSV, Alibaba 2023 pods, Helios cluster_log; detected from "
+                    "the header) with the exact event-driven simulator, and print one comparison table.",
+    )
+    p.add_argument("input", metavar="INSTANCE_OR_TRACE", nargs="?", help="instance (.json) or trace (.csv)")
+    p.add_argument("--list-policies", action="store_true", help="list the registered policies and exit")
+    add_run_options(p)
+    p.set_defaults(func=run, policies_default="a-srpt,fifo")
+
+
+def policies_from(spec: str, predictor: str | None) -> list:
+    out = []
+    for item in [s for s in _split_policies(spec) if s.strip()]:
+        name, params = parse_policy_spec(item)
+        policy = make_policy(item)
+        if predictor is not None and "predictor" in policy.get_params() and "predictor" not in params:
+            policy = make_policy(item, predictor=predictor)
+            policy.name = f"{name}[{predictor}]"
+        elif ":" in item:
+            policy.name = item
+        out.append(policy)
+    if not out:
+        raise InvalidParameterError("no policy given (--policy a-srpt,fifo,...)")
+    return out
+
+
+def _split_policies(spec: str) -> list[str]:
+    """Split on commas outside quotes and brackets (a policy's own lists may hold commas)."""
+    parts, depth, quote, cur = [], 0, None, []
+    for ch in spec:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def load_input(args):
+    cluster = Cluster.from_spec(args.cluster, args.gpu_type) if args.cluster else None
+    return read_trace(args.input, format=args.format, cluster=cluster, start=args.start, limit=args.limit,
+                      dnn=args.dnn, seed=args.seed)
+
+
+def run_policies(instance, policies, args, *, progress: bool):
+    results = []
+    for policy in policies:
+        bar = None
+        callback = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=instance.n_jobs, desc=f"{policy.name:>14}", unit="job", file=sys.stderr,
+                       dynamic_ncols=True, leave=True)
+
+            def callback(done, total, bar=bar):
+                bar.update(done - bar.n)
+        try:
+            results.append(simulate(instance, policy, placement=args.placement,
+                                    preemption_cost=args.preemption_cost, seed=args.seed, progress=callback))
+        finally:
+            if bar is not None:
+                bar.close()
+    return results
+
+
+def comparison_rows(results):
+    return [[r.policy] + [r.summary.get(c) for c in SUMMARY_COLUMNS] + [r.summary["wall_time"]] for r in results]
+
+
+def write_outputs(out_dir: str, instance, results, report) -> list[str]:
+    os.makedirs(out_dir, exist_ok=True)
+    written = []
+    for r in results:
+        path = os.path.join(out_dir, f"{_safe(r.policy)}.jobs.csv")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(r.jobs_csv())
+        written.append(path)
+    summary = {"input": instance.metadata.get("file") or None, "jobs": instance.n_jobs,
+               "gpus": instance.cluster.total_gpus, "servers": instance.cluster.n_servers,
+               "trace": report.to_dict() if report else None,
+               "results": [r.to_dict() for r in results]}
+    path = os.path.join(out_dir, "summary.json")
+    from .._json import jsonable
+
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(jsonable(summary), fh, indent=2, allow_nan=False)
+    written.append(path)
+    path = os.path.join(out_dir, "comparison.csv")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(",".join(("policy",) + SUMMARY_COLUMNS + ("wall_time",)) + "\n")
+        for row in comparison_rows(results):
+            fh.write(",".join("" if v is None else str(float(v)) if not isinstance(v, str) else v for v in row) + "\n")
+    written.append(path)
+    return written
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+def run(args) -> int:
+    if args.list_policies:
+        for name in policy_names():
+            print(name)
+        return 0
+    if not args.input:
+        raise InvalidParameterError("INSTANCE_OR_TRACE is required (or --list-policies)")
+    instance, report = load_input(args)
+    if report is not None and not args.json:
+        print(report.summary(), file=sys.stderr)
+    policies = policies_from(args.policies or args.policies_default, args.predictor)
+    show = args.progress if args.progress is not None else sys.stderr.isatty()
+    results = run_policies(instance, policies, args, progress=show)
+    if args.out:
+        written = write_outputs(args.out, instance, results, report)
+        if not args.json:
+            print(f"wrote {len(written)} files to {args.out}", file=sys.stderr)
+    if args.json:
+        emit_json({"jobs": instance.n_jobs, "gpus": instance.cluster.total_gpus,
+                   "trace": report.to_dict() if report else None,
+                   "results": [r.to_dict() for r in results]})
+    else:
+        print(format_table(("policy",) + SUMMARY_COLUMNS + ("wall_s",), comparison_rows(results)))
+    return 0
