@@ -630,6 +630,8 @@ class SRPTMachine:
         if size == 0:
             self._done[key] = self.now
             return
+        if self._cur is None:  # e.g. right after a completion at this instant
+            self._pick()
         if self._cur is not None:
             tk = self._tiekey[key]
             ctk = self._tiekey[self._cur]

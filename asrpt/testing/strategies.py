@@ -119,3 +119,48 @@ def single_machine_instances(*, min_jobs: int = 1, max_jobs: int = 6, max_proces
     return instances(min_jobs=min_jobs, max_jobs=max_jobs, cluster=st.just(Cluster((Server(1),))),
                      max_processing_time=max_processing_time, max_gap=max_gap, weighted=weighted,
                      exact=exact)
+
+
+# ---------------------------------------------------------------------------------------------
+# Plain arrays for the single-machine rules (asrpt.single) and the brute-force oracles.
+# ---------------------------------------------------------------------------------------------
+
+__all__ += ["job_arrays", "weighted_job_arrays"]
+
+
+@st.composite
+def job_arrays(draw, *, min_jobs: int = 0, max_jobs: int = 8, max_size: int = 10, max_gap: int = 5,
+               allow_zero: bool = False, exact: bool = False, same_release: bool = False):
+    """``(releases, sizes)`` lists for functions over plain arrays (``srpt_schedule`` and friends).
+
+    Releases are cumulative sums of gaps in ``0..max_gap`` (so ties are common and failures shrink
+    towards simultaneous arrivals), then assigned to job indices in a drawn order, so index order
+    and release order differ. Sizes are in ``1..max_size`` (``0..max_size`` with
+    ``allow_zero``); ``exact=True`` also draws halves and thirds as Fractions.
+    ``same_release=True`` releases every job at 0.
+    """
+    _check(0 <= min_jobs <= max_jobs, f"need 0 <= min_jobs={min_jobs} <= max_jobs={max_jobs}")
+    _check(max_size >= 1, f"max_size={max_size} must be >= 1")
+    _check(max_gap >= 0, f"max_gap={max_gap} must be >= 0")
+    n = draw(st.integers(min_jobs, max_jobs))
+    releases, t = [], 0
+    for _ in range(n):
+        if not same_release:
+            t = t + draw(_time_values(exact, max_gap))
+        releases.append(t)
+    perm = draw(st.permutations(range(n))) if n > 1 else list(range(n))
+    releases = [releases[i] for i in perm]
+    sizes = [draw(_time_values(exact, max_size, min_value=0 if allow_zero else 1)) for _ in range(n)]
+    return releases, sizes
+
+
+@st.composite
+def weighted_job_arrays(draw, *, min_jobs: int = 0, max_jobs: int = 7, max_size: int = 10,
+                        max_weight: int = 5, max_gap: int = 5, exact: bool = False,
+                        same_release: bool = False):
+    """``(releases, sizes, weights)``: :func:`job_arrays` plus integer weights in ``1..max_weight``."""
+    _check(max_weight >= 1, f"max_weight={max_weight} must be >= 1")
+    releases, sizes = draw(job_arrays(min_jobs=min_jobs, max_jobs=max_jobs, max_size=max_size,
+                                      max_gap=max_gap, exact=exact, same_release=same_release))
+    weights = [draw(st.integers(1, max_weight)) for _ in sizes]
+    return releases, sizes, weights

@@ -1,0 +1,232 @@
+"""srpt_schedule: exact preemptive SRPT (CHK-02, CHK-03), ties, zero sizes, exactness, raise paths."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
+
+from asrpt.errors import InvalidParameterError
+from asrpt.single import Piece, Schedule, fcfs_schedule, las_schedule, ps_schedule, spt_schedule, srpt_schedule
+from asrpt.testing.strategies import job_arrays
+
+
+def single_machine_problems(s: Schedule) -> list[str]:
+    """An independent check of a single-machine schedule: the machine's total rate is at most 1,
+    no job runs before its release or after its completion, every job gets exactly its size."""
+    problems = []
+    work = [0] * s.n
+    last = [None] * s.n
+    events = []
+    for job, start, end, share in s.pieces:
+        if not end > start:
+            problems.append(f"empty piece {job} [{start}, {end})")
+        if start < s.releases[job]:
+            problems.append(f"job {job} runs at {start} before its release {s.releases[job]}")
+        work[job] += (end - start) * share
+        last[job] = end if last[job] is None else max(last[job], end)
+        events += [(start, share), (end, -share)]
+    for j in range(s.n):
+        if work[j] != s.sizes[j] and not math.isclose(work[j], s.sizes[j], rel_tol=1e-9, abs_tol=1e-9):
+            problems.append(f"job {j} got {work[j]} of {s.sizes[j]}")
+        expected_end = s.releases[j] if s.sizes[j] == 0 else last[j]
+        if s.completion_times[j] != expected_end:
+            problems.append(f"job {j} completes at {s.completion_times[j]}, last piece ends {expected_end}")
+    rate = 0
+    events.sort(key=lambda e: (e[0], e[1]))
+    for i, (t, d) in enumerate(events):
+        rate += d
+        if (i + 1 == len(events) or events[i + 1][0] != t) and rate > 1 + 1e-9:
+            problems.append(f"rate {rate} > 1 at {t}")
+    if sorted(s.finishing_order) != list(range(s.n)):
+        problems.append("finishing order is not a permutation")
+    return problems
+
+
+# --- pinned examples ----------------------------------------------------------------------------
+
+
+def test_model_md_section_9_virtual_srpt():
+    # A (0, 2), B (0, 1), C (1, 1/2): B on [0,1], C on [1,1.5], A on [1.5,3.5]
+    s = srpt_schedule([0, 0, 1], [2, 1, Fraction(1, 2)], ids=["A", "B", "C"])
+    assert s.by_id() == {"A": Fraction(7, 2), "B": 1, "C": Fraction(3, 2)}
+    assert s.total_completion_time == 6
+    assert [p[:3] for p in s.pieces] == [(1, 0, 1), (2, 1, Fraction(3, 2)), (0, Fraction(3, 2), Fraction(7, 2))]
+    assert s.finishing_order == (1, 2, 0)
+    assert single_machine_problems(s) == []
+
+
+def test_arrival_with_smaller_size_preempts_and_resumes():
+    s = srpt_schedule([0, 1], [4, 1])
+    assert s.completion_times == (5, 2)
+    assert s.pieces == (Piece(0, 0, 1), Piece(1, 1, 2), Piece(0, 2, 5))
+    assert s.remaining_at(1) == (3, 1) and s.remaining_at(2) == (3, 0) and s.remaining_at(0) == (4, 1)
+    assert s.attained_at(10) == (4, 1)
+
+
+def test_ties_equal_sizes_by_index_or_by_id_key():
+    assert srpt_schedule([0, 0], [2, 2]).completion_times == (2, 4)
+    # ids: "j10" > "j9" in natural order, so j9 (index 0) first; plain string order would say otherwise
+    assert srpt_schedule([0, 0], [2, 2], ids=["j9", "j10"]).completion_times == (2, 4)
+    assert srpt_schedule([0, 0], [2, 2], ids=["j10", "j9"]).completion_times == (4, 2)
+
+
+def test_equal_remaining_arrival_with_smaller_tie_key_preempts():
+    # a runs [0,1]; at t=1 its remaining 1 equals b's size; the smaller tie key wins
+    s = srpt_schedule([0, 1], [2, 1], ids=["b", "a"])
+    assert s.by_id() == {"b": 3, "a": 2}
+    s = srpt_schedule([0, 1], [2, 1], ids=["a", "b"])
+    assert s.by_id() == {"a": 2, "b": 3}
+    assert len(s.pieces) == 2
+
+
+def test_completion_at_an_arrival_instant_comes_first():
+    s = srpt_schedule([0, 2], [2, 1])
+    assert s.completion_times == (2, 3) and s.finishing_order == (0, 1)
+    assert s.pieces == (Piece(0, 0, 2), Piece(1, 2, 3))
+
+
+def test_zero_size_jobs_complete_at_release_without_pieces():
+    s = srpt_schedule([0, 1, 1], [3, 0, 0])
+    assert s.completion_times == (3, 1, 1)
+    assert s.pieces == (Piece(0, 0, 3),)
+    assert s.finishing_order == (1, 2, 0)
+    assert s.mean_busy_times()[1] == 1
+
+
+def test_idle_gaps_and_empty_input():
+    s = srpt_schedule([5, 0], [1, 1])
+    assert s.completion_times == (6, 1)
+    empty = srpt_schedule([], [])
+    assert empty.completion_times == () and empty.total_completion_time == 0 and empty.makespan == 0
+
+
+def test_schedule_helpers():
+    s = srpt_schedule([0, 1], [4, 1], ids=["x", "y"])
+    assert s.total_flow_time == 5 + 1
+    assert s.flow_times == (5, 1)
+    assert s.weighted_total([2, 3]) == 2 * 5 + 3 * 2
+    assert s.number_present(0) == 1 and s.number_present(1) == 2 and s.number_present(5) == 0
+    assert s.mean_busy_times() == (Fraction(1 + (25 - 4), 2 * 4), Fraction(3, 2))
+    d = s.to_dict()
+    assert d["completion_times"] == {"x": 5, "y": 2} and d["finishing_order"] == ["y", "x"]
+    assert d["pieces"][1] == {"job": "y", "start": 1, "end": 2, "share": 1}
+    assert "srpt" in repr(s)
+
+
+def test_numpy_input_and_float_mode():
+    s = srpt_schedule(np.array([0.0, 1.0]), np.array([4.0, 1.0]))
+    assert s.completion_times == (5.0, 2.0)
+    assert srpt_schedule(np.array([0, 1]), np.array([4, 1])).completion_times == (5, 2)
+
+
+# --- properties ---------------------------------------------------------------------------------
+
+
+@given(job_arrays(exact=True, allow_zero=True))
+def test_schedule_is_valid(arrays):
+    assert single_machine_problems(srpt_schedule(*arrays)) == []
+
+
+@given(job_arrays(exact=True))
+@example(([0, 0, 1], [3, 1, 1]))
+def test_chk03_order_property(arrays):
+    """CHK-03: among jobs present together, SRPT completes them in increasing (remaining, tie key)."""
+    releases, sizes = arrays
+    s = srpt_schedule(releases, sizes)
+    for t in sorted(set(releases) | set(s.completion_times)):
+        rem = s.remaining_at(t)
+        present = [j for j in range(s.n) if releases[j] <= t < s.completion_times[j]]
+        by_priority = sorted(present, key=lambda j: (rem[j], j))
+        completions = [s.completion_times[j] for j in by_priority]
+        assert completions == sorted(completions)
+        assert len(set(completions)) == len(completions)
+
+
+@given(job_arrays(exact=True))
+def test_chk03_never_overtaken_by_a_later_longer_job(arrays):
+    releases, sizes = arrays
+    s = srpt_schedule(releases, sizes)
+    for j in range(s.n):
+        for k in range(s.n):
+            if releases[k] > releases[j] and releases[k] < s.completion_times[j]:
+                if sizes[k] > s.remaining_at(releases[k])[j]:
+                    assert s.completion_times[j] < s.completion_times[k]
+
+
+@given(job_arrays(exact=True))
+def test_chk02_fewest_jobs_present_at_every_event(arrays):
+    """CHK-02: SRPT minimises N(t) at every time among work-conserving rules, and so sum F."""
+    releases, sizes = arrays
+    s = srpt_schedule(releases, sizes)
+    others = [fcfs_schedule(releases, sizes), las_schedule(releases, sizes), ps_schedule(releases, sizes),
+              spt_schedule(sizes, releases=releases)]
+    times = set(releases) | set(s.completion_times)
+    for o in others:
+        times |= set(o.completion_times)
+    for t in times:
+        for o in others:
+            assert s.number_present(t) <= o.number_present(t)
+    for o in others:
+        assert s.total_completion_time <= o.total_completion_time
+
+
+@given(job_arrays(exact=True))
+def test_chk02_flow_time_is_the_integral_of_n(arrays):
+    releases, sizes = arrays
+    s = srpt_schedule(releases, sizes)
+    times = sorted(set(releases) | set(s.completion_times))
+    integral = sum((b - a) * s.number_present(a) for a, b in zip(times, times[1:]))
+    assert integral == s.total_flow_time
+
+
+@given(job_arrays(exact=True))
+def test_float_run_agrees_with_exact_run(arrays):
+    releases, sizes = arrays
+    exact = srpt_schedule(releases, sizes)
+    flt = srpt_schedule([float(r) for r in releases], [float(p) for p in sizes])
+    for a, b in zip(exact.completion_times, flt.completion_times):
+        assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+@given(job_arrays(exact=True), st.randoms(use_true_random=False))
+def test_relabelling_jobs_permutes_the_result(arrays, rnd):
+    """Job indices only matter through ties: with distinct ids the schedule follows the ids."""
+    releases, sizes = arrays
+    n = len(sizes)
+    ids = [f"j{i}" for i in range(n)]
+    perm = list(range(n))
+    rnd.shuffle(perm)
+    s = srpt_schedule(releases, sizes, ids=ids)
+    t = srpt_schedule([releases[i] for i in perm], [sizes[i] for i in perm], ids=[ids[i] for i in perm])
+    assert s.by_id() == t.by_id()
+
+
+# --- raise paths --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"releases": [0, 0], "sizes": [1, -1]}, "'sizes' parameter of srpt_schedule must be a sequence of finite numbers >= 0"),
+    ({"releases": [0], "sizes": [float("nan")]}, "'sizes' parameter"),
+    ({"releases": [0], "sizes": [float("inf")]}, "'sizes' parameter"),
+    ({"releases": [float("nan")], "sizes": [1]}, "'releases' parameter"),
+    ({"releases": [0], "sizes": ["1"]}, "'sizes' parameter"),
+    ({"releases": [0], "sizes": [True]}, "'sizes' parameter"),
+    ({"releases": [0], "sizes": 3}, "'sizes' parameter"),
+    ({"releases": np.zeros((1, 1)), "sizes": [1]}, "'releases' parameter"),
+    ({"releases": [0, 1], "sizes": [1]}, "'releases' parameter of srpt_schedule must have the length of 'sizes' \\(1\\)"),
+    ({"releases": [0, 1], "sizes": [1, 1], "ids": ["a"]}, "'ids' parameter of srpt_schedule must have the length"),
+    ({"releases": [0, 1], "sizes": [1, 1], "ids": ["a", "a"]}, "'ids' parameter of srpt_schedule must be None or a sequence of distinct"),
+])
+def test_invalid_input_raises_one_line(kwargs, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        srpt_schedule(**kwargs)
+
+
+def test_weighted_total_checks_its_weights():
+    s = srpt_schedule([0], [1])
+    with pytest.raises(InvalidParameterError, match="'weights' parameter of weighted_total must have the length"):
+        s.weighted_total([1, 2])
+    with pytest.raises(InvalidParameterError, match="'weights' parameter of weighted_total"):
+        s.weighted_total([float("nan")])
