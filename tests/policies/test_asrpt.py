@@ -1,0 +1,97 @@
+"""A-SRPT (model.md section 6): the worked example, the incremental order against a plain sort of
+the virtual machine's priority keys, the options, and the adaptive step."""
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+
+from asrpt.instance import Cluster, Instance, Job, Server
+from asrpt.policies.asrpt import ASRPT
+from asrpt.policies.base import Decision, make_policy
+from asrpt.sim import simulate
+from asrpt.single import srpt_schedule
+from asrpt.single.virtual import virtual_sizes
+from asrpt.testing.strategies import instances
+
+
+class _Checked(ASRPT):
+    """A-SRPT that compares its incremental order with a full sort at every decision."""
+
+    def decide(self, view):
+        decision = super().decide(view)
+        order = list(decision.order)
+        if self.order == "virtual":
+            m = self.machine_
+            reference = sorted(view.active(), key=lambda j: m.priority_key(j.index))
+            if not self.preemption:
+                reference = [j for j in reference if not view.is_running(j)]
+            assert [j.id for j in order] == [j.id for j in reference], view.now
+        return Decision(order, decision.backfill, decision.wake_at)
+
+
+@settings(max_examples=40)
+@given(instances(max_jobs=8, exact=True, predictions=True))
+def test_incremental_order_equals_the_virtual_machine_priority_order(instance):
+    for kwargs in ({}, {"adaptive": "off"}, {"preemption": False}, {"backfill": False}):
+        simulate(instance, _Checked(**kwargs), check_invariants=True)
+
+
+@settings(max_examples=30)
+@given(instances(max_jobs=8, exact=True, predictions=True))
+def test_static_virtual_machine_is_srpt_on_the_virtual_sizes(instance):
+    """With static predictions, C~ recorded by the run equals single-machine SRPT on p~ (CHK-18's
+    virtual side): the virtual machine is exact and independent of the real schedule."""
+    res = simulate(instance, "a-srpt:adaptive=off")
+    sizes = virtual_sizes(instance, predicted=True)
+    expected = srpt_schedule([j.arrival for j in instance.jobs], sizes, ids=[j.id for j in instance.jobs])
+    assert res.policy_data["virtual_completion_times"] == {
+        j.id: c for j, c in zip(instance.jobs, expected.completion_times)}
+    assert res.policy_data["virtual_sizes"] == {j.id: s for j, s in zip(instance.jobs, sizes)}
+
+
+def test_virtually_finished_jobs_come_first_by_virtual_completion():
+    # One 2-GPU server. A (2 GPUs, P=10) is predicted to take 2: its virtual size is 2*2/2 = 2, so
+    # the virtual machine finishes it at C~ = 2 while it really runs until 10. B (2 GPUs, P=1,
+    # virtual size 1) arrives at 3.
+    inst = Instance(Cluster((Server(2),)), (
+        Job("A", 0, 2, processing_time=10, predicted_processing_time=2),
+        Job("B", 3, 2, processing_time=1)))
+    res = simulate(inst, "a-srpt:adaptive=off", check_invariants=True)
+    # A is virtually done at C~ = 2 < 3, so at t = 3 it outranks B (r~ 0 < 1): no preemption.
+    assert res.policy_data["virtual_completion_times"] == {"A": 2, "B": 4}
+    assert res.completion_times == {"A": 10, "B": 11} and res.summary["preemptions"] == 0
+    # With the truth (oracle predictor) A's virtual size is 10 and B's 1: B preempts A at 3.
+    oracle = simulate(inst, "a-srpt:adaptive=off:predictor=oracle", check_invariants=True)
+    assert oracle.completion_times == {"A": 11, "B": 4} and oracle.summary["preemptions"] == 1
+
+
+def test_doubling_adaptive_step_happens_exactly_when_work_reaches_the_prediction():
+    inst = Instance(Cluster((Server(2),)), (
+        Job("A", 0, 2, processing_time=10, predicted_processing_time=2),
+        Job("B", 3, 2, processing_time=1)))
+    res = simulate(inst, "a-srpt:adaptive=doubling", check_invariants=True)
+    # A (virtual size 2) doubles when its real work reaches the prediction. t=2: 2 -> 4 (virtual
+    # remaining 2). t=3: B arrives with virtual size 1, A's virtual remaining is also 1: the tie goes
+    # to the id, A keeps running. t=4: A's work reaches 4 -> 8; its virtual remaining is now 4 and
+    # B's 1, so B preempts A and runs 4-5. A resumes at 5 and reaches 8 at t=9 (-> 16), done at 11.
+    assert res.policy_data["predictions"]["A"] == 16 and res.policy_data["adaptive_updates"] == 3
+    assert res.completion_times == {"A": 11, "B": 5} and res.record("A").preemptions == 1
+    assert res.policy_data["initial_predictions"]["A"] == 2
+
+
+def test_repredict_uses_the_predictor_given_the_work_done():
+    # The constant predictor says 1 second, and at least twice the work done when asked again:
+    # re-predictions at t = 1 (-> 2), 2 (-> 4) and 4 (-> 8); A completes at 5.
+    inst = Instance(Cluster((Server(1),)), (Job("A", 0, 1, processing_time=5),))
+    res = simulate(inst, "a-srpt:adaptive=repredict:predictor=\"constant:processing_time=1\"",
+                   check_invariants=True)
+    assert res.completion_times == {"A": 5} and res.policy_data["adaptive_updates"] == 3
+    assert res.policy_data["predictions"]["A"] == 8
+
+
+def test_options_are_validated():
+    with pytest.raises(Exception, match="The 'order' parameter of ASRPT must be a str among"):
+        make_policy("a-srpt:order=fastest")
+    with pytest.raises(Exception, match="unknown predictor 'orcale' \\(did you mean 'oracle'"):
+        simulate(Instance(Cluster.homogeneous(1, 1), (Job("a", 0, 1, processing_time=1),)), "a-srpt:predictor=orcale")

@@ -1,0 +1,58 @@
+"""Cross-validation against a published simulator (issue 9): the Alibaba PAI GPU-2020 simulator's
+decisions on 2,000 real Philly jobs, job for job, for its seven shipped configurations.
+
+The peer's rules (../shared/docs/peer-alibaba.md) are expressed with ordinary asrpt options: jobs
+of gang instances (``Job.instances``), placement orders ``first_fit`` ("pack") and ``most_free``
+("balance"), FIFO and SJF-by-duration policies with ``ff`` (backfill) or ``strict`` scans, abstract
+jobs whose run time ignores placement, and integer times. The only translation is in the reading of
+the peer's files: it numbers the single node of a 1 x G cluster 1 (not 0).
+"""
+
+import csv
+import os
+
+import pytest
+
+from asrpt.instance import Cluster, Server
+from asrpt.sim import simulate
+from asrpt.traces import read_pai, shared_path
+
+PEER = shared_path("peer-alibaba")
+pytestmark = pytest.mark.skipif(not os.path.isdir(PEER), reason="peer data not present")
+
+CONFIGS = ["fifo-ff_16x8-balance", "fifo-ff_16x8-pack", "fifo-ff_1x512", "fifo-strict_16x8-pack",
+           "sjf-ff_16x8-balance", "sjf-ff_16x8-pack", "sjf-strict_16x8-pack"]
+
+
+def setup(config):
+    policy_scan, shape = config.split("_", 1)
+    policy, scan = policy_scan.split("-")
+    cluster_spec, _, order = shape.partition("-")
+    cluster = Cluster((Server(512),)) if cluster_spec == "1x512" else Cluster.from_spec(cluster_spec)
+    name = {"fifo": "fifo", "sjf": "sjf-duration"}[policy]
+    spec = name + (":backfill=false" if scan == "strict" else "")
+    placement = {"pack": "first_fit", "balance": "most_free", "": "first_fit"}[order]
+    return cluster, spec, placement
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_every_job_starts_finishes_and_is_placed_as_the_peer_decided(config):
+    cluster, spec, placement = setup(config)
+    instance, report = read_pai(os.path.join(PEER, "philly-40000-2000.csv"), cluster)
+    assert report.jobs == 2000 and report.ignored_columns == ("philly_row",)
+    result = simulate(instance, spec, placement=placement)
+    ours = {r.id: r for r in result.records}
+    with open(os.path.join(PEER, f"out_{config}.csv")) as fh:
+        peer = list(csv.DictReader(fh))
+    assert len(peer) == 2000
+    for row in peer:
+        r = ours[row["job_id"]]
+        placement_text = r.placement
+        if cluster.n_servers == 1:
+            placement_text = placement_text.replace("0:", "1:")
+        mine = (r.start, r.completion, r.jct, r.queueing_delay, placement_text)
+        theirs = (int(row["start_time"]), int(row["finish_time"]), int(row["jct"]), int(row["queue_delay"]),
+                  row["placement"])
+        assert mine == theirs, (f"{config}: first differing job {row['job_id']}: peer (start, finish, jct, "
+                                f"queue, placement) = {theirs}, asrpt = {mine}")
+        assert isinstance(r.start, int) and isinstance(r.completion, int)  # the integer clock is kept
