@@ -3,7 +3,9 @@
 Columns: ``timestamp`` (submission, "YYYY-MM-DD HH:MM:SS"), ``duration`` (seconds), ``num_gpus``,
 ``gpu_time`` (= duration x num_gpus, checked), ``cluster`` (the hashed virtual cluster, used as the
 job's ``user``: the trace has no users, models or groups, and no fake groups are made up).
-Times are floats, as in the file (exact integers written as floats stay exact).
+Times are floats, as in the file (exact integers written as floats stay exact). ``meta`` keeps the
+trace's own duration (``trace_duration``), the row, and the submission as epoch seconds
+(``submitted``, read as UTC; for features such as hour of day and weekday).
 
 A *window* is taken by rank in submission order: rows are sorted by (timestamp, row in the file)
 and ranks ``start .. start+limit-1`` are kept (the construction of
@@ -140,7 +142,7 @@ def read_philly(path: str | os.PathLike = DEFAULT_PHILLY, *, start: int = 0, lim
             report.filtered["gang instances do not fit the servers"] += 1
             continue
         jobs.append(Job(str(row_index), t - t0, gpus, processing_time=duration, instances=instances,
-                        user=vc or None, meta={"trace_duration": duration, "row": row_index}))
+                        user=vc or None, meta={"trace_duration": duration, "row": row_index, "submitted": t}))
     report.jobs = len(jobs)
     metadata = {"source": "philly", "file": os.path.basename(source), "start": start, "limit": limit,
                 "gang": gang, "first_submit": window[0][0] if window else None}

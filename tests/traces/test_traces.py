@@ -144,7 +144,8 @@ def test_helios_schema_on_a_hand_written_file(tmp_path):
     inst, report = read_helios(path, Cluster.homogeneous(2, 8))
     assert [(j.id, j.arrival, j.gpus, j.processing_time, j.user) for j in inst.jobs] == [
         ("j4", 0.0, 1, 40.0, "u3"), ("j1", 10.0, 8, 3600.0, "u1")]
-    assert inst.jobs[1].meta == {"vc": "vcA", "state": "COMPLETED"} and inst.jobs[1].group is None
+    assert inst.jobs[1].meta == {"vc": "vcA", "state": "COMPLETED", "submitted": 1585699210.0}
+    assert inst.jobs[1].group is None
     assert report.filtered == {"not a GPU job": 1, "did not run": 1} and [p.line for p in report.malformed] == [6]
     assert detect_format(path) == "helios"
     inst2, _ = read_trace(path, cluster=Cluster.homogeneous(2, 8), limit=1)
