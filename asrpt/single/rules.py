@@ -32,6 +32,7 @@ Examples
 from __future__ import annotations
 
 import heapq
+from operator import itemgetter
 from numbers import Integral, Real
 from typing import Sequence
 
@@ -55,6 +56,9 @@ _RELEASES_SIZES_IDS = {
     "sizes": [NumberSequence(0)],
     "ids": [None, IdSequence()],
 }
+
+
+_RANK = itemgetter(1)  # heap entries are (key, rank, job): shared pieces are listed in tie-key order
 
 
 def _build(completion, pieces, finished, releases, sizes, ids, rule) -> Schedule:
@@ -82,21 +86,31 @@ def _list_schedule(releases: list, sizes: list, keys: list, ranks: list):
     heap: list = []
     t = releases[order[0]] if n else 0
     i = 0
+    zero: list = []  # zero-size jobs complete at their release, whatever the machine does
     while i < n or heap:
         while i < n and releases[order[i]] <= t:
             j = order[i]
-            heapq.heappush(heap, (keys[j], ranks[j], j))
+            if sizes[j] == 0:
+                completion[j] = releases[j]
+                zero.append(j)
+            else:
+                heapq.heappush(heap, (keys[j], ranks[j], j))
             i += 1
         if not heap:
+            if i == n:
+                break
             t = releases[order[i]]
             continue
         _, _, j = heapq.heappop(heap)
         end = t + sizes[j]
-        if end > t:
-            pieces.append(Piece(j, t, end))
+        pieces.append(Piece(j, t, end))
         completion[j] = end
         finished.append(j)
         t = end
+    if zero:  # merge in time order; completions come before releases at the same instant
+        seq = {j: (0, pos) for pos, j in enumerate(finished)}
+        seq.update({j: (1, pos) for pos, j in enumerate(zero)})
+        finished = sorted(finished + zero, key=lambda j: (completion[j], seq[j]))
     return completion, pieces, finished
 
 
@@ -395,6 +409,8 @@ def las_schedule(releases: Sequence[Real], sizes: Sequence[Real], *,
             else:
                 groups.append([0, [(sizes[k], ranks[k], k)]])
         if not groups:
+            if i == n:
+                break
             t = releases[order[i]]
             continue
         level, heap = groups[-1]
@@ -411,7 +427,7 @@ def las_schedule(releases: Sequence[Real], sizes: Sequence[Real], *,
             new_level = target
         if t_end > t:
             share = exact_div(1, k)
-            pieces.extend(Piece(j, t, t_end, share) for _, _, j in heap)
+            pieces.extend(Piece(j, t, t_end, share) for _, _, j in sorted(heap, key=_RANK))
         t = t_end
         groups[-1][0] = new_level
         if kind == "done":
@@ -482,6 +498,8 @@ def ps_schedule(releases: Sequence[Real], sizes: Sequence[Real], *,
             else:
                 heapq.heappush(heap, (v + sizes[k], ranks[k], k))
         if not heap:
+            if i == n:
+                break
             t = releases[order[i]]
             v = 0
             continue
@@ -497,7 +515,7 @@ def ps_schedule(releases: Sequence[Real], sizes: Sequence[Real], *,
             done = True
         if t_end > t:
             share = exact_div(1, k)
-            pieces.extend(Piece(j, t, t_end, share) for _, _, j in heap)
+            pieces.extend(Piece(j, t, t_end, share) for _, _, j in sorted(heap, key=_RANK))
         t = t_end
         if done:
             while heap and heap[0][0] == v:
@@ -576,6 +594,8 @@ def multi_srpt_schedule(releases: Sequence[Real], sizes: Sequence[Real], machine
             else:
                 present.append(k)
         if not present:
+            if i == n:
+                break
             t = releases[order[i]]
             continue
         present.sort(key=lambda j: (rem[j], ranks[j]))
