@@ -74,7 +74,7 @@ import pulp
 
 from .._validation import InstanceOf, Interval, Options, validate_params
 from ..errors import SolverError
-from ..instance import Instance, id_key
+from ..instance import Cluster, Instance, Job, Server, id_key
 from ..single._arrays import exact_sum
 from ..sizes import processing_times
 from ..solve import SOLVERS, SolveResult, solve
@@ -223,6 +223,58 @@ def _result(model, res: SolveResult, grid: _Grid, slot, exact_grid, ids, extract
                      MappingProxyType(dict(zip(ids, schedule))), slot, grid.horizon, exact_grid, res)
 
 
+def _slot_heuristic(g: _Grid, gpus: list, weights: list, m: int, priority) -> list | None:
+    """Preemptive list scheduling on the slot grid: in every slot, the released unfinished jobs in
+    ``priority`` order take the GPUs they fit in (backfilling). Returns each job's completion slot
+    count ``c_j`` (last slot + 1), or None if it does not finish within the horizon."""
+    n = len(gpus)
+    rem = list(g.length)
+    done: list = [None] * n
+    left = n
+    for t in range(g.horizon):
+        free = m
+        for j in sorted((j for j in range(n) if g.release[j] <= t and rem[j] > 0),
+                        key=lambda j: priority(j, rem)):
+            if gpus[j] <= free:
+                free -= gpus[j]
+                rem[j] -= 1
+                if rem[j] == 0:
+                    done[j] = t + 1
+                    left -= 1
+        if left == 0:
+            return done
+    return None
+
+
+def _nonpreemptive_heuristic(g: _Grid, gpus: list, m: int, order) -> list | None:
+    """Order-preserving greedy on the slot grid; start slot per job, or None past the horizon."""
+    starts = _greedy(g.release, g.length, gpus, m, order)
+    if any(s + k > g.horizon for s, k in zip(starts, g.length)):
+        return None
+    return starts
+
+
+def _deadlines(g: _Grid, gpus: list, weights: list, m: int, ends: list) -> list:
+    """Latest completion slot count ``c_j`` of job j in any solution no worse than ``ends``.
+
+    In a solution of cost at most ``U = sum w_i ends_i`` (slot units), ``w_j c_j <= U - sum_{i != j}
+    w_i c_i <= U - LB_{-j}``, where ``LB_{-j}`` is a lower bound (LB1, LB2, LB_MBT) of the rounded
+    instance without j: the other jobs' part of a slot solution is a schedule of that instance.
+    Computed exactly (weights as rationals), so no optimal solution is cut off.
+    """
+    n = len(gpus)
+    w = [_frac(x) for x in weights]
+    cluster = Cluster((Server(m),))
+    jobs = [Job(f"j{i}", g.release[i], gpus[i], weight=w[i], processing_time=g.length[i]) for i in range(n)]
+    upper = exact_sum(wi * e for wi, e in zip(w, ends))
+    out = []
+    for j in range(n):
+        others = jobs[:j] + jobs[j + 1:]
+        lb = lower_bounds(Instance(cluster, tuple(others))).best if others else 0
+        out.append(min(g.horizon, math.floor((upper - lb) / w[j])))
+    return out
+
+
 @validate_params(_COMMON)
 def slotted_ilp(instance: Instance, *, slot: Real = 1, solver: str = "highs",
                 time_limit: Real | None = None, gap: Real = 0.0,
@@ -274,20 +326,44 @@ def slotted_ilp(instance: Instance, *, slot: Real = 1, solver: str = "highs",
     g = _grid(arrivals, sizes, slot, horizon)
     T = g.horizon
     exact_grid = g.on_grid and m == 1 and len(set(weights)) == 1
+    # Deadlines from the best of a few list schedules (all solutions at least as good obey them).
+    rules = [lambda j, rem: (rem[j], j),
+             lambda j, rem: (_frac(rem[j] * gpus[j]) / _frac(weights[j]), j),
+             lambda j, rem: (_frac(g.length[j] * gpus[j]) / _frac(weights[j]), j),
+             lambda j, rem: (-gpus[j], rem[j], j),
+             lambda j, rem: (g.release[j], j)]
+    candidates = [e for e in (_slot_heuristic(g, gpus, weights, m, r) for r in rules) if e is not None]
+    if candidates:
+        best = min(candidates, key=lambda e: exact_sum(_frac(w) * c for w, c in zip(weights, e)))
+        last = _deadlines(g, gpus, weights, m, best)  # c_j <= last[j]: slots t < last[j]
+    else:
+        last = [T] * n
     prob = pulp.LpProblem("slotted", pulp.LpMinimize)
     x: dict = {}
+    done: dict = {}
+    completion_expr = []
     for j in range(n):
-        for t in range(g.release[j], T):
+        r, k, d = g.release[j], g.length[j], last[j]
+        first = r + k - 1  # earliest possible last slot
+        for t in range(r, d):
             x[j, t] = prob.add_variable(f"x_{j}_{t}", 0, 1, cat="Binary")
-    comp = [prob.add_variable(f"C_{j}", g.release[j] + g.length[j], None) for j in range(n)]
-    prob += pulp.lpSum(float(weights[j]) * comp[j] for j in range(n))
+        for t in range(first, d - 1):
+            done[j, t] = prob.add_variable(f"D_{j}_{t}", 0, 1, cat="Binary")
+        # C_j (in slots) = 1 + number of slots t with D_jt = 0 (D = 0 before first, 1 from d-1 on)
+        completion_expr.append(1 + first + pulp.lpSum(1 - done[j, t] for t in range(first, d - 1)))
+    prob += pulp.lpSum(float(weights[j]) * completion_expr[j] for j in range(n))
     for j in range(n):
-        prob += pulp.lpSum(x[j, t] for t in range(g.release[j], T)) == g.length[j], f"work_{j}"
-        k = g.length[j]
-        prob += (k * comp[j] >= pulp.lpSum((t + 1) * x[j, t] for t in range(g.release[j], T))
+        r, k, d = g.release[j], g.length[j], last[j]
+        first = r + k - 1
+        prob += pulp.lpSum(x[j, t] for t in range(r, d)) == k, f"work_{j}"
+        for t in range(first, d - 2):
+            prob += done[j, t + 1] >= done[j, t], f"mono_{j}_{t}"
+        for t in range(first, d - 1):
+            # done by the end of slot t: no work after it
+            prob += pulp.lpSum(x[j, u] for u in range(t + 1, d)) <= k * (1 - done[j, t]), f"after_{j}_{t}"
+            prob += x[j, t + 1] + done[j, t] <= 1, f"idle_{j}_{t}"
+        prob += (k * completion_expr[j] >= pulp.lpSum((t + 1) * x[j, t] for t in range(r, d))
                  + k * (k - 1) / 2), f"mean_{j}"
-        for t in range(max(g.release[j], g.release[j] + k), T):  # below that C_j's bound suffices
-            prob += comp[j] >= (t + 1) * x[j, t], f"last_{j}_{t}"
     for t in range(T):
         present = [j for j in range(n) if (j, t) in x]
         if sum(gpus[j] for j in present) > m:
@@ -297,7 +373,7 @@ def slotted_ilp(instance: Instance, *, slot: Real = 1, solver: str = "highs",
     def extract():
         objective, cost, completion, schedule = [], [], [], []
         for j in range(n):
-            used = [t for t in range(g.release[j], T) if _value(x[j, t]) > 0.5]
+            used = [t for t in range(g.release[j], last[j]) if _value(x[j, t]) > 0.5]
             if len(used) != g.length[j]:
                 raise SolverError(f"solver returned {len(used)} slots for job {ids[j]!r}, "
                                   f"expected {g.length[j]}")
@@ -366,14 +442,28 @@ def start_time_ilp(instance: Instance, *, slot: Real = 1, solver: str = "highs",
         return _empty_result("start_time", slot, horizon)
     g = _grid(arrivals, sizes, slot, horizon)
     T = g.horizon
+    # Deadlines from the best order-preserving greedy over a few orders (see _deadlines).
+    orders = [sorted(range(n), key=key) for key in (
+        lambda j: (g.release[j], j),
+        lambda j: (_frac(g.length[j] * gpus[j]) / _frac(weights[j]), j),
+        lambda j: (_frac(g.length[j]) / _frac(weights[j]), j),
+        lambda j: (-gpus[j], g.release[j], j))]
+    candidates = [st for st in (_nonpreemptive_heuristic(g, gpus, m, o) for o in orders) if st is not None]
+    if candidates:
+        ends = [[s + k for s, k in zip(st, g.length)] for st in candidates]
+        best = min(ends, key=lambda e: exact_sum(_frac(w) * c for w, c in zip(weights, e)))
+        last = _deadlines(g, gpus, weights, m, best)  # start slots s <= last[j] - k_j
+    else:
+        last = [T] * n
+    latest = [last[j] - g.length[j] for j in range(n)]
     prob = pulp.LpProblem("start_time", pulp.LpMinimize)
     y: dict = {}
     for j in range(n):
-        for s in range(g.release[j], T - g.length[j] + 1):
+        for s in range(g.release[j], latest[j] + 1):
             y[j, s] = prob.add_variable(f"y_{j}_{s}", 0, 1, cat="Binary")
     prob += pulp.lpSum(float(weights[j]) * s * var for (j, s), var in y.items())
     for j in range(n):
-        prob += pulp.lpSum(y[j, s] for s in range(g.release[j], T - g.length[j] + 1)) == 1, f"start_{j}"
+        prob += pulp.lpSum(y[j, s] for s in range(g.release[j], latest[j] + 1)) == 1, f"start_{j}"
     for t in range(T):
         covering = {}  # job -> the start slots that make it run in slot t
         for j in range(n):
@@ -388,7 +478,7 @@ def start_time_ilp(instance: Instance, *, slot: Real = 1, solver: str = "highs",
     def extract():
         objective, completion, schedule = [], [], []
         for j in range(n):
-            starts = [s for s in range(g.release[j], T - g.length[j] + 1) if _value(y[j, s]) > 0.5]
+            starts = [s for s in range(g.release[j], latest[j] + 1) if _value(y[j, s]) > 0.5]
             if len(starts) != 1:
                 raise SolverError(f"solver returned {len(starts)} starts for job {ids[j]!r}")
             begin = starts[0] * slot
