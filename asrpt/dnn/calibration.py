@@ -31,13 +31,13 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .._validation import InstanceOf, validate_params
+from .._validation import InstanceOf, Integral, Interval, validate_params
 from ..errors import InvalidParameterError, TraceError
 
 __all__ = [
@@ -650,7 +650,7 @@ def _errors(rows: Sequence[Measurement], pred: np.ndarray, held_out: bool | None
 
 
 @validate_params({"rows": "no_validation", "start": [InstanceOf(PerfParams), None],
-                  "max_nfev": [int]})
+                  "max_nfev": [Interval(Integral, 1, None, closed="left")]})
 def fit(rows: Sequence[Measurement], start: PerfParams | None = None,
         max_nfev: int = 400) -> dict:
     """Fit :data:`FREE_PARAMETERS` to the training rows; report errors on the held-out rows.

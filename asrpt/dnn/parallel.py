@@ -54,10 +54,10 @@ import numpy as np
 
 from .._validation import InstanceOf, Integral, Interval, Real, validate_params
 from ..errors import Infeasible, InvalidParameterError
-from ..instance import Parallelism
+from ..instance import Cluster, Parallelism
 from .calibration import PerfParams, perf_params
-from .hardware import (DEFAULT_GPU_TYPE, GPUSpec, Precision, default_precision, gpu_spec,
-                       precision_info, resolve_gpu_type)
+from .hardware import (DEFAULT_GPU_TYPE, GPUSpec, Precision, gpu_spec, precision_info,
+                       resolve_gpu_type)
 
 __all__ = [
     "Configuration",
@@ -94,6 +94,19 @@ TP_ALLREDUCES = {"attention": 1, "mlp": 1, "block": 2, "embedding": 1, "conv": 1
 CONV_TYPES = frozenset({"conv"})
 
 _POS_INT = [Interval(Integral, 1, None, closed="left")]
+
+
+class _JobLike:
+    """Constraint: a DNN job (an asrpt Job or a view with ``model`` and ``parallelism``)."""
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        return getattr(value, "model", None) is not None and hasattr(value, "parallelism")
+
+    def __str__(self) -> str:
+        return "a DNN job (an asrpt.instance.Job or a job view with 'model' and 'parallelism')"
+
+
+_JOB = [_JobLike()]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -853,6 +866,7 @@ def plan_for(model, config: Configuration, gpu_type: str = DEFAULT_GPU_TYPE,
 # ---------------------------------------------------------------------------------------------
 
 
+@validate_params({"job": _JOB})
 def job_layer_graph(job) -> nx.DiGraph:
     """The zoo layer graph of a DNN job (InvalidParameterError for an abstract job).
 
@@ -876,6 +890,7 @@ def job_layer_graph(job) -> nx.DiGraph:
     return _zoo_layer_graph(model)
 
 
+@validate_params({"job": _JOB})
 def job_configuration(job) -> Configuration:
     """The :class:`Configuration` of a DNN job: its parallelism and global batch (the model's
     ``default_batch_size`` when the job gives none).
@@ -901,6 +916,10 @@ def job_configuration(job) -> Configuration:
     ...                       iterations=10, batch_size=128)).replica_batch
     32
     """
+    return _job_configuration(job)
+
+
+def _job_configuration(job) -> Configuration:
     model = getattr(job, "model", None)
     if model is None:
         raise InvalidParameterError(f"job {getattr(job, 'id', '?')!r} is abstract (no model)")
@@ -914,6 +933,8 @@ def job_configuration(job) -> Configuration:
         raise InvalidParameterError(f"job {getattr(job, 'id', '?')!r}: {exc}") from None
 
 
+@validate_params({"job": _JOB, "gpu_type": [str, None], "cluster": [InstanceOf(Cluster), None],
+                  "params": [InstanceOf(PerfParams), None]})
 def job_plan(job, gpu_type: str | None = None, cluster=None,
              params: PerfParams | None = None) -> JobPlan:
     """The :class:`JobPlan` of a DNN job on ``gpu_type`` (default: the cluster's GPU type, else
@@ -952,7 +973,7 @@ def job_plan(job, gpu_type: str | None = None, cluster=None,
     """
     if gpu_type is None:
         gpu_type = resolve_gpu_type(cluster) if cluster is not None else DEFAULT_GPU_TYPE
-    config = job_configuration(job)
+    config = _job_configuration(job)
     params = params or perf_params()
     return _plan_cached(job.model, config, gpu_spec(gpu_type).name, _job_precision(job),
                         params, None, True)
@@ -1059,6 +1080,7 @@ def worker_graph_for(plan: JobPlan, job_id: str | None = None) -> nx.Graph:
     return _worker_graph_cached(plan, job_id)
 
 
+@validate_params({"job": _JOB, "gpu_type": [str, None], "cluster": [InstanceOf(Cluster), None]})
 def worker_graph(job, gpu_type: str | None = None, cluster=None) -> nx.Graph:
     """The worker graph of a DNN job (cached per job id, model, configuration, batch, precision
     and GPU type; frozen).

@@ -47,6 +47,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
+import networkx as nx
 import numpy as np
 
 from .._validation import InstanceOf, validate_params
@@ -54,7 +55,7 @@ from ..errors import Infeasible, InvalidParameterError
 from ..instance import Cluster
 from .calibration import PerfParams, perf_params
 from .hardware import gpu_spec, precision_info, resolve_gpu_type
-from .parallel import JobPlan, job_configuration, _job_precision, _plan_cached
+from .parallel import _JOB, JobPlan, _job_configuration, _job_precision, _plan_cached
 
 __all__ = [
     "IterationBreakdown",
@@ -70,16 +71,6 @@ __all__ = [
 ]
 
 
-class _JobLike:
-    """Constraint: a DNN job (an asrpt Job or a view with ``model`` and ``parallelism``)."""
-
-    def is_satisfied_by(self, value: Any) -> bool:
-        return getattr(value, "model", None) is not None and hasattr(value, "parallelism")
-
-    def __str__(self) -> str:
-        return "a DNN job (an asrpt.instance.Job or a job view with 'model' and 'parallelism')"
-
-
 class _AssignmentLike:
     def is_satisfied_by(self, value: Any) -> bool:
         return isinstance(getattr(value, "assignment", value), Mapping)
@@ -88,7 +79,6 @@ class _AssignmentLike:
         return "a mapping (r, s, k) -> server index, or an object with such an 'assignment'"
 
 
-_JOB = [_JobLike()]
 _CLUSTER = [InstanceOf(Cluster)]
 
 
@@ -341,7 +331,7 @@ def _best_packing(plan: JobPlan, info: _ClusterInfo, params: PerfParams, servers
 
 
 def _plan_on(job, gpu_type: str, params: PerfParams) -> JobPlan:
-    return _plan_cached(job.model, job_configuration(job), gpu_type, _job_precision(job),
+    return _plan_cached(job.model, _job_configuration(job), gpu_type, _job_precision(job),
                         params, None, True)
 
 
@@ -787,7 +777,7 @@ def packing_assignment(job, servers, cluster: Cluster, params: PerfParams | None
     return {(r, s, k): int(A[r, s, k]) for r in range(d) for s in range(p) for k in range(t)}
 
 
-@validate_params({"graph": "no_validation", "assignment": [_AssignmentLike()]})
+@validate_params({"graph": [InstanceOf(nx.Graph)], "assignment": [_AssignmentLike()]})
 def cut_bytes(graph, assignment) -> float:
     """Bytes per iteration on worker-graph edges whose ends sit on different servers.
 

@@ -106,7 +106,7 @@ def _config_problems(model: str, dp: int, pp: int, tp: int, batch: int | None,
                      precision: str | None, token: _ClusterToken) -> tuple[tuple[str, str], ...]:
     """(field, message) pairs for one distinct configuration on one cluster."""
     from . import perf
-    from .parallel import _table_for_name, job_configuration
+    from .parallel import _job_configuration, _table_for_name
 
     cluster = token.cluster
 
@@ -131,7 +131,7 @@ def _config_problems(model: str, dp: int, pp: int, tp: int, batch: int | None,
         return tuple(out)
     job = _ConfigJob(model, dp, pp, tp, batch, precision)
     try:
-        job_configuration(job)
+        _job_configuration(job)
         perf.best_iteration_time(job, cluster)
     except Infeasible as exc:
         msg = str(exc)
