@@ -1,0 +1,181 @@
+"""``asrpt srpt``, ``asrpt opt`` and ``asrpt bounds``: JSON payloads match the library, tables print,
+bad input is one line on stderr with exit status 2 and never a traceback."""
+
+import json
+
+import pytest
+
+from asrpt.cli import main
+from asrpt.instance import Cluster, Instance, Job, save_instance
+from asrpt.offline import lower_bounds
+from asrpt.solve import available_solvers
+
+WORKED = Instance(Cluster.homogeneous(1, 4), (
+    Job("A", 0, 2, processing_time=4), Job("B", 0, 4, processing_time=1, predicted_processing_time=2),
+    Job("C", 1, 1, processing_time=2)))
+TWO_MACHINES = Instance(Cluster.homogeneous(2, 1), tuple(
+    Job(i, r, 1, processing_time=p) for i, r, p in [("A", 0, 5), ("B", 5, 1), ("C", 0, 1), ("D", 5, 1), ("E", 0, 1)]))
+
+
+@pytest.fixture
+def files(tmp_path):
+    out = {}
+    for name, inst in {"worked": WORKED, "two": TWO_MACHINES}.items():
+        path = tmp_path / f"{name}.json"
+        save_instance(inst, path)
+        out[name] = str(path)
+    (tmp_path / "bad.json").write_text('{"cluster": ')
+    out["bad_json"] = str(tmp_path / "bad.json")
+    (tmp_path / "too_big.json").write_text(json.dumps({
+        "cluster": {"servers": [{"gpus": 2}]},
+        "jobs": [{"id": "a", "arrival": 0, "gpus": 3, "processing_time": 1}]}))
+    out["infeasible_job"] = str(tmp_path / "too_big.json")
+    (tmp_path / "negative.json").write_text(json.dumps({
+        "cluster": {"servers": [{"gpus": 2}]},
+        "jobs": [{"id": "a", "arrival": 0, "gpus": 1, "processing_time": -1}]}))
+    out["invalid"] = str(tmp_path / "negative.json")
+    out["missing"] = str(tmp_path / "nope.json")
+    return out
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --- asrpt srpt ---------------------------------------------------------------------------------
+
+
+def test_srpt_json_is_the_virtual_schedule(capsys, files):
+    code, out, err = run(capsys, "srpt", files["worked"], "--json")
+    assert code == 0 and err == ""
+    d = json.loads(out)
+    assert d["total_completion_time"] == 6
+    assert d["completion_times"] == {"A": 3.5, "B": 1, "C": 1.5}
+    assert d["virtual_sizes"] == {"A": 2, "B": 1, "C": 0.5}
+    assert d["finishing_order"] == ["B", "C", "A"] and d["predicted"] is False
+    assert d["pieces"][0] == {"job": "B", "start": 0, "end": 1}
+
+
+def test_srpt_predicted_and_exact(capsys, files):
+    code, out, _ = run(capsys, "srpt", files["worked"], "--predicted", "--exact", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["predicted"] is True
+    # B's predicted size is 4*2/4 = 2, a tie with A broken by id (A first); C (1/2) preempts A at t=1
+    assert d["virtual_sizes"]["B"] == 2
+    assert d["completion_times"] == {"A": 2.5, "B": 4.5, "C": 1.5}
+
+
+def test_srpt_table(capsys, files):
+    code, out, _ = run(capsys, "srpt", files["worked"])
+    assert code == 0
+    assert out.splitlines()[0].startswith("virtual SRPT of ")
+    assert "C~" in out and out.rstrip().endswith("total completion time: 6")
+
+
+# --- asrpt bounds -------------------------------------------------------------------------------
+
+
+def test_bounds_json_matches_the_library(capsys, files):
+    code, out, err = run(capsys, "bounds", files["worked"], "--json")
+    assert code == 0 and err == ""
+    d = json.loads(out)
+    b = lower_bounds(WORKED)
+    assert (d["lb1"], d["lb2"], d["lb_mbt"], d["best"]) == (8, 6, float(b.lb_mbt), 8)
+
+
+def test_bounds_table(capsys, files):
+    code, out, _ = run(capsys, "bounds", files["two"])
+    assert code == 0 and "lb_mbt" in out and "best" in out and "19" in out
+
+
+# --- asrpt opt ----------------------------------------------------------------------------------
+
+
+def test_opt_json_bracket_and_schedule(capsys, files):
+    code, out, err = run(capsys, "opt", files["two"], "--json")
+    assert code == 0 and err == ""
+    d = json.loads(out)
+    assert d["upper_bound"] == 20 and d["lower_bound"] <= 20 and d["status"] == "optimal"
+    assert d["completion_times"]["A"] == 5 and sum(d["completion_times"].values()) == 20
+    assert d["schedule"]["A"] == [{"start": 0, "end": 5, "gpus": 1}]
+    assert d["preemptive"] is True and d["slot"] == 1 and d["solver"]["name"] == "highs"
+
+
+def test_opt_options(capsys, files):
+    code, out, _ = run(capsys, "opt", files["worked"], "--no-preemptive", "--slot", "1/2", "--time-limit", "30",
+                       "--gap", "0", "--max-slots", "50", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["preemptive"] is False and d["slot"] == 0.5
+    assert d["upper_bound"] == 9 and d["lower_bound"] == 9  # non-preemptive, data on the grid: exact
+    assert d["ilp"]["model"] == "start_time" and d["ilp"]["exact_grid"] is True
+
+
+@pytest.mark.skipif("cbc" not in available_solvers(), reason="CBC binary not available")
+def test_opt_with_cbc(capsys, files):
+    code, out, _ = run(capsys, "opt", files["worked"], "--solver", "cbc", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["upper_bound"] == 9 and d["solver"]["name"] == "cbc"
+
+
+def test_opt_table(capsys, files):
+    code, out, _ = run(capsys, "opt", files["worked"])
+    assert code == 0
+    assert "lower bound" in out and "upper bound" in out and "[1,5)" in out
+
+
+def test_opt_infeasible_horizon_exits_1_with_a_bracket(capsys, files):
+    code, out, err = run(capsys, "opt", files["worked"], "--horizon", "2", "--json")
+    assert code == 1
+    d = json.loads(out)
+    assert d["status"] == "infeasible" and d["source"] == "greedy" and d["lower_bound"] <= d["upper_bound"]
+    assert err.count("\n") == 1 and "no solution within 2 slots" in err
+
+
+# --- bad input: one line, exit 2, no traceback ---------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["srpt", "opt", "bounds"])
+@pytest.mark.parametrize("case, text", [
+    ("missing", "no such file"),
+    ("bad_json", "invalid JSON"),
+    ("infeasible_job", "jobs[0].gpus: 3 exceeds the cluster's 2 GPUs"),
+    ("invalid", "jobs[0].processing_time: must be > 0"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, files, command, case, text):
+    code, out, err = run(capsys, command, files[case], "--json")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith(f"asrpt {command}: error: ") and text in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, text", [
+    (["opt", "X", "--slot", "0"], "argument --slot: '0' is not a positive number"),
+    (["opt", "X", "--slot", "abc"], "argument --slot: 'abc' is not a positive number"),
+    (["opt", "X", "--gap", "1"], "argument --gap: '1' is not a relative gap in [0, 1)"),
+    (["opt", "X", "--solver", "gurobi"], "argument --solver: invalid choice"),
+    (["opt", "X", "--time-limit", "-1"], "argument --time-limit"),
+    (["opt", "X", "--horizon", "0"], "argument --horizon"),
+    (["srpt"], "the following arguments are required: FILE"),
+])
+def test_bad_options_exit_2(capsys, argv, text):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and text in err
+
+
+@pytest.mark.parametrize("command", ["srpt", "opt", "bounds"])
+def test_help_documents_every_option(capsys, command):
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "--json" in out and "FILE" in out and "--exact" in out
+    if command == "opt":
+        for option in ("--slot", "--solver", "--time-limit", "--gap", "--preemptive", "--no-preemptive", "--horizon"):
+            assert option in out
+    if command == "srpt":
+        assert "--predicted" in out
