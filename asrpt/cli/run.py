@@ -1,7 +1,9 @@
 """``asrpt run``: the main job on the bundled default.
 
 A window of the Philly trace (20,000 jobs from rank 40,000, shipped in ``asrpt/data``) on a
-64-server x 8-GPU cluster, A-SRPT against the main baselines, with a progress bar, the comparison
+64-server x 8-GPU cluster, each job given a DNN model and configuration by the seeded rule of
+:mod:`asrpt.traces.assign` (``--no-dnn`` keeps the trace's durations as abstract jobs), A-SRPT
+against the main baselines, with a progress bar, the comparison
 table, per-job CSVs, ``summary.json`` and a JCT CDF plot (``jct_cdf.png``) in ``--out``.
 """
 
@@ -28,7 +30,7 @@ def register(sub) -> None:
                     "write per-job CSVs, summary.json and a JCT CDF plot to --out (default out/run).",
     )
     p.add_argument("--trace", metavar="FILE", help="another Philly-format trace instead of the bundled window")
-    add_run_options(p)
+    add_run_options(p, dnn_default=True)
     p.set_defaults(func=run)
 
 

@@ -18,7 +18,7 @@ SUMMARY_COLUMNS = ("mean_jct", "median_jct", "p95_jct", "p99_jct", "makespan", "
                    "preemptions", "total_weighted_completion_time")
 
 
-def add_run_options(p: argparse.ArgumentParser) -> None:
+def add_run_options(p: argparse.ArgumentParser, *, dnn_default: bool = False) -> None:
     """Options shared by ``simulate`` and ``run``."""
     p.add_argument("--policy", "--policies", dest="policies", metavar="P[,P...]",
                    help="comma-separated policies, each NAME or NAME:key=value:... "
@@ -37,8 +37,9 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
                    help="input format (default: detected from the file)")
     p.add_argument("--start", type=int, default=0, metavar="N", help="trace window: first job by arrival rank")
     p.add_argument("--limit", type=positive_int, metavar="N", help="trace window: number of jobs")
-    p.add_argument("--dnn", action="store_true",
-                   help="give trace jobs DNN models and configurations (asrpt.traces.assign)")
+    p.add_argument("--dnn", action=argparse.BooleanOptionalAction, default=dnn_default,
+                   help="give trace jobs DNN models and configurations (asrpt.traces.assign; "
+                        f"default {'on' if dnn_default else 'off'})")
     p.add_argument("--out", metavar="DIR", help="write per-job CSVs, summary.json and comparison.csv here")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show a progress bar (default: when stderr is a terminal)")
