@@ -56,9 +56,12 @@ class Net:
                    params=2 * x.shape[0], out_elems=x.elems, act_elems=x.elems, block=self.block)
         return T(name, x.shape)
 
-    def act(self, name: str, x: T) -> T:
+    def act(self, name: str, x: T, inplace: bool = True) -> T:
+        # torchvision's CNN activations are in place (ReLU(inplace=True)): the output overwrites the
+        # input, and the one tensor left is the one the next layer stashes as its own input, so an
+        # in-place activation stashes nothing of its own (counting it would count it twice).
         self.b.add(name, "act", inputs=_inputs(x), fwd_flops=EW["act"] * x.elems,
-                   out_elems=x.elems, act_elems=x.elems, block=self.block)
+                   out_elems=x.elems, act_elems=0 if inplace else x.elems, block=self.block)
         return T(name, x.shape)
 
     def maxpool(self, name: str, x: T, k: int, stride: int, pad: int = 0) -> T:
