@@ -85,6 +85,8 @@ def test_completion_at_an_arrival_instant_comes_first():
     s = srpt_schedule([0, 2], [2, 1])
     assert s.completion_times == (2, 3) and s.finishing_order == (0, 1)
     assert s.pieces == (Piece(0, 0, 2), Piece(1, 2, 3))
+    # a zero-size job released when another completes is recorded after that completion
+    assert srpt_schedule([0, 2], [2, 0]).finishing_order == (0, 1)
 
 
 def test_zero_size_jobs_complete_at_release_without_pieces():
