@@ -354,6 +354,14 @@ def lp_schedule(releases: Sequence[Real], sizes: Sequence[Real], weights: Sequen
 # ---------------------------------------------------------------------------------------------
 
 
+def _float_tie(a, b) -> bool:
+    """With floats, ``a`` and ``b`` closer than a relative 1e-12 count as the same instant (exact
+    numbers never do): LAS changes discontinuously at ties, so rounding must not decide them."""
+    if not (isinstance(a, float) or isinstance(b, float)):
+        return False
+    return abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b))
+
+
 @validate_params(_RELEASES_SIZES_IDS)
 def las_schedule(releases: Sequence[Real], sizes: Sequence[Real], *,
                  ids: Sequence[str] | None = None) -> Schedule:
@@ -362,7 +370,8 @@ def las_schedule(releases: Sequence[Real], sizes: Sequence[Real], *,
     At every instant the jobs with the least attained service share the machine equally; a new
     arrival (attained 0) takes the machine alone unless the running jobs are also at 0. A group
     that catches up with the next attained level merges with it. Levels are set exactly at merges
-    and completions, so float runs do not drift apart.
+    and completions, and with floats an arrival within a relative 1e-12 of a completion or merge
+    counts as simultaneous (the completion first), so float runs follow the exact run's ties.
 
     Parameters
     ----------
@@ -419,11 +428,13 @@ def las_schedule(releases: Sequence[Real], sizes: Sequence[Real], *,
         if len(groups) > 1 and groups[-2][0] < target:
             target, kind = groups[-2][0], "merge"
         t_end = t + (target - level) * k
-        if i < n and releases[order[i]] < t_end:
+        if i < n and releases[order[i]] < t_end and not _float_tie(releases[order[i]], t_end):
             t_end = releases[order[i]]
             new_level = level + exact_div(t_end - t, k)
             kind = "arrival"
         else:
+            if i < n and releases[order[i]] < t_end:  # a float tie: the completion/merge comes first
+                t_end = releases[order[i]]
             new_level = target
         if t_end > t:
             share = exact_div(1, k)

@@ -148,6 +148,7 @@ def test_las_equals_ps_when_all_jobs_arrive_together(arrays):
 
 
 @given(job_arrays(exact=True))
+@example(([Fraction(5, 3), Fraction(5, 3), Fraction(11, 3)], [1, 1, 1]))  # 5/3 + 2 rounds past 11/3
 def test_las_float_mode_agrees(arrays):
     r, p = arrays
     exact = las_schedule(r, p).completion_times
