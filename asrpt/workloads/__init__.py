@@ -1,0 +1,65 @@
+"""Workload generators: seeded synthetic instances calibrated to production traces.
+
+- :func:`recurring_workload` (recurring.py): users who resubmit job groups (model, dataset,
+  configuration), calibrated to the Philly and Helios statistics of :mod:`.profiles`;
+- :func:`make_workload`: a generator from a spec such as ``"recurring:n_jobs=500:load=0.9:seed=2"``
+  (the ``name:key=value`` syntax of policies and predictors).
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Callable
+
+from .._validation import validate_params
+from ..errors import InvalidParameterError
+from ..instance import Instance
+from .profiles import PROFILES, get_profile, helios_statistics, philly_statistics
+from .recurring import RecurringParams, gpu_distribution, recurring_workload, workload_statistics
+
+__all__ = ["WORKLOADS", "make_workload", "recurring_workload", "RecurringParams",
+           "workload_statistics", "gpu_distribution", "PROFILES", "get_profile",
+           "philly_statistics", "helios_statistics"]
+
+#: Generator families by name.
+WORKLOADS: dict[str, Callable[..., Instance]] = {"recurring": recurring_workload}
+
+
+@validate_params({"spec": [str]})
+def make_workload(spec: str) -> Instance:
+    """Generate a workload from ``"family[:key=value...]"``.
+
+    Parameters
+    ----------
+    spec : str
+        A family of :data:`WORKLOADS` and its keyword arguments.
+
+    Returns
+    -------
+    Instance
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown family or parameter, or a bad value.
+
+    Examples
+    --------
+    >>> make_workload("recurring:n_jobs=12:seed=4").n_jobs
+    12
+    >>> make_workload("recuring")
+    Traceback (most recent call last):
+    ...
+    asrpt.errors.InvalidParameterError: unknown workload family 'recuring' (did you mean 'recurring'?); known: recurring
+    """
+    from ..policies.base import parse_policy_spec
+
+    name, params = parse_policy_spec(spec)
+    if name not in WORKLOADS:
+        close = difflib.get_close_matches(name, list(WORKLOADS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise InvalidParameterError(f"unknown workload family {name!r}{hint}; known: {', '.join(sorted(WORKLOADS))}")
+    try:
+        return WORKLOADS[name](**params)
+    except TypeError as exc:  # an unknown keyword
+        raise InvalidParameterError(f"workload {name!r}: {exc}") from None
