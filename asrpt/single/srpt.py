@@ -17,7 +17,9 @@ Conventions, the same in the function and the machine:
 - **Zero sizes** are allowed: such a job completes at its release, takes no machine time and
   leaves no piece. Negative, infinite or NaN sizes are rejected with InvalidParameterError.
 - **Exactness.** With ``int`` and :class:`fractions.Fraction` data every time is exact (no
-  ``float()`` anywhere); with floats the usual rounding applies.
+  ``float()`` anywhere); with floats the usual rounding applies. In particular an exact tie of
+  remaining sizes may be decided by rounding in a float run, which swaps the two jobs'
+  completion times; the sorted completion times and the total are unaffected beyond rounding.
 - **Pieces** are maximal: a job's piece ends only when it completes or is preempted, so a schedule
   has at most ``2n - 1`` pieces.
 
@@ -191,6 +193,76 @@ class Schedule:
             acc[job] += (end * end - start * start) * share
         return tuple(exact_div(a, 2 * p) if p != 0 else c
                      for a, p, c in zip(acc, self.sizes, self.completion_times))
+
+    def problems(self, *, machines: int = 1, rel_tol: float = 1e-9) -> list:
+        """Check the schedule independently of the rule that made it; return its problems.
+
+        Checks: pieces are non-empty, start no earlier than their job's release and give each job
+        exactly its size (exactly for exact data, within ``rel_tol`` with floats); a job's
+        completion time is its last piece's end (its release for a zero-size job); a job never
+        gets more than one machine (its shares at any time sum to at most 1) and the machines'
+        total rate is at most ``machines``; the finishing order is a permutation in time order.
+
+        Parameters
+        ----------
+        machines : int
+            Number of unit-speed machines (1 for the single-machine rules).
+        rel_tol : float
+            Relative tolerance for float data.
+
+        Returns
+        -------
+        list of str
+            One line per problem; empty for a valid schedule.
+
+        Examples
+        --------
+        >>> srpt_schedule([0, 1], [2, 1]).problems()
+        []
+        """
+        def close(a, b) -> bool:
+            if isinstance(a, float) or isinstance(b, float):
+                return abs(a - b) <= rel_tol * max(abs(a), abs(b), 1)
+            return a == b
+
+        out = []
+        work = [0] * self.n
+        last: list = [None] * self.n
+        total: list = []
+        per_job: list = [[] for _ in range(self.n)]
+        for job, start, end, share in self.pieces:
+            if not end > start:
+                out.append(f"job {job}: empty piece [{start}, {end})")
+            if start < self.releases[job] and not close(start, self.releases[job]):
+                out.append(f"job {job}: runs at {start}, before its release {self.releases[job]}")
+            work[job] += (end - start) * share
+            last[job] = end if last[job] is None else max(last[job], end)
+            total += [(start, share), (end, -share)]
+            per_job[job] += [(start, share), (end, -share)]
+        for j in range(self.n):
+            if not close(work[j], self.sizes[j]):
+                out.append(f"job {j}: received {work[j]}, needs {self.sizes[j]}")
+            end = self.releases[j] if self.sizes[j] == 0 else last[j]
+            if end is None or not close(self.completion_times[j], end):
+                out.append(f"job {j}: completes at {self.completion_times[j]}, its last piece ends at {end}")
+
+        def peaks(events, limit, what):
+            rate = 0
+            events.sort(key=lambda e: (e[0], e[1]))
+            for i, (t, d) in enumerate(events):
+                rate += d
+                if (i + 1 == len(events) or events[i + 1][0] != t) and rate > limit * (1 + rel_tol):
+                    out.append(f"at time {t}: {what} {rate}, more than {limit}")
+
+        peaks(total, machines, "total rate")
+        for j in range(self.n):
+            peaks(per_job[j], 1, f"job {j} rate")
+        order = list(self.finishing_order)
+        if sorted(order) != list(range(self.n)):
+            out.append("the finishing order is not a permutation of the jobs")
+        elif any(self.completion_times[a] > self.completion_times[b] for a, b in zip(order, order[1:])):
+            out.append("the finishing order is not in time order")
+        return out
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (numbers as given; the CLI turns Fractions into floats)."""

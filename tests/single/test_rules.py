@@ -14,8 +14,6 @@ from asrpt.single import (Piece, fcfs_schedule, las_schedule, lp_schedule, multi
                           spt_schedule, srpt_schedule, wspt_schedule)
 from asrpt.testing.strategies import job_arrays, weighted_job_arrays
 
-from test_srpt import single_machine_problems
-
 RULES = {
     "fcfs": lambda r, p: fcfs_schedule(r, p),
     "spt": lambda r, p: spt_schedule(p, releases=r),
@@ -31,7 +29,7 @@ RULES = {
 @given(arrays=job_arrays(exact=True, allow_zero=True))
 def test_every_rule_gives_a_valid_schedule(rule, arrays):
     s = RULES[rule](*arrays)
-    assert single_machine_problems(s) == []
+    assert s.problems() == []
     assert s.rule == rule.replace("-m1", "-m")
 
 
@@ -201,14 +199,9 @@ def test_multi_srpt_on_one_machine_is_srpt(arrays):
 def test_multi_srpt_schedule_is_valid(arrays, m):
     r, p = arrays
     s = multi_srpt_schedule(r, p, m)
-    for j in range(s.n):
-        pieces = [q for q in s.pieces if q.job == j]
-        assert sum(q.end - q.start for q in pieces) == p[j]
-        assert all(q.start >= r[j] for q in pieces)
-        assert all(a.end <= b.start for a, b in zip(pieces, pieces[1:]))
-    points = sorted({q.start for q in s.pieces})
-    for t in points:
-        assert sum(1 for q in s.pieces if q.start <= t < q.end) <= m
+    assert s.problems(machines=m) == []
+    if m > 1 and len(p) > 1:
+        assert s.problems() == [] or "more than 1" in s.problems()[0]
     if m >= len(p):
         assert s.completion_times == tuple(a + b for a, b in zip(r, p))
 

@@ -12,38 +12,6 @@ from asrpt.single import Piece, Schedule, fcfs_schedule, las_schedule, ps_schedu
 from asrpt.testing.strategies import job_arrays
 
 
-def single_machine_problems(s: Schedule) -> list[str]:
-    """An independent check of a single-machine schedule: the machine's total rate is at most 1,
-    no job runs before its release or after its completion, every job gets exactly its size."""
-    problems = []
-    work = [0] * s.n
-    last = [None] * s.n
-    events = []
-    for job, start, end, share in s.pieces:
-        if not end > start:
-            problems.append(f"empty piece {job} [{start}, {end})")
-        if start < s.releases[job]:
-            problems.append(f"job {job} runs at {start} before its release {s.releases[job]}")
-        work[job] += (end - start) * share
-        last[job] = end if last[job] is None else max(last[job], end)
-        events += [(start, share), (end, -share)]
-    for j in range(s.n):
-        if work[j] != s.sizes[j] and not math.isclose(work[j], s.sizes[j], rel_tol=1e-9, abs_tol=1e-9):
-            problems.append(f"job {j} got {work[j]} of {s.sizes[j]}")
-        expected_end = s.releases[j] if s.sizes[j] == 0 else last[j]
-        if s.completion_times[j] != expected_end:
-            problems.append(f"job {j} completes at {s.completion_times[j]}, last piece ends {expected_end}")
-    rate = 0
-    events.sort(key=lambda e: (e[0], e[1]))
-    for i, (t, d) in enumerate(events):
-        rate += d
-        if (i + 1 == len(events) or events[i + 1][0] != t) and rate > 1 + 1e-9:
-            problems.append(f"rate {rate} > 1 at {t}")
-    if sorted(s.finishing_order) != list(range(s.n)):
-        problems.append("finishing order is not a permutation")
-    return problems
-
-
 # --- pinned examples ----------------------------------------------------------------------------
 
 
@@ -54,7 +22,7 @@ def test_model_md_section_9_virtual_srpt():
     assert s.total_completion_time == 6
     assert [p[:3] for p in s.pieces] == [(1, 0, 1), (2, 1, Fraction(3, 2)), (0, Fraction(3, 2), Fraction(7, 2))]
     assert s.finishing_order == (1, 2, 0)
-    assert single_machine_problems(s) == []
+    assert s.problems() == []
 
 
 def test_arrival_with_smaller_size_preempts_and_resumes():
@@ -97,6 +65,22 @@ def test_zero_size_jobs_complete_at_release_without_pieces():
     assert s.mean_busy_times()[1] == 1
 
 
+def test_problems_detects_each_kind_of_error():
+    good = srpt_schedule([0, 1], [2, 1])
+    assert good.problems() == []
+    bad = Schedule((3, 2), (Piece(0, 0, 1), Piece(1, 0, 2), Piece(0, 2, 2)), (0, 1), (2, 1), (0, 1))
+    text = "\n".join(bad.problems())
+    assert "job 0: empty piece [2, 2)" in text
+    assert "job 1: runs at 0, before its release 1" in text
+    assert "job 0: received 1, needs 2" in text and "job 1: received 2, needs 1" in text
+    assert "job 0: completes at 3, its last piece ends at 2" in text
+    assert "at time 0: total rate 2, more than 1" in text
+    assert "the finishing order is not in time order" in text
+    assert "at time 0: job 0 rate 2, more than 1" in "\n".join(
+        Schedule((1,), (Piece(0, 0, 1), Piece(0, 0, 1)), (0,), (2,), (0,)).problems(machines=2))
+    assert "not a permutation" in "\n".join(Schedule((1,), (Piece(0, 0, 1),), (0,), (1,), ()).problems())
+
+
 def test_idle_gaps_and_empty_input():
     s = srpt_schedule([5, 0], [1, 1])
     assert s.completion_times == (6, 1)
@@ -128,7 +112,7 @@ def test_numpy_input_and_float_mode():
 
 @given(job_arrays(exact=True, allow_zero=True))
 def test_schedule_is_valid(arrays):
-    assert single_machine_problems(srpt_schedule(*arrays)) == []
+    assert srpt_schedule(*arrays).problems() == []
 
 
 @given(job_arrays(exact=True))
@@ -184,12 +168,24 @@ def test_chk02_flow_time_is_the_integral_of_n(arrays):
 
 
 @given(job_arrays(exact=True))
+@example(([0, Fraction(25, 3), 3, 0, 6], [1, Fraction(11, 3), 1, 1, 6]))  # a tie decided by rounding
 def test_float_run_agrees_with_exact_run(arrays):
+    """Tolerance 1e-9 relative. At an exact tie of remaining sizes rounding may pick the other job,
+    which swaps the two jobs' completion times: the sorted completion times (and so the total) agree."""
     releases, sizes = arrays
     exact = srpt_schedule(releases, sizes)
     flt = srpt_schedule([float(r) for r in releases], [float(p) for p in sizes])
-    for a, b in zip(exact.completion_times, flt.completion_times):
+    for a, b in zip(sorted(exact.completion_times), sorted(flt.completion_times)):
         assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+    assert math.isclose(exact.total_completion_time, flt.total_completion_time, rel_tol=1e-9, abs_tol=1e-9)
+
+
+@given(job_arrays())
+def test_float_run_of_integer_data_is_identical(arrays):
+    releases, sizes = arrays
+    exact = srpt_schedule(releases, sizes)
+    flt = srpt_schedule([float(r) for r in releases], [float(p) for p in sizes])
+    assert exact.completion_times == flt.completion_times and exact.pieces == flt.pieces
 
 
 @given(job_arrays(exact=True), st.randoms(use_true_random=False))
