@@ -144,8 +144,15 @@ def test_exact_grid_flags():
 # --- solvers, limits, infeasible horizons --------------------------------------------------------
 
 
+ONE_JOB = Instance(Cluster.homogeneous(1, 1), (Job("a", 0, 1, processing_time=1),))  # every deadline tight
+WEIGHTED = Instance(Cluster.homogeneous(1, 4), (
+    Job("a", 0, 2, processing_time=3, weight=2), Job("b", 1, 4, processing_time=1, weight=5),
+    Job("c", 1, 3, processing_time=2), Job("d", 2, 1, processing_time=4, weight=3)))
+
+
 @pytest.mark.skipif("cbc" not in available_solvers(), reason="CBC binary not available")
-@pytest.mark.parametrize("inst", [WORKED, TWO_MACHINES], ids=["worked", "two-machines"])
+@pytest.mark.parametrize("inst", [WORKED, TWO_MACHINES, ONE_JOB, WEIGHTED],
+                         ids=["worked", "two-machines", "one-job", "weighted"])
 def test_cbc_cross_checks_highs(inst):
     for model in (slotted_ilp, start_time_ilp):
         h, c = model(inst, solver="highs"), model(inst, solver="cbc")
@@ -237,3 +244,38 @@ def test_schedule_problems_reports_each_kind():
     assert "at time 0: 6 GPUs busy, more than the 4 of the cluster" in text
     assert schedule_problems(WORKED, {"A": [(0, 4, 2)], "B": [(4, 5, 4)], "C": [(1, 2, 1), (2, 3, 1)]}) == []
     assert "job C: processed 1, needs 2" in schedule_problems(WORKED, {"A": [(0, 4, 2)], "B": [(4, 5, 4)], "C": [(1, 2, 1)]})
+
+
+# --- slow: bigger searches (run with -m slow; HYPOTHESIS_PROFILE=deep for the long version) ------
+
+
+@pytest.mark.slow
+@given(instances(min_jobs=3, max_jobs=6, cluster=clusters(min_servers=2, max_servers=3, max_gpus_per_server=1),
+                 max_processing_time=5, max_gap=4))
+def test_chk10_srpt_on_m_machines_within_five_quarters_of_a_feasible_schedule(inst):
+    """CHK-10 (Sitters): SRPT_m sum C <= 5/4 OPT <= 5/4 UB for any feasible UB; a violation is a
+    certified bug. The search is steered towards large ratios."""
+    from hypothesis import target
+
+    srpt = multi_srpt_schedule([j.arrival for j in inst.jobs], [j.processing_time for j in inst.jobs],
+                               inst.cluster.total_gpus).total_completion_time
+    ub = slotted_ilp(inst).cost
+    target(float(Fraction(srpt) / ub), label="srpt_m/ub")
+    assert srpt <= Fraction(5, 4) * ub
+
+
+@pytest.mark.slow
+@given(instances(min_jobs=4, max_jobs=6, cluster=clusters(max_servers=1, max_gpus_per_server=4), max_processing_time=5,
+                 max_gap=3, weighted=True))
+def test_chk13_larger_instances(inst):
+    r = start_time_ilp(inst)
+    assert r.objective == bruteforce_rigid_nonpreemptive(inst).objective
+    assert lower_bounds(inst).best <= slotted_ilp(inst).cost <= r.objective
+
+
+@pytest.mark.slow
+@pytest.mark.skipif("cbc" not in available_solvers(), reason="CBC binary not available")
+@given(tiny_rigid(weighted=True))
+def test_cbc_agrees_with_highs_on_random_instances(inst):
+    for model in (slotted_ilp, start_time_ilp):
+        assert model(inst, solver="cbc").objective == model(inst, solver="highs").objective
