@@ -1,0 +1,452 @@
+"""Accuracy and distortion of work predictions: from a run's records, or a predictor replayed.
+
+This module owns the prediction-error measures of theory-checks.md section 2.1 that asrpt reports:
+
+- accuracy (float only): :func:`mae` (mean absolute error, in work units), :func:`mape` (mean
+  absolute error relative to the truth, as a fraction), :func:`r2_log` (coefficient of
+  determination of log predictions against log truths), and the mean and median absolute log
+  ratio;
+- distortion (exact for int and Fraction inputs): ``mu_over = max(1, max_j N^_j / N_j)``,
+  ``mu_under = max(1, max_j N_j / N^_j)``, ``mu = mu_over * mu_under`` (Theorem 1's ``mu``,
+  model.md section 8), and nearest-rank percentiles of the per-job ratio ``N^_j / N_j``
+  (:func:`distortion`).
+
+Where the pairs (truth, prediction) come from:
+
+- :func:`run_predictions`: a simulation's records (true work) and the predictions the policy
+  recorded in ``policy_data`` (A-SRPT: ``"initial_predictions"`` at submission and
+  ``"predictions"``, the last value after adaptive updates);
+- :func:`replay_predictions`: a predictor replayed on an instance without a scheduler. Jobs are
+  predicted in arrival order (ties by id), each after observing every job that completed no later
+  than its arrival (the engine's order: completions, then arrivals). Completion times are given
+  (e.g. a run's) or, by default, ``arrival + P*_j`` (no queueing).
+
+:func:`accuracy` bundles everything into a :class:`PredictionAccuracy`.
+
+Examples
+--------
+>>> acc = accuracy([10, 20, 40], [10, 40, 20])
+>>> acc.mae, acc.distortion.mu_over, acc.distortion.mu_under, acc.distortion.mu
+(13.333333333333334, 2, 2, 4)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from numbers import Real
+from typing import Any, Mapping
+
+import numpy as np
+
+from .._validation import InstanceOf, Options, validate_params
+from ..errors import InvalidParameterError
+from ..instance import Instance, id_key
+from ..sim.metrics import percentile
+from ..sim.records import SimResult
+from ..sim.view import CompletedJob, JobView
+from ..sizes import best_iteration_times, exact_div, exact_mul
+from .base import Predictor, make_predictor
+
+__all__ = ["mae", "mape", "r2_log", "distortion", "accuracy", "Distortion", "PredictionAccuracy",
+           "PredictionLog", "run_predictions", "replay_predictions", "job_views",
+           "RATIO_PERCENTILES"]
+
+RATIO_PERCENTILES: tuple[int, ...] = (1, 5, 25, 50, 75, 95, 99)
+
+
+def _pairs(true, predicted, who: str) -> tuple[list, list]:
+    t, p = list(true), list(predicted)
+    if len(t) != len(p):
+        raise InvalidParameterError(f"{who}: {len(t)} true values but {len(p)} predictions")
+    if not t:
+        raise InvalidParameterError(f"{who}: no (true, predicted) pairs")
+    for x in t + p:
+        if isinstance(x, bool) or not isinstance(x, Real) or not x > 0 or not math.isfinite(x):
+            raise InvalidParameterError(f"{who}: values must be finite numbers > 0, got {x!r}")
+    return t, p
+
+
+_SEQ = [list, tuple, InstanceOf(np.ndarray)]  # of numbers > 0, checked in _pairs
+
+
+@validate_params({"true": _SEQ, "predicted": _SEQ})
+def mae(true, predicted) -> float:
+    """Mean absolute error ``mean |N^_j - N_j|`` (work units).
+
+    Parameters
+    ----------
+    true, predicted : sequence of number > 0
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InvalidParameterError
+        Different lengths, no pairs, or a value that is not a finite number > 0.
+
+    Examples
+    --------
+    >>> mae([10, 20], [12, 16])
+    3.0
+    """
+    t, p = _pairs(true, predicted, "mae")
+    return math.fsum(abs(float(a) - float(b)) for a, b in zip(t, p)) / len(t)
+
+
+@validate_params({"true": _SEQ, "predicted": _SEQ})
+def mape(true, predicted) -> float:
+    """Mean absolute percentage error as a fraction: ``mean |N^_j - N_j| / N_j``.
+
+    Parameters
+    ----------
+    true, predicted : sequence of number > 0
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InvalidParameterError
+        As :func:`mae`.
+
+    Examples
+    --------
+    >>> mape([10, 20], [12, 16])
+    0.2
+    """
+    t, p = _pairs(true, predicted, "mape")
+    return math.fsum(abs(float(b) - float(a)) / float(a) for a, b in zip(t, p)) / len(t)
+
+
+@validate_params({"true": _SEQ, "predicted": _SEQ})
+def r2_log(true, predicted) -> float | None:
+    """Coefficient of determination of ``log N^`` against ``log N``: ``1 - SS_res / SS_tot``.
+
+    1 for perfect predictions, 0 for predicting the mean log truth, negative when worse. None
+    when the log truths have no variance (undefined).
+
+    Parameters
+    ----------
+    true, predicted : sequence of number > 0
+
+    Returns
+    -------
+    float or None
+
+    Raises
+    ------
+    InvalidParameterError
+        As :func:`mae`.
+
+    Examples
+    --------
+    >>> r2_log([1, 10, 100], [1, 10, 100]), r2_log([5, 5], [4, 6])
+    (1.0, None)
+    """
+    t, p = _pairs(true, predicted, "r2_log")
+    lt = [math.log(float(x)) for x in t]
+    lp = [math.log(float(x)) for x in p]
+    mean = math.fsum(lt) / len(lt)
+    ss_tot = math.fsum((x - mean) ** 2 for x in lt)
+    if ss_tot == 0:
+        return None
+    return 1.0 - math.fsum((a - b) ** 2 for a, b in zip(lt, lp)) / ss_tot
+
+
+@dataclass(frozen=True)
+class Distortion:
+    """Distortion of predictions (theory-checks.md 2.1; model.md section 8).
+
+    Attributes
+    ----------
+    mu_over, mu_under, mu : number
+        ``max(1, max N^/N)``, ``max(1, max N/N^)`` and their product (exact for exact inputs).
+    ratio_percentiles : dict
+        Nearest-rank percentiles of ``N^_j / N_j`` (keys :data:`RATIO_PERCENTILES`).
+    share_over : float
+        Share of jobs overestimated (``N^ > N``).
+    share_within_2x : float
+        Share of jobs with ``N / 2 <= N^ <= 2 N``.
+    """
+
+    mu_over: Any
+    mu_under: Any
+    mu: Any
+    ratio_percentiles: Mapping[int, Any]
+    share_over: float
+    share_within_2x: float
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict (percentile keys as strings ``"p50"``)."""
+        d = asdict(self)
+        d["ratio_percentiles"] = {f"p{q}": v for q, v in self.ratio_percentiles.items()}
+        return d
+
+
+@validate_params({"true": _SEQ, "predicted": _SEQ})
+def distortion(true, predicted) -> Distortion:
+    """Distortion statistics ``mu_over``, ``mu_under``, ``mu`` and the per-job ratio percentiles.
+
+    Exact for int and Fraction inputs (ratios by :func:`asrpt.sizes.exact_div`).
+
+    Parameters
+    ----------
+    true, predicted : sequence of number > 0
+
+    Returns
+    -------
+    Distortion
+
+    Raises
+    ------
+    InvalidParameterError
+        As :func:`mae`.
+
+    Examples
+    --------
+    >>> d = distortion([4, 4, 4], [2, 4, 12])
+    >>> d.mu_over, d.mu_under, d.mu, d.ratio_percentiles[50]
+    (3, 2, 6, 1)
+    >>> d.share_over, round(d.share_within_2x, 3)
+    (0.3333333333333333, 0.667)
+    """
+    t, p = _pairs(true, predicted, "distortion")
+    ratios = sorted((exact_div(b, a) for a, b in zip(t, p)), key=float)
+    mu_over = max(1, ratios[-1])
+    mu_under = max(1, exact_div(1, ratios[0]))
+    n = len(ratios)
+    return Distortion(
+        mu_over=mu_over, mu_under=mu_under, mu=exact_mul(mu_over, mu_under),
+        ratio_percentiles={q: percentile(ratios, q) for q in RATIO_PERCENTILES},
+        share_over=sum(1 for r in ratios if r > 1) / n,
+        share_within_2x=sum(1 for r in ratios if exact_div(1, 2) <= r <= 2) / n)
+
+
+@dataclass(frozen=True)
+class PredictionAccuracy:
+    """Accuracy and distortion of one set of predictions (see the module docstring).
+
+    Attributes
+    ----------
+    n : int
+    mae, mape : float
+    r2_log : float or None
+    mean_abs_log, median_abs_log : float
+        Mean and median of ``|log(N^_j / N_j)|``.
+    distortion : Distortion
+    """
+
+    n: int
+    mae: float
+    mape: float
+    r2_log: float | None
+    mean_abs_log: float
+    median_abs_log: float
+    distortion: Distortion
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict."""
+        d = {k: getattr(self, k) for k in ("n", "mae", "mape", "r2_log", "mean_abs_log", "median_abs_log")}
+        d["distortion"] = self.distortion.to_dict()
+        return d
+
+
+@validate_params({"true": _SEQ, "predicted": _SEQ})
+def accuracy(true, predicted) -> PredictionAccuracy:
+    """Every measure of the module at once.
+
+    Parameters
+    ----------
+    true, predicted : sequence of number > 0
+
+    Returns
+    -------
+    PredictionAccuracy
+
+    Raises
+    ------
+    InvalidParameterError
+        As :func:`mae`.
+
+    Examples
+    --------
+    >>> a = accuracy([100, 200], [100, 100])
+    >>> a.mape, a.median_abs_log == math.log(2) / 2, a.distortion.mu
+    (0.25, True, 2)
+    """
+    t, p = _pairs(true, predicted, "accuracy")
+    logs = sorted(abs(math.log(float(b) / float(a))) for a, b in zip(t, p))
+    n = len(logs)
+    median = logs[n // 2] if n % 2 else (logs[n // 2 - 1] + logs[n // 2]) / 2
+    return PredictionAccuracy(n=n, mae=mae(t, p), mape=mape(t, p), r2_log=r2_log(t, p),
+                              mean_abs_log=math.fsum(logs) / n, median_abs_log=median,
+                              distortion=distortion(t, p))
+
+
+@dataclass(frozen=True)
+class PredictionLog:
+    """Predictions of a set of jobs beside their true work (in the jobs' order).
+
+    Attributes
+    ----------
+    ids : tuple of str
+    true : tuple of number
+        True work (iterations, or seconds for abstract jobs).
+    predicted : tuple of number
+        Predicted work.
+    """
+
+    ids: tuple
+    true: tuple
+    predicted: tuple
+
+    def accuracy(self) -> PredictionAccuracy:
+        """:func:`accuracy` of the log."""
+        return accuracy(self.true, self.predicted)
+
+    def to_dict(self) -> dict:
+        """``{id: [true, predicted]}``."""
+        return {i: [t, p] for i, t, p in zip(self.ids, self.true, self.predicted)}
+
+
+@validate_params({"result": [InstanceOf(SimResult)], "which": [Options(str, {"initial", "final"})]})
+def run_predictions(result: SimResult, which: str = "initial") -> PredictionLog:
+    """The predictions a policy recorded in a run, beside the records' true work.
+
+    Parameters
+    ----------
+    result : SimResult
+        A run of a policy that records ``policy_data["initial_predictions"]`` and
+        ``["predictions"]`` (A-SRPT does).
+    which : {"initial", "final"}
+        Predictions at submission, or the last ones (after adaptive updates; biased: a job is
+        re-predicted only once it outlives its prediction).
+
+    Returns
+    -------
+    PredictionLog
+        Jobs with a recorded prediction, in the records' order.
+
+    Raises
+    ------
+    InvalidParameterError
+        The run recorded no predictions.
+
+    Examples
+    --------
+    >>> from asrpt.sim import simulate
+    >>> res = simulate(two_server_instance, "a-srpt:predictor=\\"noisy:sigma=0\\"")
+    >>> run_predictions(res).accuracy().distortion.mu
+    1
+    """
+    key = "initial_predictions" if which == "initial" else "predictions"
+    recorded = result.policy_data.get(key)
+    if not recorded:
+        raise InvalidParameterError(
+            f"run of {result.policy!r} recorded no {key!r} in its policy_data (A-SRPT records them)")
+    ids, true, pred = [], [], []
+    for r in result.records:
+        if r.id in recorded:
+            ids.append(r.id)
+            true.append(r.work)
+            pred.append(recorded[r.id])
+    return PredictionLog(tuple(ids), tuple(true), tuple(pred))
+
+
+@validate_params({"instance": [InstanceOf(Instance)]})
+def job_views(instance: Instance) -> list[JobView]:
+    """The :class:`~asrpt.sim.view.JobView` of every job, as the simulator builds them.
+
+    Parameters
+    ----------
+    instance : Instance
+
+    Returns
+    -------
+    list of JobView
+        In the instance's job order (``index`` is the position).
+
+    Examples
+    --------
+    >>> [(v.id, v.tau_star, v.gpus) for v in job_views(two_server_instance)]
+    [('a', 1, 2), ('b', 1, 4), ('c', 1, 1)]
+    """
+    taus = best_iteration_times(instance)
+    views = []
+    for i, (job, tau) in enumerate(zip(instance.jobs, taus)):
+        if job.is_abstract:
+            tau_star, pred = 1, job.predicted_processing_time
+        else:
+            tau_star, pred = tau, job.predicted_iterations
+        views.append(JobView(
+            index=i, id=job.id, key=id_key(job.id), arrival=job.arrival, gpus=job.gpus,
+            weight=job.weight, is_abstract=job.is_abstract, tau_star=tau_star, predicted_work=pred,
+            instances=job.instances, model=job.model, parallelism=job.parallelism,
+            batch_size=job.batch_size, precision=job.precision, user=job.user, group=job.group,
+            dataset=job.dataset, meta=job.meta))
+    return views
+
+
+def _true_work(job):
+    return job.processing_time if job.is_abstract else job.iterations
+
+
+@validate_params({"predictor": [str, InstanceOf(Predictor)], "instance": [InstanceOf(Instance)],
+                  "completions": [None, InstanceOf(Mapping)], "seed": ["seed"]})
+def replay_predictions(predictor, instance: Instance, *, completions: Mapping | None = None,
+                       seed=None) -> PredictionLog:
+    """Replay a predictor on an instance without a scheduler (see the module docstring).
+
+    Parameters
+    ----------
+    predictor : str or Predictor
+        A spec (``"forest"``, ``"group_mean"``, ...) or a Predictor (reset here).
+    instance : Instance
+    completions : mapping or None
+        Job id -> completion time (e.g. a run's ``completion_times``); None: ``arrival + P*_j``.
+        Jobs without one are never observed.
+    seed : int or None
+        Passed to ``predictor.reset``.
+
+    Returns
+    -------
+    PredictionLog
+        Every job, in the instance's order.
+
+    Examples
+    --------
+    >>> log = replay_predictions("group_mean", two_server_instance)
+    >>> log.predicted  # a, b: the 3600 s prior; c arrives at 1, when b (1 s) has completed
+    (3600.0, 3600.0, 1.0)
+    """
+    pred = make_predictor(predictor)
+    pred.reset(seed)
+    views = job_views(instance)
+    works = [_true_work(j) for j in instance.jobs]
+    if completions is None:
+        done_at = [exact_mul(w, v.tau_star) + v.arrival for w, v in zip(works, views)]
+    else:
+        done_at = [completions.get(v.id) for v in views]
+    finishing = sorted((i for i, c in enumerate(done_at) if c is not None),
+                       key=lambda i: (done_at[i], views[i].key))
+    arriving = sorted(range(len(views)), key=lambda i: (views[i].arrival, views[i].key))
+    out: list = [None] * len(views)
+    k = 0
+    for i in arriving:
+        v = views[i]
+        batch = []
+        while k < len(finishing) and done_at[finishing[k]] <= v.arrival:
+            f = finishing[k]
+            batch.append(CompletedJob(views[f], done_at[f], works[f]))
+            k += 1
+        if batch:
+            pred.observe(batch)
+        value = pred.predict(v, truth=works[i] if pred.clairvoyant else None)
+        if not value > 0:
+            raise InvalidParameterError(f"predictor {pred.name} predicted {value!r} for job {v.id}")
+        out[i] = value
+    return PredictionLog(tuple(v.id for v in views), tuple(works), tuple(out))
