@@ -164,3 +164,163 @@ def weighted_job_arrays(draw, *, min_jobs: int = 0, max_jobs: int = 7, max_size:
                                       max_gap=max_gap, exact=exact, same_release=same_release))
     weights = [draw(st.integers(1, max_weight)) for _ in sizes]
     return releases, sizes, weights
+
+
+# ---------------------------------------------------------------------------------------------
+# Theory (issue 6): gang instances over 1..64 GPUs with arrival patterns and bounded distortion,
+# and small DNN-job instances, for the Theorem 1 certificate and the worst-case search.
+# ---------------------------------------------------------------------------------------------
+
+from ..instance import Parallelism  # noqa: E402  (used by dnn_instances only)
+
+__all__ += ["arrival_times", "prediction_factors", "gang_instances", "dnn_instances"]
+
+_ARRIVAL_PATTERNS = ("bunched", "spread")
+
+
+@st.composite
+def arrival_times(draw, *, n: int, pattern: str | None = None, max_gap: int = 10,
+                  exact: bool = False):
+    """``n`` non-decreasing arrival times, cumulative sums of gaps (shrinking to all at 0).
+
+    ``pattern="bunched"`` draws gaps of 0 or at most 1 (in exact mode also halves and thirds), so
+    many jobs arrive together; ``"spread"`` draws gaps in ``0..max_gap``; None draws either.
+    """
+    _check(n >= 0, f"n={n} must be >= 0")
+    _check(max_gap >= 0, f"max_gap={max_gap} must be >= 0")
+    _check(pattern is None or pattern in _ARRIVAL_PATTERNS,
+           f"pattern={pattern!r} must be None or one of {_ARRIVAL_PATTERNS}")
+    kind = draw(st.sampled_from(_ARRIVAL_PATTERNS)) if pattern is None else pattern
+    gaps = _time_values(exact, 1 if kind == "bunched" else max_gap)
+    out, t = [], 0
+    for _ in range(n):
+        t = t + draw(gaps)
+        out.append(t)
+    return out
+
+
+@st.composite
+def prediction_factors(draw, *, n: int, max_mu: float = 1.0, exact: bool = False):
+    """``n`` factors ``N^_j / N_j`` whose distortion ``mu = mu_over * mu_under`` is <= ``max_mu``.
+
+    A common level ``lo`` in ``[1/max_mu, 1]`` is drawn first, then each factor in
+    ``[lo, lo * max_mu]``, so that ``mu_over <= max(1, lo * max_mu)`` and ``mu_under <= 1/lo``
+    multiply to at most ``max_mu``. Factors shrink towards 1 (exact predictions). Exact mode
+    gives Fractions (``lo = 1/k``, factors on a grid of 1/64), else floats.
+    """
+    _check(n >= 0, f"n={n} must be >= 0")
+    _check(max_mu >= 1, f"max_mu={max_mu} must be >= 1")
+    if exact:
+        lo = Fraction(1, draw(st.integers(1, max(1, int(max_mu)))))
+        steps = st.integers(64, max(64, int(64 * max_mu)))
+        return [lo * Fraction(draw(steps), 64) for _ in range(n)]
+    lo = 1.0 / draw(st.floats(1.0, float(max_mu)))
+    return [lo * draw(st.floats(1.0, float(max_mu))) for _ in range(n)]
+
+
+def _gang_demands(total: int):
+    """A gang demand in 1..total, reaching the extremes (1, M/2 + 1, M) often."""
+    special = sorted({1, total, min(total, total // 2 + 1)})
+    return st.one_of(st.integers(1, total), st.sampled_from(special))
+
+
+@st.composite
+def gang_instances(draw, *, min_jobs: int = 1, max_jobs: int = 8, min_gpus: int = 1,
+                   max_gpus: int = 64, max_servers: int = 8, max_job_gpus: int | None = None,
+                   max_processing_time: int = 10, arrivals: str | None = None, max_gap: int = 10,
+                   max_mu: float = 1.0, exact: bool = True) -> Instance:
+    """Abstract-job instances on clusters of ``min_gpus..max_gpus`` GPUs with gangs up to M.
+
+    Parameters
+    ----------
+    min_jobs, max_jobs : int
+        Number of jobs.
+    min_gpus, max_gpus : int
+        Bounds on the cluster's GPU count M (1..64 by default); servers hold 1..8 GPUs each
+        and there are at most ``max_servers`` of them.
+    max_job_gpus : int or None
+        Cap on g_j (default M); demands reach 1, M/2 + 1 and M often.
+    max_processing_time : int
+        Processing times in 1..max (exact mode: also halves and thirds).
+    arrivals : {"bunched", "spread"} or None
+        Arrival pattern (:func:`arrival_times`); None draws either.
+    max_gap : int
+        Largest gap of the spread pattern.
+    max_mu : float >= 1
+        Each job gets a ``predicted_processing_time`` with distortion ``mu <= max_mu``
+        (:func:`prediction_factors`); with 1 the predictions are exact.
+    exact : bool
+        Ints and Fractions only (else predictions are floats).
+    """
+    _check(0 <= min_jobs <= max_jobs, f"need 0 <= min_jobs={min_jobs} <= max_jobs={max_jobs}")
+    _check(1 <= min_gpus <= max_gpus, f"need 1 <= min_gpus={min_gpus} <= max_gpus={max_gpus}")
+    _check(max_servers >= 1, f"max_servers={max_servers} must be >= 1")
+    _check(min_gpus <= 8 * max_servers, f"min_gpus={min_gpus} needs more than max_servers={max_servers} servers of 8")
+    _check(max_job_gpus is None or max_job_gpus >= 1, f"max_job_gpus={max_job_gpus} must be >= 1")
+    _check(max_processing_time >= 1, f"max_processing_time={max_processing_time} must be >= 1")
+    _check(max_mu >= 1, f"max_mu={max_mu} must be >= 1")
+    # The cluster first: M, then a server split of M into servers of at most 8 GPUs.
+    hi = min(max_gpus, 8 * max_servers)
+    total = draw(st.integers(max(min_gpus, 1), hi))
+    per = draw(st.integers(-(-total // max_servers), min(8, total)))
+    sizes = [per] * (total // per) + ([total % per] if total % per else [])
+    cluster = Cluster(tuple(Server(s) for s in sizes))
+    cap = total if max_job_gpus is None else min(total, max_job_gpus)
+    n = draw(st.integers(min_jobs, max_jobs))
+    times = draw(arrival_times(n=n, pattern=arrivals, max_gap=max_gap, exact=exact))
+    factors = draw(prediction_factors(n=n, max_mu=max_mu, exact=exact))
+    jobs = []
+    for i in range(n):
+        p = draw(_time_values(exact, max_processing_time, min_value=1))
+        kwargs = {}
+        if max_mu > 1:
+            kwargs["predicted_processing_time"] = p * factors[i] if exact else float(p) * factors[i]
+        jobs.append(Job(f"j{i}", times[i], draw(_gang_demands(cap)), processing_time=p, **kwargs))
+    return Instance(cluster, tuple(jobs))
+
+
+_SMALL_MODELS = ("gpt2", "resnet18", "bert-base")
+
+
+@st.composite
+def dnn_instances(draw, *, min_jobs: int = 1, max_jobs: int = 5, max_servers: int = 4,
+                  gpus_per_server=(1, 2, 4, 8), gpu_types=("A100", "H200"), models=_SMALL_MODELS,
+                  max_iterations: int = 200, arrivals: str | None = None, max_gap: int = 10,
+                  max_mu: float = 1.0) -> Instance:
+    """Instances of DNN jobs (small zoo models that fit one GPU) on homogeneous clusters.
+
+    The cluster is drawn first (a GPU type, 1..``max_servers`` servers of one size from
+    ``gpus_per_server``), then each job's configuration from what fits: ``tp`` among the powers
+    of two up to a server's GPUs, ``pp`` in {1, 2, 4} and ``dp`` so that ``dp * pp * tp <= M``.
+    Iterations are in ``1..max_iterations`` and ``predicted_iterations = N * factor`` with
+    distortion at most ``max_mu`` (floats; exact iterations when ``max_mu == 1``). Arrival times
+    follow :func:`arrival_times` in seconds.
+    """
+    _check(0 <= min_jobs <= max_jobs, f"need 0 <= min_jobs={min_jobs} <= max_jobs={max_jobs}")
+    _check(max_servers >= 1, f"max_servers={max_servers} must be >= 1")
+    _check(len(gpus_per_server) > 0 and all(isinstance(g, int) and g >= 1 for g in gpus_per_server),
+           f"gpus_per_server={gpus_per_server!r} must be a non-empty sequence of positive ints")
+    _check(len(gpu_types) > 0, "gpu_types must not be empty")
+    _check(len(models) > 0, "models must not be empty")
+    _check(max_iterations >= 1, f"max_iterations={max_iterations} must be >= 1")
+    _check(max_mu >= 1, f"max_mu={max_mu} must be >= 1")
+    gpu_type = draw(st.sampled_from(tuple(gpu_types)))
+    per = draw(st.sampled_from(sorted(gpus_per_server)))
+    servers = draw(st.integers(1, max_servers))
+    cluster = Cluster.homogeneous(servers, per, gpu_type)
+    total = servers * per
+    n = draw(st.integers(min_jobs, max_jobs))
+    times = draw(arrival_times(n=n, pattern=arrivals, max_gap=max_gap))
+    factors = draw(prediction_factors(n=n, max_mu=max_mu))
+    jobs = []
+    for i in range(n):
+        tp = draw(st.sampled_from([t for t in (1, 2, 4, 8) if t <= per]))
+        pp = draw(st.sampled_from([p for p in (1, 2, 4) if tp * p <= total]))
+        dp = draw(st.integers(1, max(1, min(8, total // (tp * pp)))))
+        iters = draw(st.integers(1, max_iterations))
+        kwargs = {}
+        if max_mu > 1:
+            kwargs["predicted_iterations"] = iters * factors[i]
+        jobs.append(Job(f"j{i}", times[i], dp * pp * tp, model=draw(st.sampled_from(tuple(models))),
+                        parallelism=Parallelism(dp, pp, tp), iterations=iters, **kwargs))
+    return Instance(cluster, tuple(jobs))

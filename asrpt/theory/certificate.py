@@ -1,0 +1,682 @@
+"""The per-instance certificate of Theorem 1 (model.md section 8), read from a finished A-SRPT run.
+
+This module owns the certificate: given an instance and the :class:`~asrpt.sim.records.SimResult`
+of an A-SRPT run on it, it computes every quantity of Theorem 1 from the run's records and
+``policy_data`` (never from simulator internals) and checks, exactly when the data are exact,
+each inequality of the proof. It also runs A-SRPT under the theorem's assumptions
+(:func:`run_asrpt`, :func:`certify_instance`).
+
+**Quantities** (all for the unweighted objective ``sum_j C_j``; ``M`` = the cluster's GPUs):
+
+- ``C_j``, ``a_j``, ``g_j``, ``P*_j`` (the record's ``processing_time``), ``beta_j`` (the
+  record's placement stretch ``max tau / tau*``; 1 for abstract jobs) and ``beta = max_j beta_j``;
+- ``rho_j = M / (M - g_j + 1)`` and ``rho = max_j rho_j``;
+- ``N_j`` (the record's true work) and ``N^_j`` (the prediction the virtual machine used:
+  ``policy_data["initial_predictions"]`` for a static run; ``policy_data["predictions"]``, the
+  last value, when the adaptive step changed a prediction); ``mu_over = max(1, max_j N^_j / N_j)``,
+  ``mu_under = max(1, max_j N_j / N^_j)``, ``mu = mu_over * mu_under``;
+- ``C~_j`` = ``policy_data["virtual_completion_times"]`` and ``sum_j C~_j``;
+- ``LB1 = sum_j (a_j + P*_j)`` and ``LB2`` = SRPT on one machine with releases ``a_j`` and true
+  virtual sizes ``q_j = g_j P*_j / M`` (:func:`asrpt.single.virtual.virtual_schedule`; equal to
+  :func:`asrpt.offline.bounds.squashed_area_bound` for unit weights), ``LB = max(LB1, LB2)``;
+- from the segments: ``H_j`` (time j held GPUs), ``R_j`` (restart time inside ``H_j``, after
+  preemptions with a cost), the waiting time ``W_j = C_j - a_j - H_j``, and the **blocked time**
+  ``X_j``: the part of ``W_j`` during which the jobs ahead of j held at most ``M - g_j`` GPUs.
+  "Ahead" is the virtual finishing order (by ``C~``, ties by id): with static predictions it is
+  A-SRPT's priority order between any two jobs present together (fact F1 of model.md section 5).
+
+**Inequalities** (:class:`Inequality`; ``slack = rhs - lhs``, the smallest over jobs for per-job
+ones, which also name the tightest job):
+
+- ``per_job``: ``C_j <= a_j + beta_j P*_j + beta mu_under rho_j C~_j`` (model.md section 8);
+- ``total``: ``sum C_j <= beta LB1 + beta rho mu_under sum C~_j`` (model.md section 8);
+- ``lemma2``: ``sum C~_j <= mu_over LB2``;
+- ``theorem``: ``sum C_j <= beta (1 + rho mu) LB``;
+- ``lemma3``: ``W_j - X_j <= beta mu_under rho_j C~_j`` (the waiting bound on unblocked time);
+- ``lemma3_premise``: ``X_j = 0`` (a waiting job never waits while the jobs ahead of it hold at
+  most ``M - g_j`` GPUs);
+- ``running``: ``H_j - R_j <= beta_j P*_j`` (a job runs at most ``beta_j P*_j``).
+
+``holds`` is the certificate of model.md section 8: ``per_job`` and ``total``. Under the theorem's
+assumptions (static predictions, backfilling, preemption with zero cost, preemption taking effect
+at once) every inequality holds. The simulator stops a preempted **DNN** job at its next
+iteration boundary (model.md section 6, step 6), so a selected job may wait behind a job that is
+no longer selected: then ``X_j > 0`` and ``per_job`` may fail although the run is correct; the
+refined per-job inequality ``C_j <= a_j + beta_j P*_j + R_j + X_j + beta mu_under rho_j C~_j``
+always holds for static runs (``per_job_refined``). See ``proofs/theorem1.md``.
+
+**Arithmetic.** When every number involved is an int or a Fraction the checks are exact;
+otherwise ``lhs <= rhs + tolerance * max(1, |lhs|, |rhs|)`` with the given relative tolerance
+(default 1e-9). Record betas of 1.0 count as the exact 1.
+
+Examples
+--------
+>>> from asrpt.instance import load_instance
+>>> cert = certify_instance(load_instance("instances/worked-example.json"))
+>>> cert.holds, cert.total_completion_time, cert.lower_bound, cert.rho, cert.ratio_bound
+(True, 9, 8, 4, 5)
+>>> cert.inequality("total").rhs, cert.inequality("per_job").slack
+(32, Fraction(3, 2))
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from numbers import Integral, Real
+from typing import Any, Mapping
+
+from .._validation import InstanceOf, Interval, Options, validate_params
+from ..errors import InvalidParameterError
+from ..instance import Instance, id_key
+from ..sim.records import SimResult
+from ..single._arrays import exact_sum
+from ..single.virtual import virtual_schedule
+from ..sizes import exact_div, exact_mul
+
+__all__ = [
+    "Inequality",
+    "JobCertificate",
+    "Certificate",
+    "certify",
+    "run_asrpt",
+    "certify_instance",
+    "THEOREM_OPTIONS",
+]
+
+#: A-SRPT's options under Theorem 1's assumptions (with ``preemption_cost=0`` in ``simulate``).
+THEOREM_OPTIONS: Mapping[str, Any] = {"adaptive": "off", "backfill": True, "preemption": True,
+                                      "order": "virtual"}
+
+_STATEMENTS = {
+    "per_job": "C_j <= a_j + beta_j P*_j + beta mu_under rho_j C~_j for every job",
+    "total": "sum C_j <= beta LB1 + beta rho mu_under sum C~_j",
+    "lemma2": "sum C~_j <= mu_over LB2",
+    "theorem": "sum C_j <= beta (1 + rho mu) max(LB1, LB2)",
+    "lemma3": "W_j - X_j <= beta mu_under rho_j C~_j for every job",
+    "lemma3_premise": "X_j = 0 for every job (the jobs ahead of a waiting job hold >= M - g_j + 1 GPUs)",
+    "running": "H_j - R_j <= beta_j P*_j for every job",
+    "per_job_refined": "C_j <= a_j + beta_j P*_j + R_j + X_j + beta mu_under rho_j C~_j for every job",
+}
+
+
+def _exact(x) -> bool:
+    return isinstance(x, (Integral, Fraction)) and not isinstance(x, bool)
+
+
+def _norm(x):
+    """Ints stay ints, integral Fractions become ints, floats equal to an int become that int only
+    for the stretch 1.0 (see :func:`_beta`)."""
+    if isinstance(x, Fraction) and x.denominator == 1:
+        return x.numerator
+    return x
+
+
+def _beta(value):
+    return 1 if value == 1 else value
+
+
+def _div(a, b):
+    return exact_div(a, b)
+
+
+def _mul(*xs):
+    out = 1
+    for x in xs:
+        out = exact_mul(out, x)
+    return out
+
+
+@dataclass(frozen=True)
+class Inequality:
+    """One checked inequality ``lhs <= rhs`` of the certificate.
+
+    Attributes
+    ----------
+    name : str
+        "per_job", "total", "lemma2", "theorem", "lemma3", "lemma3_premise", "running" or
+        "per_job_refined".
+    statement : str
+        The inequality in words.
+    lhs, rhs : number
+        Both sides; for a per-job inequality those of the tightest job.
+    slack : number
+        ``rhs - lhs`` (the smallest over jobs for per-job inequalities; negative when it fails).
+    holds : bool
+        Whether it holds (exactly, or within the certificate's tolerance).
+    job : str or None
+        The tightest job of a per-job inequality.
+
+    Examples
+    --------
+    >>> Inequality("total", "a <= b", 9, 32, 23, True).to_dict()["slack"]
+    23
+    """
+
+    name: str
+    statement: str
+    lhs: Any
+    rhs: Any
+    slack: Any
+    holds: bool
+    job: str | None = None
+
+    def to_dict(self) -> dict:
+        """``{"name", "statement", "lhs", "rhs", "slack", "holds", "job"}`` (numbers as computed)."""
+        return {"name": self.name, "statement": self.statement, "lhs": self.lhs, "rhs": self.rhs,
+                "slack": self.slack, "holds": self.holds, "job": self.job}
+
+
+@dataclass(frozen=True)
+class JobCertificate:
+    """The certificate's quantities for one job (see the module docstring for each symbol).
+
+    Attributes
+    ----------
+    id : str
+    arrival, completion, processing_time : number
+        ``a_j``, ``C_j``, ``P*_j``.
+    gpus : int
+        ``g_j``.
+    beta, rho : number
+        ``beta_j`` and ``rho_j = M / (M - g_j + 1)``.
+    work, prediction : number
+        True work ``N_j`` and the prediction ``N^_j`` the certificate uses.
+    virtual_completion : number
+        ``C~_j``.
+    held, restart, waiting, blocked : number
+        ``H_j``, ``R_j``, ``W_j = C_j - a_j - H_j`` and ``X_j``.
+    bound : number
+        ``a_j + beta_j P*_j + beta mu_under rho_j C~_j``.
+    waiting_bound : number
+        ``beta mu_under rho_j C~_j``.
+    slack : number
+        ``bound - C_j``.
+    holds : bool
+        Whether ``C_j <= bound``.
+
+    Examples
+    --------
+    >>> from asrpt.instance import load_instance
+    >>> c = certify_instance(load_instance("instances/worked-example.json")).job("A")
+    >>> c.completion, c.bound, c.rho, c.waiting, c.blocked
+    (5, Fraction(26, 3), Fraction(4, 3), 1, 0)
+    """
+
+    id: str
+    arrival: Any
+    gpus: int
+    completion: Any
+    processing_time: Any
+    beta: Any
+    rho: Any
+    work: Any
+    prediction: Any
+    virtual_completion: Any
+    held: Any
+    restart: Any
+    waiting: Any
+    blocked: Any
+    bound: Any
+    waiting_bound: Any
+    slack: Any
+    holds: bool
+
+    def to_dict(self) -> dict:
+        """Every attribute, keyed by name."""
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """Theorem 1's certificate for one A-SRPT run (see the module docstring).
+
+    Attributes
+    ----------
+    holds : bool
+        The certificate of model.md section 8: ``per_job`` and ``total`` hold.
+    covered : bool
+        The run satisfies every assumption of Theorem 1 (``assumptions``), so every inequality
+        must hold; a failure then is a bug.
+    assumptions : mapping
+        Assumption name -> whether the run satisfies it: ``static_predictions``, ``backfill``,
+        ``preemption``, ``zero_preemption_cost``, ``virtual_order``, ``instant_preemption``
+        (every job is abstract, so a preempted job releases its GPUs at once).
+    exact : bool
+        Every number was an int or a Fraction, and every comparison exact.
+    tolerance : float
+        Relative tolerance of the float comparisons.
+    predictions : {"initial", "final"}
+        Which recorded predictions define ``mu`` (final ones after adaptive updates).
+    total_gpus, n_jobs : int
+    total_completion_time, lb1, lb2, lower_bound, virtual_total : number
+        ``sum C_j``, LB1, LB2, ``max(LB1, LB2)``, ``sum C~_j``.
+    beta, rho, mu_over, mu_under, mu : number
+    ratio_bound : number
+        ``beta (1 + rho mu)``.
+    bound : number
+        ``ratio_bound * lower_bound``.
+    ratio_to_lb : number
+        ``sum C_j / lower_bound``.
+    inequalities : tuple of Inequality
+    jobs : tuple of JobCertificate
+
+    Examples
+    --------
+    >>> from asrpt.instance import load_instance
+    >>> cert = certify_instance(load_instance("instances/worked-example.json"))
+    >>> cert.covered, cert.exact, cert.mu, cert.bound, cert.failures()
+    (True, True, 1, 40, [])
+    """
+
+    holds: bool
+    covered: bool
+    assumptions: Mapping[str, bool]
+    exact: bool
+    tolerance: float
+    predictions: str
+    total_gpus: int
+    n_jobs: int
+    total_completion_time: Any
+    lb1: Any
+    lb2: Any
+    lower_bound: Any
+    virtual_total: Any
+    beta: Any
+    rho: Any
+    mu_over: Any
+    mu_under: Any
+    mu: Any
+    ratio_bound: Any
+    bound: Any
+    ratio_to_lb: Any
+    inequalities: tuple = ()
+    jobs: tuple = field(default=(), repr=False)
+
+    def inequality(self, name: str) -> Inequality:
+        """The inequality called ``name``.
+
+        Raises
+        ------
+        InvalidParameterError
+            No inequality has that name.
+        """
+        for q in self.inequalities:
+            if q.name == name:
+                return q
+        raise InvalidParameterError(
+            f"no inequality {name!r}; known: {', '.join(q.name for q in self.inequalities)}")
+
+    def job(self, job_id: str) -> JobCertificate:
+        """The per-job quantities of ``job_id``.
+
+        Raises
+        ------
+        InvalidParameterError
+            No job has that id.
+        """
+        for j in self.jobs:
+            if j.id == job_id:
+                return j
+        raise InvalidParameterError(f"no job with id {job_id!r} in the certificate")
+
+    def failures(self) -> list[str]:
+        """Names of the inequalities that fail (empty when all hold)."""
+        return [q.name for q in self.inequalities if not q.holds]
+
+    def to_dict(self, *, jobs: bool = False) -> dict:
+        """A JSON-ready summary (numbers as computed); ``jobs=True`` adds the per-job rows."""
+        out = {
+            "holds": self.holds, "covered": self.covered, "assumptions": dict(self.assumptions),
+            "exact": self.exact, "tolerance": self.tolerance, "predictions": self.predictions,
+            "n_jobs": self.n_jobs, "total_gpus": self.total_gpus,
+            "total_completion_time": self.total_completion_time, "lower_bound": self.lower_bound,
+            "lb1": self.lb1, "lb2": self.lb2, "virtual_total": self.virtual_total,
+            "bound": self.bound, "ratio_to_lb": self.ratio_to_lb, "ratio_bound": self.ratio_bound,
+            "beta": self.beta, "rho": self.rho, "mu": self.mu, "mu_over": self.mu_over,
+            "mu_under": self.mu_under,
+            "inequalities": {q.name: q.to_dict() for q in self.inequalities},
+            "failures": self.failures(),
+        }
+        if jobs:
+            out["jobs"] = [j.to_dict() for j in self.jobs]
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Records -> quantities
+# ---------------------------------------------------------------------------------------------
+
+
+def _require(cond: bool, message: str) -> None:
+    if not cond:
+        raise InvalidParameterError(message)
+
+
+def _blocked_times(records, ranks: dict, total_gpus: int) -> dict:
+    """``X_j`` per job: waiting time during which the jobs ranked ahead of j held <= M - g_j GPUs.
+
+    A sweep over the event times (arrivals, segment starts and ends, completions) with a Fenwick
+    tree of the GPUs held per rank: between two consecutive event times every job is running,
+    waiting or absent, and a waiting job's "GPUs held ahead" is a prefix sum over ranks.
+    Cost O((events + sum over intervals of waiting jobs) log n).
+    """
+    n = len(records)
+    tree = [0] * (n + 1)
+
+    def add(rank: int, g: int) -> None:
+        i = rank + 1
+        while i <= n:
+            tree[i] += g
+            i += i & -i
+
+    def ahead(rank: int) -> int:  # GPUs held by ranks < rank
+        i, s = rank, 0
+        while i > 0:
+            s += tree[i]
+            i -= i & -i
+        return s
+
+    changes: dict = {}
+    for k, r in enumerate(records):
+        changes.setdefault(r.arrival, []).append((2, k, 0))
+        changes.setdefault(r.completion, []).append((3, k, 0))
+        for s in r.segments:
+            if s.end > s.start:
+                changes.setdefault(s.end, []).append((0, k, -1))
+                changes.setdefault(s.start, []).append((1, k, +1))
+    times = sorted(changes)
+    running = [0] * n
+    arrived = [False] * n
+    done = [False] * n
+    waiting: set[int] = set()
+    blocked = [0] * n
+    for i, t in enumerate(times):
+        touched = []
+        for kind, k, d in sorted(changes[t]):     # ends, starts, arrivals, completions
+            if kind <= 1:
+                running[k] += d
+                add(ranks[records[k].id], d * records[k].gpus)
+            elif kind == 2:
+                arrived[k] = True
+            else:
+                done[k] = True
+            touched.append(k)
+        for k in touched:
+            if arrived[k] and not done[k] and not running[k]:
+                waiting.add(k)
+            else:
+                waiting.discard(k)
+        if i + 1 == len(times):
+            break
+        length = times[i + 1] - t
+        for k in waiting:
+            r = records[k]
+            if ahead(ranks[r.id]) <= total_gpus - r.gpus:
+                blocked[k] = blocked[k] + length
+    return {r.id: blocked[k] for k, r in enumerate(records)}
+
+
+def _check_result(instance: Instance, result: SimResult) -> None:
+    data = result.policy_data
+    missing = [k for k in ("virtual_completion_times", "initial_predictions", "predictions")
+               if k not in data]
+    _require(not missing, f"certify: the run's policy_data lacks {', '.join(missing)}; "
+                          f"the certificate needs an A-SRPT run (policy {result.policy!r})")
+    _require(len(result.records) == instance.n_jobs,
+             f"certify: the run has {len(result.records)} records, the instance {instance.n_jobs} jobs")
+    for job, rec in zip(instance.jobs, result.records):
+        _require(job.id == rec.id and job.arrival == rec.arrival and job.gpus == rec.gpus,
+                 f"certify: record {rec.id!r} does not match job {job.id!r} of the instance")
+        _require(rec.completion is not None, f"certify: job {rec.id!r} did not complete in the run")
+        for key in ("virtual_completion_times", "initial_predictions", "predictions"):
+            _require(rec.id in data[key], f"certify: policy_data[{key!r}] has no entry for job {rec.id!r}")
+
+
+@validate_params({
+    "instance": [InstanceOf(Instance)],
+    "result": [InstanceOf(SimResult)],
+    "tolerance": [Interval(Real, 0, 1, closed="left")],
+})
+def certify(instance: Instance, result: SimResult, *, tolerance: float = 1e-9) -> Certificate:
+    """Check Theorem 1's certificate on a finished A-SRPT run of ``instance``.
+
+    Parameters
+    ----------
+    instance : Instance
+        The instance the run was made on (for LB2 and the job data).
+    result : SimResult
+        The run: its records and A-SRPT's ``policy_data`` (virtual completion times, predictions).
+    tolerance : float in [0, 1)
+        Relative tolerance of comparisons when some number is a float (exact data are compared
+        exactly).
+
+    Returns
+    -------
+    Certificate
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter outside its constraints, a run without A-SRPT's ``policy_data``, an unfinished
+        job, or records that do not belong to ``instance``.
+
+    Examples
+    --------
+    >>> from asrpt.instance import load_instance
+    >>> inst = load_instance("instances/worked-example.json")
+    >>> cert = certify(inst, run_asrpt(inst))
+    >>> [(q.name, q.holds) for q in cert.inequalities][:4]
+    [('per_job', True), ('total', True), ('lemma2', True), ('theorem', True)]
+    """
+    _check_result(instance, result)
+    m = instance.cluster.total_gpus
+    data = result.policy_data
+    records = result.records
+    opts = result.options
+    params = opts.get("policy_params", {})
+    adaptive_ran = bool(data.get("adaptive_updates", 0))
+    which = "final" if adaptive_ran else "initial"
+    preds = data["predictions" if adaptive_ran else "initial_predictions"]
+    c_virtual = data["virtual_completion_times"]
+
+    # --- per-job primitives -------------------------------------------------------------------
+    beta_j = {r.id: _beta(r.beta) for r in records}
+    beta = max(beta_j.values(), default=1)
+    rho_j = {r.id: _div(m, m - r.gpus + 1) for r in records}
+    rho = max(rho_j.values(), default=1)
+    mu_over, mu_under = 1, 1
+    for r in records:
+        ratio_over = _div(preds[r.id], r.work)
+        ratio_under = _div(r.work, preds[r.id])
+        mu_over = max(mu_over, ratio_over)
+        mu_under = max(mu_under, ratio_under)
+    mu = _mul(mu_over, mu_under)
+
+    total = exact_sum(r.completion for r in records)
+    lb1 = exact_sum(r.arrival + r.processing_time for r in records)
+    lb2 = virtual_schedule(instance).total_completion_time if records else 0
+    lower = max(lb1, lb2)
+    virtual_total = exact_sum(c_virtual[r.id] for r in records)
+
+    # Ranks: the virtual finishing order (C~, then id), A-SRPT's order between jobs present together.
+    order = sorted(records, key=lambda r: (c_virtual[r.id], id_key(r.id)))
+    ranks = {r.id: i for i, r in enumerate(order)}
+    blocked = _blocked_times(records, ranks, m)
+
+    numbers = [total, lb1, lb2, virtual_total, beta, mu]
+    numbers += [blocked[r.id] for r in records]
+    for r in records:
+        numbers += [r.completion, r.processing_time, preds[r.id], r.work]
+    exact = all(_exact(x) for x in numbers)
+
+    def le(lhs, rhs) -> bool:
+        if exact:
+            return lhs <= rhs
+        return lhs <= rhs + tolerance * max(1.0, abs(lhs), abs(rhs))
+
+    # --- per-job inequalities -----------------------------------------------------------------
+    jobs = []
+    per_job_rows = {"per_job": [], "lemma3": [], "lemma3_premise": [], "running": [], "per_job_refined": []}
+    for r in records:
+        held = exact_sum(s.end - s.start for s in r.segments)
+        restart = exact_sum(s.restart for s in r.segments)
+        waiting = r.completion - r.arrival - held
+        x = blocked[r.id]
+        wait_bound = _mul(beta, mu_under, rho_j[r.id], c_virtual[r.id])
+        run_bound = _mul(beta_j[r.id], r.processing_time)
+        bound = r.arrival + run_bound + wait_bound
+        ok = le(r.completion, bound)
+        jobs.append(JobCertificate(
+            id=r.id, arrival=r.arrival, gpus=r.gpus, completion=r.completion,
+            processing_time=r.processing_time, beta=beta_j[r.id], rho=rho_j[r.id], work=r.work,
+            prediction=preds[r.id], virtual_completion=c_virtual[r.id], held=_norm(held),
+            restart=_norm(restart), waiting=_norm(waiting), blocked=_norm(x), bound=_norm(bound),
+            waiting_bound=_norm(wait_bound), slack=_norm(bound - r.completion), holds=ok))
+        per_job_rows["per_job"].append((r.id, r.completion, bound))
+        per_job_rows["lemma3"].append((r.id, waiting - x, wait_bound))
+        per_job_rows["lemma3_premise"].append((r.id, x, 0))
+        per_job_rows["running"].append((r.id, held - restart, run_bound))
+        per_job_rows["per_job_refined"].append((r.id, r.completion, bound + restart + x))
+
+    def per_job(name: str) -> Inequality:
+        rows = per_job_rows[name]
+        if not rows:
+            return Inequality(name, _STATEMENTS[name], 0, 0, 0, True)
+        worst = min(rows, key=lambda row: row[2] - row[1])
+        holds = all(le(lhs, rhs) for _, lhs, rhs in rows)
+        return Inequality(name, _STATEMENTS[name], _norm(worst[1]), _norm(worst[2]),
+                          _norm(worst[2] - worst[1]), holds, worst[0])
+
+    def whole(name: str, lhs, rhs) -> Inequality:
+        return Inequality(name, _STATEMENTS[name], _norm(lhs), _norm(rhs), _norm(rhs - lhs), le(lhs, rhs))
+
+    ratio_bound = _mul(beta, 1 + _mul(rho, mu))
+    bound = _mul(ratio_bound, lower)
+    inequalities = (
+        per_job("per_job"),
+        whole("total", total, _mul(beta, lb1) + _mul(beta, rho, mu_under, virtual_total)),
+        whole("lemma2", virtual_total, _mul(mu_over, lb2)),
+        whole("theorem", total, bound),
+        per_job("lemma3"),
+        per_job("lemma3_premise"),
+        per_job("running"),
+        per_job("per_job_refined"),
+    )
+    assumptions = {
+        "static_predictions": params.get("adaptive") == "off" and not adaptive_ran,
+        "backfill": params.get("backfill") is True,
+        "preemption": params.get("preemption") is True,
+        "zero_preemption_cost": opts.get("preemption_cost", 0) == 0,
+        "virtual_order": params.get("order", "virtual") == "virtual",
+        "instant_preemption": all(r.tau_star is None for r in records),
+    }
+    holds = inequalities[0].holds and inequalities[1].holds
+    return Certificate(
+        holds=holds, covered=all(assumptions.values()), assumptions=assumptions, exact=exact,
+        tolerance=tolerance, predictions=which, total_gpus=m, n_jobs=len(records),
+        total_completion_time=_norm(total), lb1=_norm(lb1), lb2=_norm(lb2), lower_bound=_norm(lower),
+        virtual_total=_norm(virtual_total), beta=beta, rho=_norm(rho), mu_over=_norm(mu_over),
+        mu_under=_norm(mu_under), mu=_norm(mu), ratio_bound=_norm(ratio_bound), bound=_norm(bound),
+        ratio_to_lb=_norm(_div(total, lower)) if lower else (1 if total == 0 else math.inf),
+        inequalities=inequalities, jobs=tuple(jobs))
+
+
+# ---------------------------------------------------------------------------------------------
+# Running A-SRPT under the theorem's assumptions
+# ---------------------------------------------------------------------------------------------
+
+_RUN_CONSTRAINTS = {
+    "instance": [InstanceOf(Instance)],
+    "predictor": "no_validation",
+    "placement": [None, str],
+    "seed": ["seed"],
+    "adaptive": [Options(str, {"off", "doubling", "repredict"})],
+    "backfill": ["boolean"],
+    "preemption": ["boolean"],
+    "preemption_cost": [Interval(Real, 0, None, closed="left")],
+}
+
+
+@validate_params(_RUN_CONSTRAINTS)
+def run_asrpt(instance: Instance, *, predictor="instance", placement: str | None = None, seed=0,
+              adaptive: str = "off", backfill: bool = True, preemption: bool = True,
+              preemption_cost=0) -> SimResult:
+    """Simulate A-SRPT on ``instance``; the defaults are Theorem 1's assumptions.
+
+    Parameters
+    ----------
+    instance : Instance
+        The instance.
+    predictor : str or Predictor
+        Source of the predictions (``"instance"``: the instance's own, the truth where absent;
+        ``"oracle"``; ``"noisy:sigma=..:clip=.."``).
+    placement : str or None
+        Placement method (None: the simulator's default).
+    seed : int, Generator or None
+        Passed to the run (noisy predictors).
+    adaptive : {"off", "doubling", "repredict"}
+        The adaptive step (``"off"`` for the theorem).
+    backfill, preemption : bool
+        A-SRPT's allocation options (both on for the theorem).
+    preemption_cost : number >= 0
+        Restart cost in seconds (0 for the theorem).
+
+    Returns
+    -------
+    SimResult
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter outside its constraints (including an unknown predictor or placement).
+
+    Examples
+    --------
+    >>> res = run_asrpt(two_server_instance)
+    >>> res.completion_times
+    {'a': 4, 'b': 1, 'c': 3}
+    """
+    from ..policies.asrpt import ASRPT
+    from ..sim import simulate
+
+    policy = ASRPT(predictor=predictor, adaptive=adaptive, backfill=backfill, preemption=preemption,
+                   order="virtual", placement=placement)
+    policy.name = "a-srpt"
+    return simulate(instance, policy, preemption_cost=preemption_cost, seed=seed)
+
+
+@validate_params({**_RUN_CONSTRAINTS, "tolerance": [Interval(Real, 0, 1, closed="left")]})
+def certify_instance(instance: Instance, *, predictor="instance", placement: str | None = None,
+                     seed=0, adaptive: str = "off", backfill: bool = True, preemption: bool = True,
+                     preemption_cost=0, tolerance: float = 1e-9) -> Certificate:
+    """Run A-SRPT (:func:`run_asrpt`, by default under the theorem's assumptions) and certify it.
+
+    Parameters
+    ----------
+    instance : Instance
+    predictor, placement, seed, adaptive, backfill, preemption, preemption_cost
+        As in :func:`run_asrpt`.
+    tolerance : float in [0, 1)
+        As in :func:`certify`.
+
+    Returns
+    -------
+    Certificate
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter outside its constraints.
+
+    Examples
+    --------
+    >>> cert = certify_instance(two_server_instance)
+    >>> cert.holds, cert.total_completion_time, cert.ratio_to_lb
+    (True, 8, 1)
+    """
+    result = run_asrpt(instance, predictor=predictor, placement=placement, seed=seed,
+                       adaptive=adaptive, backfill=backfill, preemption=preemption,
+                       preemption_cost=preemption_cost)
+    return certify(instance, result, tolerance=tolerance)
