@@ -104,6 +104,7 @@ _LEARNING_RATES = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
 _N_REFERENCE = 200_000
 _REFERENCE_SEED = 250105563
 _FAIL_SIGMA = 0.3
+_POP_SIGMA = 1.0
 
 
 @dataclass(frozen=True)
@@ -247,11 +248,7 @@ def _calibrate(median: float, mean: float, d_min: float, d_max: float, support: 
     fail_d = fail_duration * np.exp(_FAIL_SIGMA * rng.standard_normal(n))
     # the mixture's median is `median` iff the main part's CDF there is q
     below = fail_fraction * float(ndtr((math.log(median) - math.log(fail_duration)) / _FAIL_SIGMA))
-    q = (0.5 - below) / (1.0 - fail_fraction) if fail_fraction < 1 else -1.0
-    if not 0.0 < q < 1.0:
-        raise InvalidParameterError(
-            f"fail_fraction={fail_fraction} and fail_duration={fail_duration} s leave no room for a "
-            f"median run time of {median} s")
+    q = (0.5 - below) / (1.0 - fail_fraction)  # in (0, 1) since fail_fraction < 0.5
 
     def durations(sigma):
         z = sigma * eta + rest
@@ -496,7 +493,7 @@ def recurring_workload(n_jobs: int = 1000, *, load: float = 0.8, cluster: "str |
     pick_batch = r_groups.random(n_all)
     pick_data = r_groups.random(n_all)
     lr = np.asarray(_LEARNING_RATES)[r_groups.integers(0, len(_LEARNING_RATES), n_all)]
-    popularity = r_groups.lognormal(0.0, 1.0, n_all)
+    popularity = r_groups.lognormal(0.0, _POP_SIGMA, n_all)
     span = group_lifetime * n_jobs  # in arrivals
     birth = r_groups.uniform(-span, n_jobs, n_all)
     configs = []
