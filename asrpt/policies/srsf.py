@@ -1,0 +1,182 @@
+"""SRSF and SRTF: preemptive shortest-remaining-size baselines (baselines.md section 4.3, B2; the
+``shortest-gpu`` and ``shortest`` comparators of the Tiresias simulator, section 2.3).
+
+At every decision point every active job is ranked by its remaining size,
+
+- ``key="gpu_time"`` (SRSF): remaining GPU-time R_j(t) = g_j r_j(t),
+- ``key="time"`` (SRTF): remaining time r_j(t),
+
+with r_j(t) = (N^_j - n_j(t)) tau*_j: the predicted work N^_j (``predictor``; the truth with the
+default ``"oracle"``) minus the work done n_j(t) (observable by anyone: ``view.attained_work``),
+in seconds at the job's best iteration time tau*_j (so a waiting job and a running one are
+compared on the same scale, whatever their current placement). Ties go to the earlier arrival,
+then the smaller job id. The engine then fills the GPUs greedily in that order, skipping jobs that
+do not fit, and preempts the running jobs left out.
+
+**-PRED variants and jobs that outlive their prediction.** With any predictor other than the
+oracle the remaining size is predicted, and a job may reach N^_j without finishing. ``adaptive``
+says what happens then, as in :class:`~asrpt.policies.asrpt.ASRPT`:
+
+- ``"doubling"`` (default): N^_j <- 2 N^_j (repeatedly, until it exceeds the work done); the
+  policy asks to be woken (``Decision.wake_at``) at the first time a running job reaches its
+  prediction, so the re-ranking happens exactly then;
+- ``"repredict"``: ask the predictor again given the work done (at least twice the work done if
+  it answers less);
+- ``"off"``: keep N^_j; the remaining size is floored at 0, so an overdue job ranks first, ahead
+  of every job with a positive remaining size, and is never preempted again (the naive rule: one
+  long underestimated job can hold its GPUs until it ends).
+
+With the oracle none of this triggers (a job reaches its true work when it completes).
+
+**Hysteresis.** With ``epsilon > 0`` a running job's size is multiplied by (1 - epsilon) for the
+ranking, so a waiting job overtakes a running one only if its size is below (1 - epsilon) times
+the running job's (baselines.md B2, "anti-thrashing"). Jobs running on to an iteration boundary
+after a preemption do not get the discount.
+
+Registered: ``srsf`` and ``srtf`` (oracle), ``srsf-pred`` and ``srtf-pred`` (``predictor=
+"instance"``: the instance's own predictions N^_j, the same ones A-SRPT uses by default, so that
+``srsf-pred`` is exactly "A-SRPT without the virtual-machine guide", the ablation of section 4.5;
+jobs without a prediction fall back to the truth) and ``srsf-mean`` (``predictor="group_mean"``:
+learned online from completed jobs, non-clairvoyant).
+
+A decision costs O(A log A) for A active jobs.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+from .._validation import Interval, Options
+from ..predict.base import PredictionTracker, make_predictor
+from ..sizes import exact_mul
+from .base import Decision, Policy, register_policy
+
+__all__ = ["SRSF"]
+
+
+@register_policy("srsf")
+@register_policy("srtf", key="time")
+@register_policy("srsf-pred", predictor="instance")
+@register_policy("srtf-pred", key="time", predictor="instance")
+@register_policy("srsf-mean", predictor="group_mean")
+class SRSF(Policy):
+    """Shortest remaining service (GPU-time) or remaining time first, preemptive.
+
+    Parameters
+    ----------
+    key : {"gpu_time", "time"}
+        Rank by remaining GPU-time g_j r_j (SRSF, default) or remaining time r_j (SRTF).
+    predictor : str or Predictor
+        Source of the total work N^_j (default ``"oracle"``: the truth).
+    adaptive : {"doubling", "repredict", "off"}
+        What happens when a job reaches its prediction without finishing (module docstring).
+    epsilon : float in [0, 1)
+        Anti-thrashing hysteresis: a waiting job displaces a running one only if its size is
+        below (1 - epsilon) times the running job's (0: plain SRSF).
+
+    Attributes
+    ----------
+    tracker_ : PredictionTracker
+        The run's predictions (``tracker_.predicted[job.index]``).
+    adaptive_updates_ : int
+        How many times a prediction was raised because a job outlived it.
+
+    Examples
+    --------
+    >>> from asrpt.sim import simulate
+    >>> simulate(two_server_instance, "srsf").completion_times
+    {'a': 4, 'b': 1, 'c': 3}
+    """
+
+    parameter_constraints = {
+        "key": [Options(str, {"gpu_time", "time"})],
+        "predictor": "no_validation",
+        "adaptive": [Options(str, {"doubling", "repredict", "off"})],
+        "epsilon": [Interval(Real, 0, 1, closed="left")],
+    }
+    preemptive = True
+    work_conserving = True
+
+    def __init__(self, *, key: str = "gpu_time", predictor="oracle", adaptive: str = "doubling",
+                 epsilon: float = 0.0):
+        self.key = key
+        self.predictor = predictor
+        self.adaptive = adaptive
+        self.epsilon = epsilon
+
+    @property
+    def clairvoyant(self) -> bool:  # type: ignore[override]
+        tracker = getattr(self, "tracker_", None)
+        return (tracker.predictor if tracker else make_predictor(self.predictor)).clairvoyant
+
+    def reset(self, cluster, *, seed=None):
+        super().reset(cluster, seed=seed)
+        self.tracker_ = PredictionTracker(make_predictor(self.predictor), seed)
+        self.adaptive_updates_ = 0
+
+    def _raise_prediction(self, view, job, work, done):
+        """A new prediction for a job whose work done reached ``work``."""
+        if self.adaptive == "doubling":
+            new = work * 2
+            while new <= done:
+                new *= 2
+        else:
+            new = self.tracker_.repredict(view, job)
+            if new <= done:  # a re-prediction must exceed what is already done
+                new = done * 2 if done else work * 2
+        self.tracker_.predicted[job.index] = new
+        self.adaptive_updates_ += 1
+        return new
+
+    def decide(self, view):
+        tracker = self.tracker_
+        tracker.update(view)
+        pred = tracker.predicted
+        adaptive = self.adaptive != "off"
+        gpu_time = self.key == "gpu_time"
+        discount = 1 - self.epsilon if self.epsilon else None
+        keys = {}
+        left_of = {}
+        for job in view.active():
+            i = job.index
+            work = pred[i]
+            done = view.attained_work(job)
+            if adaptive and done >= work:
+                work = self._raise_prediction(view, job, work, done)
+            left = work - done
+            if left < 0:
+                left = 0
+            left_of[i] = left
+            size = exact_mul(left, job.tau_star)
+            if gpu_time:
+                size = exact_mul(size, job.gpus)
+            if discount is not None and view.is_running(job) and not view.is_stopping(job):
+                size = size * discount
+            keys[i] = (size, job.arrival, job.key)
+        order = sorted(view.active(), key=lambda j: keys[j.index])
+        wake = self._next_overrun(view, order, left_of) if adaptive else None
+        return Decision(order, backfill=True, wake_at=wake)
+
+    @staticmethod
+    def _next_overrun(view, order, left_of):
+        """The first time a job the engine will run (greedy by GPU count in ``order``) reaches its
+        prediction, at its current iteration time (tau* for a job about to start: a slower
+        placement or a restart only make the true time later, and an early wake-up is harmless)."""
+        now = view.now
+        budget = view.total_gpus
+        wake = None
+        for job in order:
+            if job.gpus > budget:
+                continue
+            budget -= job.gpus
+            left = left_of[job.index]
+            if left > 0:
+                t = now + left * view.iteration_time(job)
+                if t > now and (wake is None or t < wake):
+                    wake = t
+            if not budget:
+                break
+        return wake
+
+    def report(self) -> dict:
+        return {"adaptive_updates": self.adaptive_updates_}
