@@ -35,6 +35,17 @@ what the prediction at its arrival saw. Per-group and per-user histories are kep
 completion time, with running sums and sorted values for the as-of-now statistics (O(log k) per
 update).
 
+**Completion bias.** Completed jobs are a biased sample of recent arrivals: of the jobs that
+arrived lately only the short ones have completed (more so under a scheduler that runs short
+jobs first), so a regression on every completed job learns durations that are too short for
+their features. The predictor knows which jobs it predicted and has not seen complete (the
+scheduler's queue, nothing from the future) and trains only on jobs that arrived no later than
+the ``maturity`` quantile of the arrival times of those pending jobs: cohorts old enough that
+almost all of their jobs, long ones included, have completed. Rows of later jobs join the
+training set once their cohort has matured. (If that leaves fewer than ``min_train`` rows, all
+rows are used.) The history statistics are not cut: they use every completed job, exactly as
+at prediction time.
+
 **Schedule.** The forest (scikit-learn ``RandomForestRegressor``, ``random_state=seed``,
 ``n_jobs=1``) is fitted once ``min_train`` jobs have completed and refitted whenever
 ``min(retrain_every, n_fit)`` more have (``n_fit`` the completions at the last fit: the training
@@ -246,6 +257,10 @@ class RandomForestPredictor(Predictor):
         ``"median"`` (default): the weighted median of the training targets in the leaves a job
         reaches (a quantile regression forest's median; robust to the startup failures that drag
         a mean of logs down); ``"mean"``: scikit-learn's mean of the trees' leaf means.
+    maturity : float in [0, 1]
+        Train only on jobs that arrived no later than this quantile of the arrival times of the
+        jobs still pending (predicted, not completed): 0 is before the oldest pending job, 1
+        keeps every completed job. See "Completion bias" in the module docstring.
     prior : float
         Seconds assumed for a job with no history at all (cold start, imputation).
     growth : float
@@ -265,6 +280,8 @@ class RandomForestPredictor(Predictor):
         Base-forest fits so far.
     fitted_at_ : int
         Completed jobs seen at the last base fit (0 before).
+    n_train_ : int
+        Training rows of the last base fit.
 
     Examples
     --------
@@ -283,6 +300,7 @@ class RandomForestPredictor(Predictor):
         "max_train": [None, Interval(Integral, 2, None, closed="left")],
         "attained_levels": [Interval(Integral, 0, None, closed="left")],
         "leaf": [Options(str, {"median", "mean"})],
+        "maturity": [Interval(Real, 0, 1, closed="both")],
         "prior": [Interval(Real, 0, None, closed="neither")],
         "growth": [Interval(Real, 1, None, closed="neither")],
         "seed": [Interval(Integral, 0, None, closed="left")],
@@ -291,7 +309,8 @@ class RandomForestPredictor(Predictor):
     def __init__(self, *, n_estimators: int = 30, max_depth: int | None = 10,
                  min_samples_leaf: int = 10, max_features: float = 0.5, retrain_every: int = 500,
                  min_train: int = 50, max_train: int | None = 4000, attained_levels: int = 8,
-                 leaf: str = "median", prior: float = 3600.0, growth: float = 2.0, seed: int = 0):
+                 leaf: str = "median", maturity: float = 0.1, prior: float = 3600.0,
+                 growth: float = 2.0, seed: int = 0):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
@@ -301,6 +320,7 @@ class RandomForestPredictor(Predictor):
         self.max_train = max_train
         self.attained_levels = attained_levels
         self.leaf = leaf
+        self.maturity = maturity
         self.prior = prior
         self.growth = growth
         self.seed = seed
@@ -313,6 +333,7 @@ class RandomForestPredictor(Predictor):
         self.conditional_forest_ = None
         self.n_fits_ = 0
         self.fitted_at_ = 0
+        self.n_train_ = 0
         self._compiled = None
         self._conditional = None
         self._conditional_at = -1
@@ -322,6 +343,9 @@ class RandomForestPredictor(Predictor):
         self._rows: list[np.ndarray] = []
         self._targets: list[float] = []
         self._log_prior = math.log(self.prior)
+        self._row_arrivals: list = []
+        self._pending: dict = {}                 # id -> arrival of jobs predicted, not yet observed
+        self._observed_ids: set = set()
         return self
 
     def observe(self, completed: Sequence) -> None:
@@ -333,6 +357,9 @@ class RandomForestPredictor(Predictor):
             target = math.log(float(c.work) * float(job.tau_star))
             self._rows.append(self._features(job, as_of=job.arrival))
             self._targets.append(target)
+            self._row_arrivals.append(job.arrival)
+            self._pending.pop(job.id, None)
+            self._observed_ids.add(job.id)
             for name in _CATEGORIES:
                 value = _category(job, name)
                 if value is not None:
@@ -388,8 +415,20 @@ class RandomForestPredictor(Predictor):
                                      n_jobs=1)
 
     def _window(self):
-        start = 0 if self.max_train is None else max(0, len(self._rows) - self.max_train)
-        return np.vstack(self._rows[start:]), np.asarray(self._targets[start:])
+        """Training rows: those of jobs that arrived no later than the ``maturity`` quantile of the
+        arrivals of the jobs still pending (all rows if that leaves fewer than ``min_train``),
+        the most recent ``max_train`` of them."""
+        n = len(self._rows)
+        keep = np.arange(n)
+        if self._pending and self.maturity < 1:
+            cutoff = float(np.quantile(np.asarray(list(self._pending.values()), dtype=float),
+                                       self.maturity, method="lower"))
+            mature = np.flatnonzero(np.asarray(self._row_arrivals, dtype=float) <= cutoff)
+            if mature.size >= self.min_train:
+                keep = mature
+        if self.max_train is not None:
+            keep = keep[-self.max_train:]
+        return np.vstack([self._rows[i] for i in keep]), np.asarray(self._targets)[keep]
 
     def _model(self):
         """The base forest, refitted first if the schedule says so (None during cold start)."""
@@ -402,6 +441,7 @@ class RandomForestPredictor(Predictor):
             self._compiled = _CompiledForest(self.forest_, *((X, r) if self.leaf == "median" else ()))
             self.n_fits_ += 1
             self.fitted_at_ = n
+            self.n_train_ = len(y)
         return self._compiled
 
     def _conditional_model(self):
@@ -435,6 +475,8 @@ class RandomForestPredictor(Predictor):
         self._check_fitted()
         if attained and attained > 0:
             return self._repredict(job, float(attained))
+        if job.id not in self._observed_ids:
+            self._pending.setdefault(job.id, job.arrival)
         model = self._model()
         if model is None:
             return self.fallback_.predict(job)

@@ -119,6 +119,27 @@ def test_training_rows_use_only_jobs_completed_by_the_jobs_arrival():
     assert X[0, FEATURES.index("user")] == -1.0
 
 
+def test_trains_only_on_matured_cohorts():
+    """100 jobs predicted at arrival (0..99); 0-59 and the short 80-89 completed, 60-79 and 90-99
+    still pending. With maturity 0.1 the cutoff is the 10 % quantile of the pending arrivals (62):
+    the short late jobs 80-89 stay out of the training set until their cohort has completed."""
+    views = [view(i, group=f"g{i % 3}", arrival=float(i)) for i in range(100)]
+    done_ids = list(range(60)) + list(range(80, 90))
+    for maturity, rows in ((0.1, 60), (1.0, 70), (0.0, 60)):
+        f = RandomForestPredictor(n_estimators=3, min_train=20, maturity=maturity).reset()
+        for v in views:
+            f.predict(v)
+        f.observe([done(views[i], 100.0 + i, 10.0) for i in done_ids])
+        f.predict(views[0])
+        assert f.n_train_ == rows, maturity
+    f = RandomForestPredictor(n_estimators=3, min_train=65).reset()  # too few mature rows: all
+    for v in views:
+        f.predict(v)
+    f.observe([done(views[i], 100.0 + i, 10.0) for i in done_ids])
+    f.predict(views[0])
+    assert f.n_train_ == 70
+
+
 def test_order_of_a_batch_does_not_matter():
     jobs = history(60)
     f1 = RandomForestPredictor(**SMALL).reset()
