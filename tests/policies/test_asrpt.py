@@ -95,3 +95,22 @@ def test_options_are_validated():
         make_policy("a-srpt:order=fastest")
     with pytest.raises(Exception, match="unknown predictor 'orcale' \\(did you mean 'oracle'"):
         simulate(Instance(Cluster.homogeneous(1, 1), (Job("a", 0, 1, processing_time=1),)), "a-srpt:predictor=orcale")
+
+
+class _Sized(ASRPT):
+    """Records the size of A-SRPT's per-decision structures against the number of active jobs."""
+
+    def decide(self, view):
+        decision = super().decide(view)
+        active = len(view.waiting) + len(view.running)
+        assert len(self._stored) + len(self._done_order) == active
+        assert len(self._alarm_token) <= active + len(view.completed)
+        return decision
+
+
+@settings(max_examples=20)
+@given(instances(min_jobs=4, max_jobs=10))
+def test_per_decision_state_is_bounded_by_active_jobs_not_finished_ones(instance):
+    """A-SRPT's order and alarms hold only active jobs, so a decision never scans finished jobs
+    (its cost does not grow with the number of jobs already done)."""
+    simulate(instance, _Sized())

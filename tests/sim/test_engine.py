@@ -124,3 +124,53 @@ def test_same_seed_same_records(instance):
     a = simulate(instance, "a-srpt:predictor=\"noisy:sigma=1\"", seed=3)
     b = simulate(instance, "a-srpt:predictor=\"noisy:sigma=1\"", seed=3)
     assert a.records == b.records and a.policy_data == b.policy_data
+
+
+def test_dnn_jobs_stop_at_their_next_iteration_boundary():
+    from asrpt.dnn.perf import best_iteration_time
+    from asrpt.instance import Parallelism
+
+    cluster = Cluster.homogeneous(1, 8, "A100")
+    a = Job("A", 0, 8, model="gpt2", parallelism=Parallelism(8, 1, 1), iterations=100)
+    b = Job("B", 10.1, 8, model="resnet50", parallelism=Parallelism(8, 1, 1), iterations=10)
+    tau_a, tau_b = best_iteration_time(a, cluster), best_iteration_time(b, cluster)
+    done_at_arrival = 10.1 / tau_a
+    boundary = 18 * tau_a
+    assert 17 < done_at_arrival < 18 and boundary > 10.1
+    for cost in (0, 5):
+        res = simulate(Instance(cluster, (a, b)), "a-srpt", preemption_cost=cost, check_invariants=True)
+        ra, rb = res.record("A"), res.record("B")
+        assert ra.preemptions == 1 and ra.segments[0].end == pytest.approx(boundary)
+        assert rb.start == pytest.approx(boundary), "B waits for A's iteration boundary"
+        assert rb.completion == pytest.approx(boundary + 10 * tau_b)
+        assert ra.segments[1].restart == pytest.approx(cost)
+        assert ra.completion == pytest.approx(rb.completion + cost + 82 * tau_a)
+        assert ra.beta == 1.0 and ra.processing_time == pytest.approx(100 * tau_a)
+
+
+class _Flip(Policy):
+    """Preempts A for B when B arrives, then changes its mind 0.05 s later (before A's boundary)."""
+
+    parameter_constraints: dict = {}
+    preemptive = True
+
+    def decide(self, view):
+        jobs = {j.id: j for j in view.active()}
+        if "B" in jobs and view.now < 1.05:
+            return Decision([jobs["B"]], wake_at=1.05)
+        return Decision(sorted(jobs.values(), key=lambda j: j.id))
+
+
+def test_a_job_selected_again_before_its_boundary_keeps_running():
+    from asrpt.dnn.perf import best_iteration_time
+    from asrpt.instance import Parallelism
+
+    cluster = Cluster.homogeneous(1, 8, "A100")
+    a = Job("A", 0, 8, model="gpt2", parallelism=Parallelism(8, 1, 1), iterations=50)
+    b = Job("B", 1.0, 8, model="gpt2", parallelism=Parallelism(8, 1, 1), iterations=2)
+    tau = best_iteration_time(a, cluster)
+    assert 1.05 < 2 * tau  # A's next boundary after t = 1 is at 2 iterations, after the change of mind
+    res = simulate(Instance(cluster, (a, b)), _Flip(), check_invariants=True)
+    ra = res.record("A")
+    assert ra.preemptions == 0 and len(ra.segments) == 1 and ra.completion == pytest.approx(50 * tau)
+    assert res.record("B").start == pytest.approx(50 * tau)
