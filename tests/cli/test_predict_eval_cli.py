@@ -1,0 +1,94 @@
+"""``asrpt predict-eval`` and ``asrpt workload``: JSON payloads that match the library, every
+kind of WORKLOAD, and one-line errors with exit status 2."""
+
+import json
+import os
+
+import pytest
+
+from asrpt.cli import main
+from asrpt.instance import load_instance
+from asrpt.predict.metrics import replay_predictions, run_predictions
+from asrpt.sim import simulate
+from asrpt.workloads import recurring_workload
+
+BUNDLED_PHILLY = os.path.join(os.path.dirname(__file__), "..", "..", "asrpt", "data", "philly-40000-20000.csv.gz")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_of_a_run_matches_the_library(capsys):
+    code, out, err = run(capsys, "predict-eval", "recurring:n_jobs=120:cluster=\"2x8\"", "--seed", "3",
+                         "--predictor", "forest:n_estimators=5:min_train=20", "--json")
+    assert code == 0 and err == ""
+    d = json.loads(out)
+    assert d["mode"] == "run" and d["workload"]["jobs"] == 120 and d["workload"]["gpus"] == 16
+    assert d["workload"]["source"] == 'recurring:n_jobs=120:cluster="2x8":seed=3'
+    inst = recurring_workload(120, cluster="2x8", seed=3)
+    res = simulate(inst, 'a-srpt:adaptive="repredict":predictor="forest:n_estimators=5:min_train=20"', seed=3)
+    acc = run_predictions(res).accuracy()
+    assert d["initial"]["mae"] == pytest.approx(acc.mae)
+    assert d["initial"]["distortion"]["mu"] == pytest.approx(acc.distortion.mu)
+    assert d["final"]["n"] == 120 and d["summary"]["mean_jct"] == pytest.approx(res.summary["mean_jct"])
+    assert d["adaptive_updates"] == res.policy_data["adaptive_updates"]
+    assert set(d["initial"]) == {"n", "mae", "mape", "r2_log", "mean_abs_log", "median_abs_log", "distortion"}
+    assert set(d["initial"]["distortion"]) >= {"mu_over", "mu_under", "mu", "ratio_percentiles"}
+
+
+def test_replay_of_an_instance_file_and_the_table(capsys, tmp_path):
+    inst = recurring_workload(80, cluster="2x8", seed=1)
+    path = tmp_path / "w.json"
+    assert main(["workload", "recurring:n_jobs=80:cluster=\"2x8\"", "--seed", "1", "--out", str(path)]) == 0
+    capsys.readouterr()
+    assert load_instance(path).jobs == inst.jobs
+    code, out, _ = run(capsys, "predict-eval", str(path), "--replay", "--predictor", "group_mean", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["mode"] == "replay" and d["policy"] is None and d["final"] is None
+    assert d["initial"]["mape"] == pytest.approx(replay_predictions("group_mean", inst).accuracy().mape)
+    code, out, err = run(capsys, "predict-eval", str(path), "--replay")
+    assert code == 0 and "at submission" in out and "mu_under" in out and "replay" in err
+
+
+def test_policy_without_recorded_predictions_is_replayed_on_its_completions(capsys):
+    code, out, _ = run(capsys, "predict-eval", "recurring:n_jobs=60:cluster=\"2x8\"", "--policy", "qssf",
+                       "--predictor", "group_mean", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["policy"] == "qssf[group_mean]" and d["final"] is None
+    inst = recurring_workload(60, cluster="2x8", seed=0)
+    res = simulate(inst, "qssf:predictor=group_mean")
+    expected = replay_predictions("group_mean", inst, completions=res.completion_times).accuracy()
+    assert d["initial"]["mae"] == pytest.approx(expected.mae)
+
+
+@pytest.mark.skipif(not os.path.exists(BUNDLED_PHILLY), reason="bundled Philly window missing")
+def test_trace_jobs_without_groups(capsys):
+    code, out, _ = run(capsys, "predict-eval", BUNDLED_PHILLY, "--limit", "150", "--replay",
+                       "--predictor", "forest:n_estimators=5:min_train=20", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["initial"]["n"] == 150 and d["workload"]["trace"]["jobs"] == 150
+
+
+@pytest.mark.parametrize("argv, text", [
+    (["predict-eval", "no-such-file.json"], "no such file, and not a generator spec"),
+    (["predict-eval", "recuring"], "not a generator spec"),
+    (["predict-eval", "recurring:n_jobs=10", "--predictor", "forrest"], "unknown predictor 'forrest'"),
+    (["predict-eval", "recurring:n_jobs=10", "--policy", "fifo"], "policy 'fifo' takes no predictor"),
+    (["predict-eval", "recurring:n_jobs=10:load=-1"], "'load' parameter of recurring_workload"),
+    (["workload", "recurrin"], "did you mean 'recurring'"),
+])
+def test_errors_are_one_line_with_status_2(capsys, argv, text):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and text in err and len(err.strip().splitlines()) == 1
+
+
+def test_workload_stats_side_by_side(capsys):
+    code, out, _ = run(capsys, "workload", "recurring", "--jobs", "300", "--cluster", "4x8", "--stats")
+    assert code == 0 and "published (philly)" in out and "share of 1-GPU jobs" in out
+    code, out, _ = run(capsys, "workload", "recurring:profile=\"helios\"", "--jobs", "200", "--json")
+    d = json.loads(out)
+    assert d["jobs"] == 200 and d["metadata"]["params"]["profile"] == "helios"
+    assert {"statistic": "median GPUs per job", "generated": 1.0, "published": 1} in d["statistics"]
