@@ -1,0 +1,134 @@
+"""Theorem 1 against the offline optimum and the worst-case search (asrpt.theory.worstcase).
+
+The certification rule of theory-checks section 0: with LB <= OPT <= UB, ``ALG <= c LB``
+certifies Theorem 1 on the instance, ``ALG > c UB`` would be a certified bug. The search only
+refutes; the tests check that it reaches ratios above 1 where they exist (a search that never
+leaves 1.0 signals a broken adversary or a broken OPT, theory-checks 4.2) and stays within the
+theorem where OPT is known.
+"""
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import event, given, note, settings, target
+
+from asrpt.errors import InvalidParameterError
+from asrpt.instance import Cluster, Instance, Job, load_instance
+from asrpt.offline.ilp import offline_opt
+from asrpt.testing.strategies import gang_instances
+from asrpt.theory import certify_instance
+from asrpt.theory.worstcase import (DEFAULT_CELLS, Cell, _cell_rows_strategy, _make, evaluate, main,
+                                    render_table, worst_case, worst_case_table)
+
+TWO_MACHINES = "instances/srpt-two-machines.json"
+
+
+# --- Theorem 1 against the OPT bracket ----------------------------------------------------------
+
+
+@settings(max_examples=20)
+@given(gang_instances(max_jobs=4, max_gpus=4, max_servers=1, max_processing_time=4, max_gap=3,
+                      max_mu=100))
+def test_theorem1_ratio_against_the_offline_bracket(inst):
+    """ALG <= beta (1 + rho mu) LB on every instance (certified), hence <= bound * UB; the bracket
+    [ALG / UB, ALG / LB] of the true ratio ALG / OPT is reported (note) and targeted."""
+    cert = certify_instance(inst)
+    opt = offline_opt(inst, time_limit=20)
+    alg, c = cert.total_completion_time, cert.ratio_bound
+    lower = max(opt.lower_bound, cert.lower_bound)
+    assert lower <= opt.upper_bound
+    assert alg <= c * lower                        # certified on this instance
+    assert alg <= c * opt.upper_bound              # a violation here would be a certified bug
+    bracket = (Fraction(alg) / Fraction(opt.upper_bound), Fraction(alg) / Fraction(lower))
+    note(f"ALG / OPT in [{float(bracket[0]):.4f}, {float(bracket[1]):.4f}], bound {float(c):.3f}")
+    event("OPT known exactly" if lower == opt.upper_bound else "OPT bracketed")
+    target(float(bracket[0]), label="asrpt/opt_upper")
+
+
+def test_evaluate_pinned_two_machines_21_over_20():
+    """A-SRPT with g = 1 is SRPT on M machines: the pinned instance costs 21 against OPT 20."""
+    e = evaluate(load_instance(TWO_MACHINES))
+    assert (e.alg, e.opt_upper, e.ratio, e.bound) == (21, 20, Fraction(21, 20), 2)
+    assert e.certificate_holds and not e.violation
+
+
+# --- the search ---------------------------------------------------------------------------------
+
+
+def test_one_gpu_with_exact_predictions_is_optimal():
+    r = worst_case(gpus=1, max_jobs=4, budget=30, max_evals=25, seed=3)
+    assert r.ratio == 1 and r.opt_exact and r.bound == 2
+
+
+def test_search_reaches_ratios_above_one_and_stays_within_the_bound():
+    r = worst_case(gpus=2, max_jobs=5, budget=60, max_evals=40, seed=0, start=load_instance(TWO_MACHINES))
+    assert r.ratio >= Fraction(21, 20)             # at least the known bad case
+    assert r.ratio <= r.ratio_upper and r.ratio <= r.bound and not r.violation
+    assert r.certificate_holds
+    assert list(r.history) == sorted(r.history, key=lambda h: h[1])
+
+
+def test_search_is_reproducible_for_a_fixed_evaluation_budget():
+    runs = [worst_case(gpus=3, max_jobs=3, mu=4, budget=120, max_evals=30, seed=7) for _ in range(2)]
+    assert runs[0].instance == runs[1].instance and runs[0].ratio == runs[1].ratio
+    assert runs[0].evaluations == 30
+
+
+def test_cell_instances_respect_the_cell():
+    from hypothesis import given as given_, settings as settings_
+
+    cell = Cell(4, 3, Fraction(5, 2), 4)
+
+    @settings_(max_examples=30)
+    @given_(_cell_rows_strategy(cell))
+    def check(rows):
+        inst = _make(cell, rows)
+        assert 1 <= inst.n_jobs <= 4 and all(j.gpus <= 3 for j in inst.jobs)
+        cert = certify_instance(inst)
+        assert cert.mu <= Fraction(5, 2) and cert.covered
+
+    check()
+
+
+def test_table_renders_and_main_writes_it(tmp_path):
+    rows = worst_case_table([(1, 1, 1), (2, 2, 4)], max_jobs=2, budget=30, max_evals=8)
+    text = render_table(rows, command="cmd", instances_dir="dir")
+    assert text.count("\n| ") == 3 and "Violations of Theorem 1 found: 0." in text
+    out = tmp_path / "table.md"
+    assert main(["table", "--out", str(out), "--instances", str(tmp_path / "inst"), "--cells", "1:1:1",
+                 "--budget", "30", "--max-evals", "5", "--max-jobs", "2"]) == 0
+    assert "| 1 | 1 | 1 |" in out.read_text()
+    assert load_instance(tmp_path / "inst" / "M1-g1-mu1.json").n_jobs >= 1
+    assert (1, 1, 1) in DEFAULT_CELLS and (8, 5, 100) in DEFAULT_CELLS
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"gpus": 0, "max_jobs": 2}, "'gpus' parameter of worst_case"),
+    ({"gpus": 2, "max_jobs": 9}, "'max_jobs' parameter of worst_case"),
+    ({"gpus": 2, "max_jobs": 2, "mu": 0.5}, "'mu' parameter of worst_case"),
+    ({"gpus": 2, "max_jobs": 2, "budget": 0}, "'budget' parameter of worst_case"),
+    ({"gpus": 2, "max_jobs": 2, "seed": -1}, "'seed' parameter of worst_case"),
+])
+def test_invalid_search_parameters(kwargs, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        worst_case(**kwargs)
+
+
+def test_invalid_evaluate_parameters():
+    with pytest.raises(InvalidParameterError, match="'instance' parameter of evaluate"):
+        evaluate("x")
+    with pytest.raises(InvalidParameterError, match="'time_limit' parameter of evaluate"):
+        evaluate(Instance(Cluster.homogeneous(1, 1), (Job("a", 0, 1, processing_time=1),)), time_limit=0)
+
+
+# --- the deep search (slow) --------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("m, g, mu", [(2, 2, 1), (4, 3, 1), (4, 4, 4), (3, 2, 100)])
+def test_deep_search_finds_no_violation_of_theorem_1(m, g, mu):
+    """Hypothesis-driven (target) plus local search for 3 minutes per cell: no certified violation,
+    and ratios above 1 are reached (the adversary works)."""
+    r = worst_case(gpus=m, max_jobs=5, mu=mu, max_job_gpus=g, budget=180, seed=11)
+    assert not r.violation and r.certificate_holds
+    assert r.ratio > 1
