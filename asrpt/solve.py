@@ -91,6 +91,15 @@ def _cbc_path() -> str | None:
     return None
 
 
+def _objective_value(problem: pulp.LpProblem) -> float:
+    """The objective at the current variable values; a constant objective (no variables, which
+    PuLP's CBC interface never reads back) is its constant."""
+    if problem.objective is None:
+        return 0.0
+    value = pulp.value(problem.objective)
+    return float(problem.objective.constant if value is None else value)
+
+
 @functools.lru_cache(maxsize=1)
 def _silence_highs_banner() -> None:
     """HiGHS prints a banner on stdout the first time a solver object is built in a process,
@@ -192,7 +201,7 @@ def solve(problem: pulp.LpProblem, *, solver: str = "highs", time_limit: float |
             raise SolverError(f"HiGHS stopped with status {h.modelStatusToString(model_status)}")
         objective = None
         if status == "optimal" or (status == "time_limit" and info.primal_solution_status == 2):
-            objective = float(pulp.value(problem.objective)) if problem.objective is not None else 0.0
+            objective = _objective_value(problem)
         bound = objective if status == "optimal" else None
         if is_mip and status in ("optimal", "time_limit") and math.isfinite(info.mip_dual_bound):
             # HiGHS minimises obj_mult * (objective - constant): PuLP passes no constant and
@@ -214,11 +223,11 @@ def solve(problem: pulp.LpProblem, *, solver: str = "highs", time_limit: float |
     objective = None
     if st == pulp.LpStatusOptimal and sol == pulp.LpSolutionOptimal:
         status = "optimal"
-        objective = float(pulp.value(problem.objective)) if problem.objective is not None else 0.0
+        objective = _objective_value(problem)
         bound = objective
     elif sol == pulp.LpSolutionIntegerFeasible:
         status = "time_limit"
-        objective = float(pulp.value(problem.objective)) if problem.objective is not None else 0.0
+        objective = _objective_value(problem)
         bound = None
     elif st == pulp.LpStatusInfeasible:
         status, bound = "infeasible", None

@@ -55,3 +55,13 @@ def test_bad_parameters():
         solve(prob, solver="gurobi")
     with pytest.raises(InvalidParameterError, match="'time_limit' parameter of solve"):
         solve(prob, time_limit=0)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_constant_objective(solver):
+    prob = pulp.LpProblem("const", pulp.LpMinimize)
+    x = prob.add_variable("x", 0, 3, cat="Integer")
+    prob += 0 * x + 7
+    prob += x >= 1
+    res = solve(prob, solver=solver)
+    assert res.status == "optimal" and res.objective == 7.0
