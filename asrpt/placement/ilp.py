@@ -877,8 +877,8 @@ def _tau_model(pb: PlacementProblem):
         if key not in zc:
             ze = _var(prob, f"z_{key[0]}_{key[1]}", 0, 1)
             for h in servers:
-                prob += ze >= x[u, h] - x[v, h]
-                prob += ze >= x[v, h] - x[u, h]
+                prob.addConstraint(ze >= x[u, h] - x[v, h])
+                prob.addConstraint(ze >= x[v, h] - x[u, h])
             zc[key] = ze
         return zc[key]
 
@@ -901,17 +901,18 @@ def _tau_model(pb: PlacementProblem):
     else:
         used = {types[0]: 1}
 
-    def inv_bw(cross, crossing_bw: dict, name: str):
-        """1/bandwidth of a collective: the slowest used type's intra link, or its crossing
-        link when ``cross`` (an indicator expression) is 1."""
+    def transfer(vol: float, cross, crossing_bw: dict, name: str):
+        """Seconds to move ``vol`` bytes at the slowest used type's intra-server bandwidth, or
+        at its crossing bandwidth when ``cross`` (an indicator) is 1. Modelled in seconds, not
+        in inverse bandwidth, so the coefficients stay well above the solver's tolerances."""
         if not multi:
             ty = types[0]
-            base = 1.0 / intra[ty]
-            return base + (1.0 / crossing_bw[ty] - base) * cross
+            base = vol / intra[ty]
+            return base + (vol / crossing_bw[ty] - base) * cross
         v = _var(prob, name)
         for ty in types:
-            prob += v >= (1.0 / intra[ty]) * used[ty]
-            prob += v >= (1.0 / crossing_bw[ty]) * (used[ty] + cross - 1)
+            prob.addConstraint(v >= (vol / intra[ty]) * used[ty])
+            prob.addConstraint(v >= (vol / crossing_bw[ty]) * (used[ty] + cross - 1))
         return v
 
     F, B = [], []
@@ -946,8 +947,8 @@ def _tau_model(pb: PlacementProblem):
                 prob += arcs >= cuts - 1
             cnt = plan.tp_allreduces[s]
             vol = 2 * (t - 1) / t * plan.tp_bytes[s]
-            bw = inv_bw(cross, {ty: min(intra[ty], inter[ty]) for ty in types}, f"BWtp_{s}")
-            tp_time.append(2.0 * (cnt * (2 * (t - 1) * a_in + 2 * a_out * arcs) + vol * bw))
+            move = transfer(vol, cross, {ty: min(intra[ty], inter[ty]) for ty in types}, f"Ttp_{s}")
+            tp_time.append(2.0 * (cnt * (2 * (t - 1) * a_in + 2 * a_out * arcs) + move))
         else:
             tp_time.append(0.0)
         if s < p - 1:
@@ -955,8 +956,9 @@ def _tau_model(pb: PlacementProblem):
             for r in range(d):
                 for k in range(t):
                     prob += cross >= z(idx[(r, s, k)], idx[(r, s + 1, k)])
-            bw = inv_bw(cross, {ty: min(intra[ty], inter[ty] / conc) for ty in types}, f"BWpp_{s}")
-            pp_time.append(2.0 * (a_in + (a_out - a_in) * cross + plan.boundary_bytes[s] * bw))
+            move = transfer(plan.boundary_bytes[s], cross,
+                            {ty: min(intra[ty], inter[ty] / conc) for ty in types}, f"Tpp_{s}")
+            pp_time.append(2.0 * (a_in + (a_out - a_in) * cross + move))
         else:
             pp_time.append(0.0)
         if d > 1:
@@ -968,8 +970,9 @@ def _tau_model(pb: PlacementProblem):
                     prob += cross >= ze
                 prob += arcs >= cuts - 1
             vol = 2 * (d - 1) / d * plan.grad_bytes[s]
-            bw = inv_bw(cross, {ty: min(intra[ty], inter[ty] / conc) for ty in types}, f"BWdp_{s}")
-            dp_time.append(2 * (d - 1) * a_in + 2 * a_out * arcs + vol * bw)
+            move = transfer(vol, cross, {ty: min(intra[ty], inter[ty] / conc) for ty in types},
+                            f"Tdp_{s}")
+            dp_time.append(2 * (d - 1) * a_in + 2 * a_out * arcs + move)
         else:
             dp_time.append(0.0)
     cycle = [F[s] + B[s] + tp_time[s] + pp_time[s] for s in range(p)]
