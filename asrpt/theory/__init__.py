@@ -1,15 +1,29 @@
-"""Theory for A-SRPT: Theorem 1's per-instance certificate and the worst-case search.
+"""Theory for A-SRPT: Theorem 1's certificate, the worst-case search and the classical checks.
 
 - :mod:`asrpt.theory.certificate`: :func:`certify` (the certificate of model.md section 8 on a
   finished run, exact for exact data), :func:`run_asrpt` and :func:`certify_instance` (A-SRPT
   under the theorem's assumptions);
+- :mod:`asrpt.theory.worstcase`: :func:`worst_case` (hypothesis ``target()`` plus local search for
+  instances maximising ALG / OPT), :func:`evaluate` and the tightness table of ``proofs/``;
+- :mod:`asrpt.theory.classical`: WSRPT, the Phillips-Stein-Wein conversion, SPJF, PRR and SPRPT
+  for the classical checks (CHK-04, 07, 08, 15, 16);
+- :mod:`asrpt.theory.queueing`: the M/M/1 queue with predictions, simulated and analytic (CHK-17).
 
 Everything here reads run records (:class:`~asrpt.sim.records.SimResult`) and the instance, never
-simulator internals. The proofs are in ``proofs/`` at the repository root.
+simulator internals. The proofs are in ``proofs/`` at the repository root; every statement there
+names the test that checks it.
+
+The worst-case names are loaded on first use, so that ``python -m asrpt.theory.worstcase`` does
+not import its own module twice.
 """
 
 from .certificate import (THEOREM_OPTIONS, Certificate, Inequality, JobCertificate, certify,
                           certify_instance, run_asrpt)
+from .classical import prr_schedule, psw_schedule, spjf_schedule, sprpt_schedule, wsrpt_schedule
+from .queueing import QueueResult, mean_response_time, simulate_queue
+
+_WORSTCASE = ("Cell", "Evaluation", "WorstCase", "evaluate", "worst_case", "worst_case_table",
+              "render_table")
 
 __all__ = [
     "THEOREM_OPTIONS",
@@ -19,4 +33,21 @@ __all__ = [
     "certify",
     "certify_instance",
     "run_asrpt",
+    "wsrpt_schedule",
+    "psw_schedule",
+    "spjf_schedule",
+    "prr_schedule",
+    "sprpt_schedule",
+    "QueueResult",
+    "simulate_queue",
+    "mean_response_time",
+    *_WORSTCASE,
 ]
+
+
+def __getattr__(name: str):
+    if name in _WORSTCASE:
+        from . import worstcase
+
+        return getattr(worstcase, name)
+    raise AttributeError(f"module 'asrpt.theory' has no attribute {name!r}")
