@@ -162,7 +162,8 @@ class _History:
 
 
 class _CompiledForest:
-    """A fitted RandomForestRegressor as padded arrays, evaluated one tree level per step.
+    """A fitted RandomForestRegressor as flat node arrays, evaluated one tree level per step for
+    all trees at once.
 
     With training data ``X, y`` given, a prediction is the weighted median of the training
     targets in the leaves the row reaches (each tree's leaf weighted 1 / its size / the number of
@@ -171,60 +172,59 @@ class _CompiledForest:
 
     def __init__(self, forest, X=None, y=None):
         trees = [est.tree_ for est in forest.estimators_]
-        width = max(t.node_count for t in trees)
-        n = len(trees)
-        self.left = np.zeros((n, width), dtype=np.intp)
-        self.right = np.zeros((n, width), dtype=np.intp)
-        self.feature = np.zeros((n, width), dtype=np.intp)
-        self.threshold = np.full((n, width), np.inf)
-        self.value = np.zeros((n, width))
-        for i, t in enumerate(trees):
+        sizes = [t.node_count for t in trees]
+        self.roots = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.intp)
+        left, right, feature, threshold, value = [], [], [], [], []
+        for root, t in zip(self.roots, trees):
             c = t.node_count
             leaf = t.children_left[:c] < 0
             own = np.arange(c)
-            self.left[i, :c] = np.where(leaf, own, t.children_left[:c])
-            self.right[i, :c] = np.where(leaf, own, t.children_right[:c])
-            self.feature[i, :c] = np.where(leaf, 0, t.feature[:c])
-            self.threshold[i, :c] = np.where(leaf, np.inf, t.threshold[:c])
-            self.value[i, :c] = t.value[:c, 0, 0]
-        self.rows = np.arange(n)
+            left.append(root + np.where(leaf, own, t.children_left[:c]))
+            right.append(root + np.where(leaf, own, t.children_right[:c]))
+            feature.append(np.where(leaf, 0, t.feature[:c]))
+            threshold.append(np.where(leaf, np.inf, t.threshold[:c]))
+            value.append(t.value[:c, 0, 0])
+        self.left = np.concatenate(left).astype(np.intp)
+        self.right = np.concatenate(right).astype(np.intp)
+        self.feature = np.concatenate(feature).astype(np.intp)
+        self.threshold = np.concatenate(threshold)
+        self.value = np.concatenate(value)
         self.depth = max(t.max_depth for t in trees)
         self.pooled = X is not None
         if self.pooled:
             # every tree's training targets sorted by (leaf, target), one flat array for all trees
             leaves = forest.apply(np.asarray(X, dtype=np.float32))
-            m = len(y)
-            self.start = np.zeros((n, width), dtype=np.intp)
-            self.count = np.zeros((n, width), dtype=np.intp)
+            m, n = len(y), len(trees)
+            self.start = np.zeros(len(self.value), dtype=np.intp)
+            self.count = np.zeros(len(self.value), dtype=np.intp)
             flat = np.empty(n * m)
             for i in range(n):
                 order = np.lexsort((y, leaves[:, i]))
                 lv = leaves[order, i]
                 flat[i * m:(i + 1) * m] = y[order]
                 first = np.flatnonzero(np.r_[True, lv[1:] != lv[:-1]])
-                self.start[i, lv[first]] = i * m + first
-                self.count[i, lv[first]] = np.diff(np.r_[first, m])
+                self.start[self.roots[i] + lv[first]] = i * m + first
+                self.count[self.roots[i] + lv[first]] = np.diff(np.r_[first, m])
             self.targets = flat
 
     def predict_one(self, x: np.ndarray) -> float:
         # scikit-learn compares float32 features with float64 thresholds; so do we
         x = np.asarray(x, dtype=np.float32).astype(np.float64)
-        rows, node = self.rows, np.zeros(len(self.rows), dtype=np.intp)
+        node = self.roots
         left, right, feature, threshold = self.left, self.right, self.feature, self.threshold
         for _ in range(self.depth):
-            go_left = x[feature[rows, node]] <= threshold[rows, node]
-            node = np.where(go_left, left[rows, node], right[rows, node])
+            go_left = x.take(feature.take(node)) <= threshold.take(node)
+            node = np.where(go_left, left.take(node), right.take(node))
         if not self.pooled:
-            return float(self.value[rows, node].mean())
-        start, count = self.start[rows, node], self.count[rows, node]
+            return float(self.value.take(node).mean())
+        start, count = self.start.take(node), self.count.take(node)
         total = int(count.sum())
-        offsets = np.repeat(start - np.r_[0, np.cumsum(count)[:-1]], count)
-        values = self.targets[offsets + np.arange(total)]
+        ends = np.cumsum(count)
+        values = self.targets.take(np.repeat(start - (ends - count), count) + np.arange(total))
         weights = np.repeat(1.0 / count, count)
         order = np.argsort(values, kind="stable")
-        cum = np.cumsum(weights[order])
-        k = int(np.searchsorted(cum, 0.5 * cum[-1]))
-        return float(values[order[k]])
+        cum = np.cumsum(weights.take(order))
+        return float(values[order[int(np.searchsorted(cum, 0.5 * cum[-1]))]])
 
 
 @register_predictor("forest")
@@ -307,7 +307,7 @@ class RandomForestPredictor(Predictor):
     }
 
     def __init__(self, *, n_estimators: int = 30, max_depth: int | None = 10,
-                 min_samples_leaf: int = 10, max_features: float = 0.5, retrain_every: int = 500,
+                 min_samples_leaf: int = 10, max_features: float = 0.5, retrain_every: int = 1000,
                  min_train: int = 50, max_train: int | None = 4000, attained_levels: int = 8,
                  leaf: str = "median", maturity: float = 0.1, prior: float = 3600.0,
                  growth: float = 2.0, seed: int = 0):
