@@ -1,0 +1,229 @@
+"""Evaluation of prediction-assisted scheduling (issue 7): the figures of the closing note.
+
+Part 1, policies x load levels x seeds on recurring workloads (:func:`asrpt.workloads.recurring_workload`,
+Philly-calibrated median and mean run time with run times capped at one day, on 2 x 8 A100: with
+Philly's own 53-day clip the 1 % longest jobs carry most of the GPU-time of a sample this size
+and the other jobs barely queue, whatever the policy): A-SRPT with the random forest (doubling and re-prediction
+adaptive rules), the oracle, the group mean, noisy truth (sigma 0.5) and no prediction (a constant),
+and QSSF and SRSF with the same forest. For each, the mean and p99 JCT averaged over seeds with a
+95 % confidence interval (Student t over seeds), and the same normalised per seed by A-SRPT with
+the oracle (a paired ratio: heavy-tailed workloads vary a lot between seeds, the ratio much less).
+The forest's accuracy at submission (median |log ratio|, mu) is reported beside it.
+
+Part 2, robustness: A-SRPT with static predictions (``adaptive="off"``, Theorem 1's setting) and
+the noisy predictor ``N^ = N exp(sigma Z)`` over a sweep of sigma: mean JCT (with CI), the measured
+ratio sum C_j / LB (LB the best lower bound of :mod:`asrpt.offline.bounds`), the per-instance
+certificate ``(beta LB1 + beta rho mu_under sum C~_j) / LB`` and Theorem 1's bound
+``beta (1 + rho mu)`` (model.md section 8), with ``mu`` the measured distortion of the run's
+predictions, ``rho = max_j M / (M - g_j + 1)`` and ``beta`` the largest placement stretch.
+Plotted (matplotlib, Figure API) to the PNG given with ``--plot``.
+
+Run (a few minutes with the defaults)::
+
+    .venv/bin/python benchmarks/eval_prediction.py --plot /tmp/sigma.png --json /tmp/eval.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+
+import numpy as np
+from scipy import stats
+
+from asrpt.offline.bounds import lower_bounds
+from asrpt.predict.metrics import run_predictions
+from asrpt.sim import simulate
+from asrpt.workloads import recurring_workload
+
+POLICIES = {
+    "A-SRPT forest (doubling)": 'a-srpt:predictor=forest',
+    "A-SRPT forest (re-predict)": 'a-srpt:predictor=forest:adaptive="repredict"',
+    "A-SRPT oracle": "a-srpt:predictor=oracle",
+    "A-SRPT group mean": "a-srpt:predictor=group_mean",
+    "A-SRPT noisy sigma=0.5": 'a-srpt:predictor="noisy:sigma=0.5"',
+    "A-SRPT no prediction": "a-srpt:predictor=constant",
+    "QSSF forest": "qssf:predictor=forest",
+    "SRSF forest": "srsf:predictor=forest",
+}
+REFERENCE = "A-SRPT oracle"
+
+
+def ci(values) -> tuple[float, float]:
+    """Mean and half-width of the 95 % Student-t interval."""
+    v = np.asarray(values, dtype=float)
+    if len(v) < 2:
+        return float(v.mean()), float("nan")
+    return float(v.mean()), float(stats.t.ppf(0.975, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)))
+
+
+def fmt(mean, half, digits=0) -> str:
+    return f"{mean:,.{digits}f} ± {half:,.{digits}f}"
+
+
+def part1(args) -> dict:
+    results: dict = {}
+    for load in args.loads:
+        for seed in range(args.seeds):
+            inst = recurring_workload(args.jobs, seed=seed, load=load, cluster=args.cluster,
+                                      max_duration=args.max_duration)
+            for label, spec in POLICIES.items():
+                t = time.perf_counter()
+                res = simulate(inst, spec, seed=seed)
+                row = {"mean_jct": float(res.summary["mean_jct"]), "p99_jct": float(res.summary["p99_jct"]),
+                       "wall_s": time.perf_counter() - t}
+                if "forest" in spec and res.policy_data.get("initial_predictions"):
+                    acc = run_predictions(res).accuracy()
+                    row.update(median_abs_log=acc.median_abs_log, mu=float(acc.distortion.mu),
+                               r2_log=acc.r2_log)
+                results.setdefault(load, {}).setdefault(label, []).append(row)
+                print(f"load {load} seed {seed} {label:<28} mean JCT {row['mean_jct']:>10.0f} "
+                      f"p99 {row['p99_jct']:>10.0f} ({row['wall_s']:.1f} s)", file=sys.stderr, flush=True)
+    return results
+
+
+def table1(results) -> str:
+    lines = ["| load | policy | mean JCT (s) | p99 JCT (s) | mean JCT / oracle | p99 JCT / oracle |",
+             "|---|---|---|---|---|---|"]
+    for load, by_policy in results.items():
+        ref = by_policy[REFERENCE]
+        for label, rows in by_policy.items():
+            m = ci([r["mean_jct"] for r in rows])
+            p = ci([r["p99_jct"] for r in rows])
+            rm = ci([r["mean_jct"] / o["mean_jct"] for r, o in zip(rows, ref)])
+            rp = ci([r["p99_jct"] / o["p99_jct"] for r, o in zip(rows, ref)])
+            lines.append(f"| {load} | {label} | {fmt(*m)} | {fmt(*p)} | {fmt(*rm, 3)} | {fmt(*rp, 3)} |")
+    return "\n".join(lines)
+
+
+def accuracy_lines(results) -> str:
+    lines = []
+    for load, by_policy in results.items():
+        rows = by_policy["A-SRPT forest (doubling)"]
+        med = ci([r["median_abs_log"] for r in rows])
+        r2 = ci([r["r2_log"] for r in rows])
+        mus = [r["mu"] for r in rows]
+        lines.append(f"load {load}: forest at submission: median |log(N^/N)| {fmt(*med, 3)}, "
+                     f"R^2 log {fmt(*r2, 3)}, mu median {statistics.median(mus):.3g} (max {max(mus):.3g})")
+    return "\n".join(lines)
+
+
+def part2(args) -> dict:
+    out: dict = {"sigma": list(args.sigmas), "runs": []}
+    refs: dict = {"forest": [], "group_mean": []}
+    for seed in range(args.seeds):
+        inst = recurring_workload(args.sweep_jobs, seed=seed, load=args.sweep_load, cluster=args.cluster,
+                                  max_duration=args.max_duration)
+        lb = lower_bounds(inst)
+        M = inst.cluster.total_gpus
+        rho = max(M / (M - j.gpus + 1) for j in inst.jobs)
+        for sigma in args.sigmas:
+            res = simulate(inst, f'a-srpt:predictor="noisy:sigma={sigma}:seed={seed}":adaptive="off"', seed=seed)
+            d = run_predictions(res).accuracy().distortion
+            beta = max(r.beta for r in res.records)
+            total = float(res.summary["total_completion_time"])
+            virtual = sum(float(c) for c in res.policy_data["virtual_completion_times"].values())
+            certificate = beta * float(lb.lb1) + beta * rho * float(d.mu_under) * virtual
+            out["runs"].append({"seed": seed, "sigma": sigma, "mean_jct": float(res.summary["mean_jct"]),
+                                "ratio": total / float(lb.best), "certificate": certificate / float(lb.best),
+                                "bound": beta * (1 + rho * float(d.mu)), "mu": float(d.mu), "beta": beta,
+                                "rho": rho})
+        for name in refs:
+            res = simulate(inst, f"a-srpt:predictor={name}", seed=seed)
+            refs[name].append(float(res.summary["mean_jct"]))
+        print(f"sweep seed {seed} done", file=sys.stderr, flush=True)
+    out["references"] = refs
+    return out
+
+
+def table2(sweep) -> str:
+    lines = ["| sigma | mean JCT (s) | sum C / LB | certificate / LB | bound beta(1+rho mu) | mu (median) |",
+             "|---|---|---|---|---|---|"]
+    for sigma in sweep["sigma"]:
+        runs = [r for r in sweep["runs"] if r["sigma"] == sigma]
+        lines.append(f"| {sigma} | {fmt(*ci([r['mean_jct'] for r in runs]))} | "
+                     f"{fmt(*ci([r['ratio'] for r in runs]), 3)} | {fmt(*ci([r['certificate'] for r in runs]), 1)} | "
+                     f"{statistics.median(r['bound'] for r in runs):.3g} | "
+                     f"{statistics.median(r['mu'] for r in runs):.3g} |")
+    for name, values in sweep["references"].items():
+        lines.append(f"| ({name}, adaptive doubling) | {fmt(*ci(values))} | | | | |")
+    return "\n".join(lines)
+
+
+def plot(sweep, path: str) -> None:
+    from matplotlib.figure import Figure
+
+    sig = sweep["sigma"]
+    by = {s: [r for r in sweep["runs"] if r["sigma"] == s] for s in sig}
+    fig = Figure(figsize=(10, 4), layout="constrained")
+    ax1, ax2 = fig.subplots(1, 2)
+    m = [ci([r["mean_jct"] for r in by[s]]) for s in sig]
+    ax1.errorbar(sig, [a for a, _ in m], yerr=[b for _, b in m], marker="o", capsize=3,
+                 label="A-SRPT, noisy truth (static)")
+    for name, style in (("forest", "--"), ("group_mean", ":")):
+        ax1.axhline(np.mean(sweep["references"][name]), linestyle=style, color="grey",
+                    label=f"A-SRPT, {name.replace('_', ' ')}")
+    ax1.set_xlabel("noise sigma (N^ = N exp(sigma Z))")
+    ax1.set_ylabel("mean JCT (s)")
+    ax1.set_title("Mean JCT vs prediction noise")
+    ax1.legend(fontsize=8)
+    for key, label, marker in (("ratio", "measured sum C / LB", "o"), ("certificate", "certificate / LB", "s"),
+                               ("bound", "Theorem 1: beta (1 + rho mu)", "^")):
+        ax2.plot(sig, [statistics.median(r[key] for r in by[s]) for s in sig], marker=marker, label=label)
+    ax2.set_yscale("log")
+    ax2.set_xlabel("noise sigma")
+    ax2.set_ylabel("ratio to the lower bound (median over seeds)")
+    ax2.set_title("Theorem 1's mu-dependent bound")
+    ax2.legend(fontsize=8)
+    fig.savefig(path, dpi=120)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--jobs", type=int, default=800, help="jobs per workload (part 1)")
+    p.add_argument("--seeds", type=int, default=5)
+    p.add_argument("--loads", type=lambda s: [float(x) for x in s.split(",")], default=[0.7, 0.85, 1.0])
+    p.add_argument("--cluster", default="2x8")
+    p.add_argument("--max-duration", type=float, default=86400.0,
+                   help="run-time clip in seconds (default one day; see recurring_workload)")
+    p.add_argument("--sigmas", type=lambda s: [float(x) for x in s.split(",")],
+                   default=[0.0, 0.25, 0.5, 1.0, 1.5, 2.0])
+    p.add_argument("--sweep-jobs", type=int, default=400)
+    p.add_argument("--sweep-load", type=float, default=0.8)
+    p.add_argument("--skip-policies", action="store_true", help="only the sigma sweep")
+    p.add_argument("--skip-sweep", action="store_true", help="only the policy table")
+    p.add_argument("--plot", metavar="PNG", help="write the sigma-sweep figure here")
+    p.add_argument("--json", metavar="FILE", help="write every run's figures here")
+    args = p.parse_args(argv)
+    started = time.perf_counter()
+    payload: dict = {"args": vars(args)}
+    if not args.skip_policies:
+        results = part1(args)
+        payload["policies"] = {str(k): v for k, v in results.items()}
+        print(f"\n## Policies ({args.jobs} jobs, {args.seeds} seeds, cluster {args.cluster}, run times <= "
+              f"{args.max_duration:g} s; mean ± 95 % CI)\n")
+        print(table1(results))
+        print()
+        print(accuracy_lines(results))
+    if not args.skip_sweep:
+        sweep = part2(args)
+        payload["sweep"] = sweep
+        print(f"\n## Sigma sweep (A-SRPT static predictions, {args.sweep_jobs} jobs, load {args.sweep_load}, "
+              f"{args.seeds} seeds)\n")
+        print(table2(sweep))
+        if args.plot:
+            plot(sweep, args.plot)
+            print(f"\nfigure: {args.plot}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(payload, fh, indent=1, default=float)
+    print(f"\n(total {time.perf_counter() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
