@@ -18,7 +18,7 @@ oracle the remaining size is predicted, and a job may reach N^_j without finishi
 says what happens then, as in :class:`~asrpt.policies.asrpt.ASRPT`:
 
 - ``"doubling"`` (default): N^_j <- 2 N^_j (repeatedly, until it exceeds the work done); the
-  policy asks to be woken (``Decision.wake_at``) at the first time a running job reaches its
+  policy asks to be woken (:meth:`SRSF.next_wake`) at the first time a running job reaches its
   prediction, so the re-ranking happens exactly then;
 - ``"repredict"``: ask the predictor again given the work done (at least twice the work done if
   it answers less);
@@ -113,6 +113,7 @@ class SRSF(Policy):
         super().reset(cluster, seed=seed)
         self.tracker_ = PredictionTracker(make_predictor(self.predictor), seed)
         self.adaptive_updates_ = 0
+        self._left: dict[int, object] = {}  # index -> predicted remaining work at the last decision
 
     def _raise_prediction(self, view, job, work, done):
         """A new prediction for a job whose work done reached ``work``."""
@@ -153,29 +154,25 @@ class SRSF(Policy):
             if discount is not None and view.is_running(job) and not view.is_stopping(job):
                 size = size * discount
             keys[i] = (size, job.arrival, job.key)
+        self._left = left_of
         order = sorted(view.active(), key=lambda j: keys[j.index])
-        wake = self._next_overrun(view, order, left_of) if adaptive else None
-        return Decision(order, backfill=True, wake_at=wake)
+        return Decision(order, backfill=True)
 
-    @staticmethod
-    def _next_overrun(view, order, left_of):
-        """The first time a job the engine will run (greedy by GPU count in ``order``) reaches its
-        prediction, at its current iteration time (tau* for a job about to start: a slower
-        placement or a restart only make the true time later, and an early wake-up is harmless)."""
+    def next_wake(self, view):
+        """After the decision was applied: the first time a running job reaches its prediction
+        (at its iteration time on its placement; a restart after a preemption makes the true time
+        later, and the early wake-up then just asks again), or None."""
+        if self.adaptive == "off":
+            return None
         now = view.now
-        budget = view.total_gpus
+        left_of = self._left
         wake = None
-        for job in order:
-            if job.gpus > budget:
-                continue
-            budget -= job.gpus
-            left = left_of[job.index]
-            if left > 0:
+        for job in view.running:
+            left = left_of.get(job.index, 0)
+            if left > 0 and not view.is_stopping(job):
                 t = now + left * view.iteration_time(job)
                 if t > now and (wake is None or t < wake):
                     wake = t
-            if not budget:
-                break
         return wake
 
     def report(self) -> dict:

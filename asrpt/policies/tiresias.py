@@ -15,8 +15,8 @@ in each queue after every pass, which limits thrashing). The engine selects gree
 order, skipping jobs that do not fit (so allocation is greedy backfill) and preempts running jobs
 left out.
 
-**Exact demotions.** There is no fixed tick: at every decision the policy asks the engine to wake
-it (``Decision.wake_at``) at the first time a running job will cross its next threshold (or a
+**Exact demotions.** There is no fixed tick: after every decision the policy tells the engine
+(:meth:`Tiresias.next_wake`) the first time a running job will cross its next threshold (or a
 waiting job will be promoted), so every queue jump is applied at exactly the time it happens.
 Integral float thresholds are used as ints, so runs on exact instances stay exact.
 
@@ -123,6 +123,7 @@ class Tiresias(Policy):
         self._base: dict[int, object] = {}       # executed time at the last counter reset
         self._run_since: dict[int, object] = {}  # first run after the last reset (PROMOTEKNOB)
         self._prev_now = None
+        self._state: dict[int, tuple] = {}      # index -> (queue, service, since reset, waiting)
 
     # -- queues ---------------------------------------------------------------------------------
     def _queue(self, service) -> int:
@@ -172,31 +173,33 @@ class Tiresias(Policy):
             keys[i] = (q,) + self._within_queue_key(view, job, service,
                                                     running and not view.is_stopping(job))
         self._prev_now = now
+        self._state = state
         order = sorted(view.active(), key=lambda j: keys[j.index])
-        return Decision(order, backfill=True, wake_at=self._next_jump(view, order, state))
+        return Decision(order, backfill=True)
 
-    def _next_jump(self, view, order, state):
-        """The next queue jump after this decision: the first threshold crossing among the jobs
-        the engine will run (it selects greedily by GPU count in ``order``), or the first
-        promotion among those left waiting. None if there is none."""
+    def next_wake(self, view):
+        """The next queue jump after the decision was applied: the first threshold crossing of a
+        running job (its service grows at g_j GPU-s per second from now, restarts included), or
+        the first promotion of a job left waiting in a lower queue (its waiting time grows at 1
+        per second). None if there is none."""
         now = view.now
         th = self.thresholds_
-        budget = view.total_gpus
+        state = self._state
         wake = None
-        for job in order:
-            q, service, since, pending = state[job.index]
-            if job.gpus <= budget:  # selected: runs from now on
-                budget -= job.gpus
-                if q < len(th):
-                    t = now + exact_div(th[q] - service, job.gpus)
-                else:
-                    continue
-            elif pending is not None:  # left waiting in a lower queue: promotion time
-                t = now + (self.promote_knob * since - pending)
-            else:
-                continue
-            if t > now and (wake is None or t < wake):
-                wake = t
+        for job in view.running:
+            q, service = state[job.index][:2]
+            if q < len(th) and not view.is_stopping(job):
+                t = now + exact_div(th[q] - service, job.gpus)
+                if t > now and (wake is None or t < wake):
+                    wake = t
+        if self.promote_knob:
+            knob = self.promote_knob
+            for job in view.waiting:
+                _, _, since, pending = state[job.index]
+                if pending is not None:
+                    t = now + (knob * since - pending)
+                    if t > now and (wake is None or t < wake):
+                        wake = t
         return wake
 
     def report(self) -> dict:
