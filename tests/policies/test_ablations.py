@@ -1,0 +1,133 @@
+"""The A-SRPT ablation presets of baselines.md section 4.5, each pinned on a tiny instance where it
+decides differently from plain ``a-srpt`` (predictor "instance", virtual order, backfill,
+preemption, doubling, the simulator's default placement)."""
+
+from fractions import Fraction
+
+import pytest
+
+from asrpt.instance import Cluster, Instance, Job
+from asrpt.policies.base import POLICIES, make_policy
+from asrpt.sim import simulate
+
+
+def segments(res):
+    return {r.id: [(s.start, s.end) for s in r.segments] for r in res.records}
+
+
+def test_presets_set_one_option_each():
+    plain = make_policy("a-srpt").get_params()
+    changed = {"a-srpt-oracle": {"predictor": "oracle"}, "a-srpt-mean": {"predictor": "group_mean"},
+               "a-srpt-static": {"adaptive": "off"}, "a-srpt-no-preemption": {"preemption": False},
+               "a-srpt-srsf-order": {"order": "actual"}, "a-srpt-strict": {"backfill": False},
+               "a-srpt-consolidate": {"placement": "best_fit"}}
+    for name, diff in changed.items():
+        assert POLICIES[name][1] == diff
+        assert make_policy(name).get_params() == {**plain, **diff}
+
+
+# One GPU (M = 1, so virtual sizes equal predicted sizes). A (0, P=4, predicted 1),
+# B (0, P=2, predicted 3/2).
+UNDER = Instance(Cluster.homogeneous(1, 1), (
+    Job("A", 0, 1, processing_time=4, predicted_processing_time=1),
+    Job("B", 0, 1, processing_time=2, predicted_processing_time=Fraction(3, 2))))
+
+
+def test_plain_a_srpt_doubles_predictions_on_time():
+    # Virtual sizes A 1, B 3/2: A runs. t=1: A reaches 1 -> 2 (virtual remaining 1 < 3/2), keeps
+    # running. t=2: A reaches 2 -> 4 (virtual remaining 2 > 3/2): B preempts A and runs 2-4 (at
+    # t=3.5 B reaches 3/2 -> 3; its virtual remaining 3/2 < 2, it keeps running). A ends 4-6.
+    # Virtual machine: A 0-2, B 2-5 (resized), A 5-7.
+    res = simulate(UNDER, "a-srpt", check_invariants=True)
+    assert segments(res) == {"A": [(0, 2), (4, 6)], "B": [(2, 4)]}
+    assert res.policy_data["adaptive_updates"] == 3
+    assert res.policy_data["virtual_completion_times"] == {"A": 7, "B": 5}
+
+
+def test_oracle_ablation_uses_the_true_sizes():
+    # Virtual sizes 4 and 2: B 0-2, A 2-6.
+    res = simulate(UNDER, "a-srpt-oracle", check_invariants=True)
+    assert segments(res) == {"A": [(2, 6)], "B": [(0, 2)]}
+    assert res.policy_data["adaptive_updates"] == 0
+
+
+def test_static_ablation_never_revises_a_prediction():
+    # A is virtually done at 1 and stays first: A 0-4, B 4-6.
+    res = simulate(UNDER, "a-srpt-static", check_invariants=True)
+    assert segments(res) == {"A": [(0, 4)], "B": [(4, 6)]}
+    assert res.policy_data["virtual_completion_times"] == {"A": 1, "B": Fraction(5, 2)}
+
+
+# One GPU, no predictions in the instance. X (0, P=4), Y (0, P=2).
+NO_PRED = Instance(Cluster.homogeneous(1, 1), (Job("X", 0, 1, processing_time=4), Job("Y", 0, 1, processing_time=2)))
+
+
+def test_mean_ablation_starts_from_the_prior():
+    # Plain a-srpt falls back to the truth (Y, P=2, first: Y 0-2, X 2-6). The group-mean
+    # predictor has seen nothing yet: both get the 3600 s prior, the tie goes to the id: X 0-4,
+    # Y 4-6.
+    assert simulate(NO_PRED, "a-srpt").completion_times == {"X": 6, "Y": 2}
+    res = simulate(NO_PRED, "a-srpt-mean", check_invariants=True)
+    assert res.completion_times == {"X": 4, "Y": 6}
+    assert res.policy_data["initial_predictions"] == {"X": 3600.0, "Y": 3600.0}
+
+
+# One GPU, truth as predictions. A (0, P=4), B (1, P=1).
+LATE = Instance(Cluster.homogeneous(1, 1), (Job("A", 0, 1, processing_time=4), Job("B", 1, 1, processing_time=1)))
+
+
+def test_no_preemption_ablation():
+    # a-srpt preempts A at 1 for B (virtual remaining 3 > 1); without preemption B waits until 4.
+    assert segments(simulate(LATE, "a-srpt")) == {"A": [(0, 1), (2, 5)], "B": [(1, 2)]}
+    res = simulate(LATE, "a-srpt-no-preemption", check_invariants=True)
+    assert segments(res) == {"A": [(0, 4)], "B": [(4, 5)]} and res.summary["preemptions"] == 0
+
+
+# One server, 2 GPUs (M = 2), truth as predictions. A (0, 2 GPUs, P=3): virtual size 3;
+# B (0, 1 GPU, P=4): 2; D (0, 1 GPU, P=6): 3. The virtual machine runs B 0-2, A 2-5, D 5-8.
+GANGS = Instance(Cluster.homogeneous(1, 2), (
+    Job("A", 0, 2, processing_time=3), Job("B", 0, 1, processing_time=4), Job("D", 0, 1, processing_time=6)))
+
+
+def test_virtual_order_on_the_gang_instance():
+    # t=0: B (2), A (3), D (3, after A by id): B runs, A does not fit beside it and is skipped, D
+    # fills the other GPU. t=4: B done; the virtual machine has served A for 2 of its 3: A (1)
+    # before D (3): A takes both GPUs and D is preempted. A 4-7, D resumes 7-9.
+    res = simulate(GANGS, "a-srpt", check_invariants=True)
+    assert segments(res) == {"A": [(4, 7)], "B": [(0, 4)], "D": [(0, 4), (7, 9)]}
+    assert res.policy_data["virtual_completion_times"] == {"A": 5, "B": 2, "D": 8}
+
+
+def test_srsf_order_ablation_ranks_by_predicted_remaining_gpu_time():
+    # order="actual": t=0 as above (R: B 4, A 6, D 6). t=4: R_D = 1 * 2 = 2 < R_A = 2 * 3 = 6: D
+    # keeps running, A (2 GPUs) waits until 6: D 0-6, A 6-9. The same as SRSF-PRED.
+    res = simulate(GANGS, "a-srpt-srsf-order", check_invariants=True)
+    assert segments(res) == {"A": [(6, 9)], "B": [(0, 4)], "D": [(0, 6)]}
+    assert simulate(GANGS, "srsf-pred").completion_times == res.completion_times
+
+
+def test_strict_ablation_does_not_backfill():
+    # backfill=False: at t=0 A does not fit beside B and the scan stops: D waits. t=4: A 4-7;
+    # D 7-13.
+    res = simulate(GANGS, "a-srpt-strict", check_invariants=True)
+    assert segments(res) == {"A": [(4, 7)], "B": [(0, 4)], "D": [(7, 13)]}
+
+
+def test_consolidate_ablation_pins_the_best_fit_placer():
+    # Two servers of 2 GPUs. A (1 GPU) then B (2 GPUs), both at 0. Best fit puts B whole on the
+    # empty server; spreading would split it. "best_fit" is also the simulator's default, so the
+    # preset equals plain a-srpt unless a run picks another placement.
+    inst = Instance(Cluster.homogeneous(2, 2), (Job("A", 0, 1, processing_time=1), Job("B", 0, 2, processing_time=1)))
+    res = simulate(inst, "a-srpt-consolidate", check_invariants=True)
+    assert res.record("B").segments[0].servers == ((1, 2),)
+    assert res.records == simulate(inst, "a-srpt").records
+    spread = simulate(inst, 'a-srpt:placement="spread"', check_invariants=True)
+    assert spread.record("B").segments[0].servers == ((0, 1), (1, 1))
+
+
+@pytest.mark.parametrize("name", ["a-srpt-oracle", "a-srpt-static", "a-srpt-mean", "a-srpt-no-preemption",
+                                  "a-srpt-srsf-order", "a-srpt-strict"])
+def test_each_ablation_differs_from_plain_a_srpt_on_one_of_the_instances(name):
+    differs = [simulate(inst, name).records != simulate(inst, "a-srpt").records
+               for inst in (UNDER, NO_PRED, LATE, GANGS)]
+    assert any(differs)
