@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 from numbers import Real
 
-from .._validation import Interval
+from .._validation import Interval, validate_params
 from ..predict.base import PredictionTracker, make_predictor
 from ..sizes import exact_div, exact_mul
 from .base import Decision, Policy, register_policy
@@ -55,6 +55,24 @@ __all__ = ["Themis", "finish_time_fairness"]
 _INF = math.inf
 
 
+def _rho(elapsed, executed, remaining, iso_share):
+    """finish_time_fairness without validation (the policy's inner loop)."""
+    if not remaining > 0:
+        return 1
+    if not executed > 0 or not elapsed > 0:
+        return _INF
+    share = exact_div(executed, elapsed)
+    shared = elapsed + exact_div(remaining, share)
+    isolated = elapsed + exact_div(remaining, iso_share)
+    return exact_div(shared, isolated)
+
+
+@validate_params({
+    "elapsed": [Interval(Real, 0, None, closed="left")],
+    "executed": [Interval(Real, 0, None, closed="left")],
+    "remaining": [Interval(Real, 0, None, closed="left")],
+    "iso_share": [Interval(Real, 0, 1, closed="right")],
+})
 def finish_time_fairness(elapsed, executed, remaining, iso_share):
     """rho = [elapsed + remaining / share] / [elapsed + remaining / iso_share], share =
     executed / elapsed (exact for ints and Fractions).
@@ -77,6 +95,11 @@ def finish_time_fairness(elapsed, executed, remaining, iso_share):
     -------
     number
 
+    Raises
+    ------
+    InvalidParameterError
+        A negative time, or an isolated share outside (0, 1].
+
     Examples
     --------
     A job 10 s old that ran 5 s, with 10 s left and an isolated share of 1/2:
@@ -88,14 +111,7 @@ def finish_time_fairness(elapsed, executed, remaining, iso_share):
     >>> finish_time_fairness(10, 2, 10, Fraction(1, 2))  # share 1/5: T_sh = 60, T_iso = 30
     2
     """
-    if not remaining > 0:
-        return 1
-    if not executed > 0 or not elapsed > 0:
-        return _INF
-    share = exact_div(executed, elapsed)
-    shared = elapsed + exact_div(remaining, share)
-    isolated = elapsed + exact_div(remaining, iso_share)
-    return exact_div(shared, isolated)
+    return _rho(elapsed, executed, remaining, iso_share)
 
 
 @register_policy("themis")
@@ -155,7 +171,7 @@ class Themis(Policy):
         self._length = int(length) if isinstance(length, float) and length.is_integer() else length
         self._keys: dict[int, tuple] = {}   # job index -> its key at the current round
 
-    def rho(self, view, job, n_active: int):
+    def _job_rho(self, view, job, n_active: int):
         """rho_j of ``job`` at ``view.now`` with ``n_active`` jobs contending."""
         pred = self.tracker_.predicted
         left = pred[job.index] - view.attained_work(job)
@@ -163,14 +179,14 @@ class Themis(Policy):
         iso = exact_div(self._total_gpus, n_active * job.gpus)
         if iso > 1:
             iso = 1
-        return finish_time_fairness(view.now - job.arrival, view.executed_time(job), remaining, iso)
+        return _rho(view.now - job.arrival, view.executed_time(job), remaining, iso)
 
     def _new_round(self, view) -> None:
         self.rounds_ += 1
         self.round_end_ = view.now + self._length
         jobs = list(view.active())
         n = len(jobs)
-        rhos = {j.index: self.rho(view, j, n) for j in jobs}
+        rhos = {j.index: self._job_rho(view, j, n) for j in jobs}
         ranked = sorted(jobs, key=lambda j: (-rhos[j.index], j.arrival, j.key))
         offered = max(1, math.ceil(round((1 - self.fairness_knob) * n, 9)))
         keys = {}

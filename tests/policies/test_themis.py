@@ -31,6 +31,13 @@ def test_rho_by_hand():
     assert finish_time_fairness(5, 2, 0, 1) == 1              # nothing left (overdue prediction)
 
 
+@pytest.mark.parametrize("args, name", [((-1, 0, 1, 1), "elapsed"), ((1, 0, 1, 0), "iso_share"),
+                                        ((1, 0, 1, 1.5), "iso_share"), ((1, 0, -1, 1), "remaining")])
+def test_rho_raise_paths(args, name):
+    with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of finish_time_fairness"):
+        finish_time_fairness(*args)
+
+
 def test_two_gangs_take_turns_round_by_round():
     # One server, 2 GPUs, rounds of 2 s. A, B (0, 2 GPUs, P=3).
     # t=0: both never ran (rho inf): earlier id A runs; the GPUs are contended: wake at 2.
