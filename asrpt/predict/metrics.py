@@ -171,6 +171,11 @@ class Distortion:
         Share of jobs overestimated (``N^ > N``).
     share_within_2x : float
         Share of jobs with ``N / 2 <= N^ <= 2 N``.
+
+    Examples
+    --------
+    >>> distortion([2, 2], [1, 2]).to_dict()["ratio_percentiles"]["p50"]
+    Fraction(1, 2)
     """
 
     mu_over: Any
@@ -238,6 +243,11 @@ class PredictionAccuracy:
     mean_abs_log, median_abs_log : float
         Mean and median of ``|log(N^_j / N_j)|``.
     distortion : Distortion
+
+    Examples
+    --------
+    >>> sorted(accuracy([1, 2], [1, 2]).to_dict())
+    ['distortion', 'mae', 'mape', 'mean_abs_log', 'median_abs_log', 'n', 'r2_log']
     """
 
     n: int
@@ -298,6 +308,12 @@ class PredictionLog:
         True work (iterations, or seconds for abstract jobs).
     predicted : tuple of number
         Predicted work.
+
+    Examples
+    --------
+    >>> log = PredictionLog(("a", "b"), (10, 20), (10, 40))
+    >>> log.accuracy().distortion.mu, log.to_dict()["b"]
+    (2, [20, 40])
     """
 
     ids: tuple

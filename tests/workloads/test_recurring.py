@@ -178,7 +178,8 @@ def test_philly_statistics_side_by_side(philly_like):
     assert rows[-2][1] <= 0.01 and rows[-1][1] <= 0.01
 
 
-@pytest.mark.parametrize("name", ["helios", "helios-venus", "helios-earth", "helios-saturn", "helios-uranus"])
+@pytest.mark.parametrize("name", ["helios", "helios-venus"] + [
+    pytest.param(n, marks=pytest.mark.slow) for n in ("helios-earth", "helios-saturn", "helios-uranus")])
 def test_helios_statistics_side_by_side(name):
     """10,000 jobs against the Helios summary: run-time median 25 %, mean a factor 2 (heavy tail,
     see the Philly test), mean GPUs 30 % (GPU counts are drawn per group, so a few popular large
