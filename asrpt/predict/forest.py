@@ -20,14 +20,15 @@ new group), it learns them.
 
 **Features** (:data:`FEATURES`), all known at submission: ``log tau*``, GPUs, the parallel
 configuration (dp, pp, tp), log2 batch size, integer codes of the model, dataset, user, group key
-(:func:`~asrpt.predict.base.group_key`) and precision (codes in order of first completion; a value
-not seen completed by then gets -1), the submission hour and weekday (from ``meta["submitted"]``, epoch
-seconds UTC; -1 without it), ``log10`` of ``meta["lr"]`` (1 without it), and history statistics of
-completed jobs: the group's count, median, mean, last, recent (exponentially weighted mean,
-weights halving per older run) and standard deviation of the target, the user's count and mean,
-and the mean, last, recent and user mean minus the group median (the baseline below). Without
-group history the group statistics take the user's mean, else ``log(prior)`` (the count says so). Trace jobs without a group get no group statistics (no fake
-groups); abstract jobs get -1 for every DNN feature.
+(:func:`~asrpt.predict.base.group_key`) and precision (codes in order of first completion; a
+value not seen completed by then gets -1), the submission hour and weekday (from
+``meta["submitted"]``, epoch seconds UTC; -1 without it), ``log10`` of ``meta["lr"]`` (1 without
+it), and history statistics of completed jobs: the group's count, median, mean, last, recent
+(exponentially weighted mean, weights halving per older run) and standard deviation of the
+target, the user's count and mean, and the mean, last, recent and user mean minus the group
+median (the baseline above). Without group history the group statistics take the user's mean,
+else ``log(prior)`` (the count says so). Trace jobs without a group get no group statistics (no
+fake groups); abstract jobs get -1 for every DNN feature.
 
 **No look-ahead.** A completed job becomes a training row with its features *as of its
 submission*: the history statistics use only jobs that completed no later than it arrived, exactly
@@ -61,10 +62,10 @@ each contributes one row per level ``l`` strictly below its true time ``P`` (``a
 levels at evenly spaced quantiles of the training targets; at most ``max_train`` rows, a seeded
 subsample), with the base features plus the "attained" features ``log l`` and ``log l`` minus
 the group's median and last, and the target ``log P`` itself (a job that has outlived its
-baseline is no longer described by it). A leaf thus holds jobs
-that outlived ``l``: the estimate is conditioned on survival (``P > l``), which is exactly what
-A-SRPT knows when a job outlives its prediction (a re-prediction from the base forest would
-repeat the estimate the job just outlived). The answer is the estimate, at least ``1.05 *
+baseline is no longer described by it). A leaf thus holds jobs that outlived ``l``: the
+estimate is conditioned on survival (``P > l``), which is exactly what A-SRPT knows when a job
+outlives its prediction (a re-prediction from the base forest would repeat the estimate the job
+just outlived). The answer is the estimate, at least ``1.05 *
 attained`` (so a job is re-predicted O(log N) times); if the estimate does not exceed the work
 done (the job outlived what the training data knows), or before the conditional forest can be
 fitted (or with ``attained_levels=0``), it is the base prediction if that exceeds the work done,

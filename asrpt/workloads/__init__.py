@@ -58,7 +58,8 @@ def make_workload(spec: str) -> Instance:
     if name not in WORKLOADS:
         close = difflib.get_close_matches(name, list(WORKLOADS), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InvalidParameterError(f"unknown workload family {name!r}{hint}; known: {', '.join(sorted(WORKLOADS))}")
+        known = ", ".join(sorted(WORKLOADS))
+        raise InvalidParameterError(f"unknown workload family {name!r}{hint}; known: {known}")
     try:
         return WORKLOADS[name](**params)
     except TypeError as exc:  # an unknown keyword

@@ -22,6 +22,10 @@ def philly_like():
     return recurring_workload(20000, seed=0)
 
 
+def max_diff(a, b):
+    return max(abs(x - y) for x, y in zip(a, b))
+
+
 def side_by_side(rows):
     """Print the comparison (shown with -s or on failure) and return it."""
     lines = [f"{'statistic':<28}{'generated':>14}{'published':>14}{'tolerance':>22}"]
@@ -163,8 +167,8 @@ def test_philly_statistics_side_by_side(philly_like):
             "3 points" if g == 1 else "x 2") for g in (1, 2, 4, 8)]
         + [(">= 16-GPU share", big, sum(v for g, v in share.items() if g >= 16), "< 1 %"),
            ("mean GPUs per job", s["gpu_mean"], gpu_mean, "15 %"),
-           ("max |hour share diff|", max(abs(a - b) for a, b in zip(s["hour_shares"], p["hour_shares"])), 0, "0.01"),
-           ("max |weekday share diff|", max(abs(a - b) for a, b in zip(s["weekday_shares"], p["weekday_shares"])), 0, "0.01")])
+           ("max |hour share diff|", max_diff(s["hour_shares"], p["hour_shares"]), 0, "0.01"),
+           ("max |weekday share diff|", max_diff(s["weekday_shares"], p["weekday_shares"]), 0, "0.01")])
     assert rows[0][1] == pytest.approx(rows[0][2], rel=0.2)
     assert rows[1][2] / 2 <= rows[1][1] <= rows[1][2] * 2
     for name, gen, pub, tol in rows[2:7]:
