@@ -37,6 +37,10 @@ ones, which also name the tightest job):
   most ``M - g_j`` GPUs);
 - ``running``: ``H_j - R_j <= beta_j P*_j`` (a job runs at most ``beta_j P*_j``).
 
+After adaptive updates the virtual machine was resized, F1 no longer holds, and "ahead" is only
+the final virtual order: ``X_j``, ``lemma3`` and ``lemma3_premise`` are then indicative, not the
+proof's quantities (the run is not ``covered``).
+
 ``holds`` is the certificate of model.md section 8: ``per_job`` and ``total``. Under the theorem's
 assumptions (static predictions, backfilling, preemption with zero cost, preemption taking effect
 at once) every inequality holds. The simulator stops a preempted **DNN** job at its next

@@ -48,7 +48,7 @@ from fractions import Fraction
 from numbers import Integral, Real
 from typing import Any, Callable, Sequence
 
-from .._validation import Interval, validate_params
+from .._validation import Interval, Options, validate_params
 from ..instance import Cluster, Instance, Job, dumps_instance, save_instance
 from ..offline.ilp import offline_opt
 from ..random import as_generator
@@ -58,6 +58,7 @@ __all__ = ["Cell", "Evaluation", "WorstCase", "evaluate", "worst_case", "worst_c
            "render_table", "DEFAULT_CELLS", "main"]
 
 _GRID = 8  # prediction factors are multiples of 1/_GRID
+_THEOREM_SETTING = {"adaptive": "off", "backfill": True, "preemption_cost": 0}
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,8 @@ class Evaluation:
         Whether the certificate held on the run.
     status : str
         The ILP status.
+    failures : tuple of str
+        The certificate's inequalities that failed on the run.
     """
 
     instance: Instance
@@ -139,6 +142,7 @@ class Evaluation:
     bound: Any
     certificate_holds: bool
     status: str
+    failures: tuple = ()
 
     @property
     def violation(self) -> bool:
@@ -167,6 +171,11 @@ class WorstCase:
         Wall time of the search.
     history : tuple of (int, float)
         (evaluation count, best ratio) each time the best improved.
+    setting : mapping
+        A-SRPT's options in the search (``adaptive``, ``backfill``, ``preemption_cost``); the
+        theorem's setting by default.
+    failures : tuple of str
+        The certificate's failed inequalities on the worst instance.
     """
 
     cell: Cell
@@ -183,6 +192,8 @@ class WorstCase:
     evaluations: int
     seconds: float
     history: tuple = field(default=(), repr=False)
+    setting: Any = field(default_factory=lambda: dict(_THEOREM_SETTING))
+    failures: tuple = ()
 
     @property
     def violation(self) -> bool:
@@ -197,7 +208,8 @@ class WorstCase:
             "ratio": self.ratio, "ratio_upper": self.ratio_upper, "alg": self.alg,
             "opt_lower": self.opt_lower, "opt_upper": self.opt_upper, "opt_exact": self.opt_exact,
             "bound": self.bound, "cell_bound": self.cell_bound, "violation": self.violation,
-            "certificate_holds": self.certificate_holds, "evaluations": self.evaluations,
+            "certificate_holds": self.certificate_holds, "failures": list(self.failures),
+            "setting": dict(self.setting), "evaluations": self.evaluations,
             "seconds": self.seconds, "instance": json.loads(dumps_instance(self.instance)),
         }
 
@@ -243,9 +255,28 @@ def _factor_range(cell: Cell) -> tuple[int, int]:
     return lo, hi
 
 
-@validate_params({"instance": [Instance], "time_limit": [None, Interval(Real, 0, None, closed="neither")]})
-def evaluate(instance: Instance, *, time_limit: float | None = 20.0) -> Evaluation:
-    """A-SRPT (Theorem 1's setting) against the offline bracket on ``instance``.
+def _static_bound(instance: Instance, beta) -> Fraction:
+    """``beta (1 + rho mu)`` with mu from the instance's own (initial) predictions."""
+    m = instance.cluster.total_gpus
+    rho = max(Fraction(m, m - j.gpus + 1) for j in instance.jobs)
+    ratios = [Fraction(j.predicted_processing_time) / Fraction(j.processing_time)
+              if j.predicted_processing_time is not None else Fraction(1) for j in instance.jobs]
+    mu = max(ratios + [Fraction(1)]) / min(ratios + [Fraction(1)])
+    return _num(Fraction(beta) * (1 + rho * mu))
+
+
+_SETTING_CONSTRAINTS = {
+    "adaptive": [Options(str, {"off", "doubling", "repredict"})],
+    "backfill": ["boolean"],
+    "preemption_cost": [Interval(Real, 0, None, closed="left")],
+}
+
+
+@validate_params({"instance": [Instance], "time_limit": [None, Interval(Real, 0, None, closed="neither")],
+                  **_SETTING_CONSTRAINTS})
+def evaluate(instance: Instance, *, time_limit: float | None = 20.0, adaptive: str = "off",
+             backfill: bool = True, preemption_cost=0) -> Evaluation:
+    """A-SRPT against the offline bracket on ``instance`` (by default in Theorem 1's setting).
 
     Parameters
     ----------
@@ -253,10 +284,16 @@ def evaluate(instance: Instance, *, time_limit: float | None = 20.0) -> Evaluati
         A small abstract instance (the slotted ILP must stay small).
     time_limit : float or None
         Seconds for the ILP; when it stops early the bracket stays valid.
+    adaptive, backfill, preemption_cost
+        A-SRPT's options (:func:`asrpt.theory.certificate.run_asrpt`); other values than the
+        defaults leave the theorem's assumptions (for the open questions). With a preemption
+        cost the upper bound comes from the non-preemptive optimum (the preemptive ILP ignores
+        restart costs, so only schedules without preemptions are sure to be feasible).
 
     Returns
     -------
     Evaluation
+        ``bound`` is ``beta (1 + rho mu)`` with mu from the instance's own predictions.
 
     Raises
     ------
@@ -269,16 +306,16 @@ def evaluate(instance: Instance, *, time_limit: float | None = 20.0) -> Evaluati
     >>> e.alg, e.opt_lower, e.opt_upper, e.ratio, e.bound
     (21, 19, 20, Fraction(21, 20), 2)
     """
-    result = run_asrpt(instance)
+    result = run_asrpt(instance, adaptive=adaptive, backfill=backfill, preemption_cost=preemption_cost)
     cert = certify(instance, result)
     alg = cert.total_completion_time
-    opt = offline_opt(instance, time_limit=time_limit)
-    lower = max(opt.lower_bound, cert.lower_bound)
+    opt = offline_opt(instance, time_limit=time_limit, preemptive=preemption_cost == 0)
+    lower = max(opt.lower_bound, cert.lower_bound) if preemption_cost == 0 else cert.lower_bound
     upper = opt.upper_bound
     ratio = _num(Fraction(alg) / Fraction(upper)) if upper else 1
     ratio_upper = _num(Fraction(alg) / Fraction(lower)) if lower else 1
-    return Evaluation(instance, alg, lower, upper, ratio, ratio_upper, cert.ratio_bound,
-                      cert.holds, opt.status)
+    return Evaluation(instance, alg, lower, upper, ratio, ratio_upper, _static_bound(instance, cert.beta),
+                      cert.holds, opt.status, tuple(cert.failures()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -287,8 +324,9 @@ def evaluate(instance: Instance, *, time_limit: float | None = 20.0) -> Evaluati
 
 class _Search:
     def __init__(self, cell: Cell, budget: float, max_evals: int | None, time_limit: float | None,
-                 log: Callable[[str], None] | None):
+                 log: Callable[[str], None] | None, setting: dict):
         self.cell = cell
+        self.setting = setting
         self.deadline = time.monotonic() + budget
         self.max_evals = max_evals
         self.time_limit = time_limit
@@ -317,7 +355,7 @@ class _Search:
             return self.cache[rows]
         if self.out_of_budget() or not self.valid(rows):
             return None
-        ev = evaluate(_make(self.cell, rows), time_limit=self.time_limit)
+        ev = evaluate(_make(self.cell, rows), time_limit=self.time_limit, **self.setting)
         self.cache[rows] = ev
         if self.best is None or ev.ratio > self.best.ratio:
             self.best = ev
@@ -435,11 +473,13 @@ def _local_search(search: _Search, rng, patience: int = 40) -> None:
     "refine": ["boolean"],
     "start": [None, Instance],
     "log": [None, callable],
+    **_SETTING_CONSTRAINTS,
 })
 def worst_case(*, gpus: int, max_jobs: int, mu=1, max_job_gpus: int | None = None, budget: float = 60,
                max_evals: int | None = None, seed: int = 0, max_processing_time: int = 6,
                max_arrival: int = 8, time_limit: float | None = 20.0, refine: bool = True,
-               start: Instance | None = None, log: Callable[[str], None] | None = None) -> WorstCase:
+               start: Instance | None = None, log: Callable[[str], None] | None = None,
+               adaptive: str = "off", backfill: bool = True, preemption_cost=0) -> WorstCase:
     """Search for an instance of the cell that maximises ``ALG / UB`` (see the module docstring).
 
     Parameters
@@ -468,6 +508,8 @@ def worst_case(*, gpus: int, max_jobs: int, mu=1, max_job_gpus: int | None = Non
         An instance of the cell to evaluate first (e.g. a known bad case).
     log : callable or None
         Called with a line whenever the best ratio improves.
+    adaptive, backfill, preemption_cost
+        A-SRPT's options (:func:`evaluate`); the defaults are Theorem 1's setting.
 
     Returns
     -------
@@ -488,7 +530,8 @@ def worst_case(*, gpus: int, max_jobs: int, mu=1, max_job_gpus: int | None = Non
     g_max = gpus if max_job_gpus is None else min(max_job_gpus, gpus)
     cell = Cell(gpus, g_max, _num(Fraction(mu)) if not isinstance(mu, float) else mu, max_jobs,
                 max_processing_time, max_arrival)
-    search = _Search(cell, budget, max_evals, time_limit, log)
+    setting = {"adaptive": adaptive, "backfill": backfill, "preemption_cost": preemption_cost}
+    search = _Search(cell, budget, max_evals, time_limit, log, setting)
     if start is not None:
         search.score(_rows(start))
     share = max(1, (max_evals or 10**9) // 2)
@@ -501,14 +544,15 @@ def worst_case(*, gpus: int, max_jobs: int, mu=1, max_job_gpus: int | None = Non
     best = search.best
     lower, upper = best.opt_lower, best.opt_upper
     if refine and lower != upper:
-        finer = offline_opt(best.instance, slot=Fraction(1, 2), time_limit=time_limit)
+        finer = offline_opt(best.instance, slot=Fraction(1, 2), time_limit=time_limit,
+                            preemptive=preemption_cost == 0)
         upper = min(upper, finer.upper_bound)
-        lower = max(lower, finer.lower_bound)
+        lower = max(lower, finer.lower_bound) if preemption_cost == 0 else lower
     ratio = _num(Fraction(best.alg) / Fraction(upper))
     ratio_upper = _num(Fraction(best.alg) / Fraction(lower))
     return WorstCase(cell, best.instance, best.alg, lower, upper, ratio, ratio_upper, best.bound,
                      _num(cell.bound), best.certificate_holds, lower == upper, len(search.cache),
-                     time.monotonic() - t0, tuple(search.history))
+                     time.monotonic() - t0, tuple(search.history), setting, best.failures)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -132,3 +132,25 @@ def test_deep_search_finds_no_violation_of_theorem_1(m, g, mu):
     r = worst_case(gpus=m, max_jobs=5, mu=mu, max_job_gpus=g, budget=180, seed=11)
     assert not r.violation and r.certificate_holds
     assert r.ratio > 1
+
+
+# --- outside the theorem (the open questions) -----------------------------------------------------
+
+
+def test_evaluate_outside_the_theorem_keeps_the_bracket_valid():
+    inst = load_instance(TWO_MACHINES)
+    base = evaluate(inst)
+    costly = evaluate(inst, preemption_cost=2)
+    # with a restart cost the upper bound is the non-preemptive optimum (it pays no restart)
+    assert costly.opt_upper >= base.opt_upper and costly.opt_lower <= costly.opt_upper
+    assert costly.bound == base.bound == 2
+    strict = evaluate(inst, backfill=False)
+    assert strict.opt_upper == base.opt_upper and strict.alg >= base.opt_lower
+
+
+def test_search_records_its_setting():
+    r = worst_case(gpus=2, max_jobs=3, budget=60, max_evals=10, seed=1, adaptive="doubling", mu=4)
+    assert r.setting == {"adaptive": "doubling", "backfill": True, "preemption_cost": 0}
+    assert r.to_dict()["setting"]["adaptive"] == "doubling"
+    with pytest.raises(InvalidParameterError, match="'adaptive' parameter of worst_case"):
+        worst_case(gpus=2, max_jobs=2, adaptive="sometimes")
