@@ -358,7 +358,9 @@ class _Engine:
         while True:
             t_heap = heap[0][0] if heap else _INF
             t_arr = views[order[ptr]].arrival if ptr < n else _INF
-            t = t_heap if t_heap <= t_arr else t_arr
+            # At a tie keep the arrival's own value: a float wake-up time equal to an exact
+            # arrival must not turn an exact run's clock into a float.
+            t = t_arr if t_arr <= t_heap else t_heap
             if t == _INF:
                 break
             self.now = t
