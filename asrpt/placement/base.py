@@ -617,17 +617,14 @@ def make_method(spec) -> PlacementMethod:
     if isinstance(spec, PlacementMethod):
         spec._validate_params()
         return spec
-    if isinstance(spec, str) and spec in METHODS:
+    if spec in METHODS:
         method = METHODS[spec]()
         method._validate_params()
         return method
-    if isinstance(spec, str):
-        close = difflib.get_close_matches(spec, list(METHODS), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InvalidParameterError(
-            f"unknown placement method {spec!r}{hint}; known: {', '.join(available_methods())}")
+    close = difflib.get_close_matches(spec, list(METHODS), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise InvalidParameterError(
-        f"method must be a registered name or a PlacementMethod, got {type(spec).__name__}")
+        f"unknown placement method {spec!r}{hint}; known: {', '.join(available_methods())}")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,264 @@
+"""The exact placement: ILP == brute force, count formulation == plain, shortcuts == ILP, the
+tau ILP == the performance model, lower bounds (CHK-20) below the optimum, HiGHS == CBC."""
+
+import itertools
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from asrpt.dnn.parallel import worker_graph
+from asrpt.dnn.perf import best_gpu_type, best_iteration_time, iteration_time
+from asrpt.instance import Cluster, Job, Parallelism, Server
+from asrpt.placement import (ILPPlacement, PlacementProblem, cut_lower_bound, fiedler_bound,
+                             place, ring_structure, validate_placement)
+from asrpt.solve import available_solvers
+
+from _placement_strategies import free_vectors, small_graphs, synthetic_worker_graph, worker_graphs
+
+PLAIN = ILPPlacement(formulation="plain", shortcuts=False)
+COUNT = ILPPlacement(formulation="count", shortcuts=False)
+REL = 1e-7
+
+
+def close(a, b):
+    return abs(a - b) <= REL * max(1.0, abs(a), abs(b))
+
+
+def gpt2(d, p, t, batch=None):
+    job = Job("j", 0, d * p * t, model="gpt2", parallelism=Parallelism(d, p, t), iterations=1,
+              batch_size=batch)
+    return job, worker_graph(job, "A100")
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_ilp_equals_brute_force_on_small_graphs(data):
+    G = data.draw(small_graphs(max_nodes=8))
+    free = data.draw(free_vectors(G.number_of_nodes(), max_servers=3,
+                                  max_free=max(1, G.number_of_nodes() - 1)))
+    bf = place(G, free, method="brute_force")
+    ilp = place(G, free, method=PLAIN)
+    assert close(ilp.cut_bytes, bf.cut_bytes) and ilp.status == "optimal"
+    assert validate_placement(G, free, ilp) == ()
+    assert ilp.bound <= ilp.cut_bytes * (1 + REL)
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_count_and_plain_equal_brute_force_on_worker_graphs(data):
+    W = data.draw(worker_graphs(max_workers=8))
+    n = W.number_of_nodes()
+    free = data.draw(free_vectors(n, max_servers=3, max_free=max(1, n - 1)))
+    bf = place(W, free, method="brute_force")
+    count = place(W, free, method=COUNT)
+    plain = place(W, free, method=PLAIN)
+    auto = place(W, free, method="ilp")
+    for p in (count, plain, auto):
+        assert close(p.cut_bytes, bf.cut_bytes), (p.detail, free)
+        assert p.status == "optimal" and validate_placement(W, free, p) == ()
+    # the count optimum is a lower bound on every placement
+    assert count.bound <= bf.cut_bytes * (1 + REL)
+
+
+@settings(max_examples=12, deadline=None)
+@given(data=st.data())
+def test_count_formulation_equals_plain_on_larger_worker_graphs(data):
+    W = data.draw(worker_graphs(min_workers=9, max_workers=12))
+    n = W.number_of_nodes()
+    free = data.draw(free_vectors(n, max_servers=4, max_free=max(2, n // 2)))
+    count = place(W, free, method=COUNT)
+    plain = place(W, free, method=PLAIN)
+    assert close(count.cut_bytes, plain.cut_bytes), (count.detail, free)
+    assert count.detail["formulation"] in ("count", "count+plain")
+
+
+@pytest.mark.parametrize("par, free", [
+    ((2, 2, 4), [6, 6, 4]), ((2, 1, 4), [5, 3]), ((8, 1, 1), [3, 3, 2]), ((1, 4, 2), [3, 3, 2]),
+    pytest.param((2, 2, 4), [3] * 6, marks=pytest.mark.slow),   # plain: minutes (symmetry)
+    pytest.param((4, 2, 2), [3] * 6, marks=pytest.mark.slow),
+])
+def test_count_equals_plain_on_zoo_graphs(par, free):
+    job, W = gpt2(*par) if par != (4, 2, 2) else (None, worker_graph(
+        Job("b", 0, 16, model="bert-large", parallelism=Parallelism(4, 2, 2), iterations=1),
+        "A100"))
+    count = place(W, free, method=COUNT)
+    plain = place(W, free, method=PLAIN)
+    assert close(count.cut_bytes, plain.cut_bytes)
+    assert count.status == plain.status == "optimal"
+
+
+def test_regression_count_layout_needs_a_joint_search():
+    """bert-large (4, 2, 2) on six 3-GPU servers: the count optimum is only attained when two
+    rings are laid out together (a greedy ring-by-ring layout misses it); the backtracking
+    layout finds it, so no plain fallback is needed."""
+    W = worker_graph(Job("b", 0, 16, model="bert-large", parallelism=Parallelism(4, 2, 2),
+                         iterations=1), "A100")
+    p = place(W, [3] * 6, method=COUNT)
+    assert p.detail["formulation"] == "count" and p.detail["realized"] == "tight"
+
+
+def test_ring_structure_and_a_split_ring_costs_at_least_two_edges():
+    W = synthetic_worker_graph(1, 1, 6, [5.0], [], [0.0])
+    rs = ring_structure(W)
+    assert rs.ring_axis == "k" and rs.n_ring == 6 and rs.pairs() == []
+    p = place(W, [3, 3], method=COUNT)
+    assert p.cut_bytes == 10.0  # a ring over two servers cuts exactly two edges
+    two = synthetic_worker_graph(1, 1, 2, [5.0], [], [0.0])  # one edge carrying both directions
+    assert place(two, [1, 1], method=COUNT).cut_bytes == 10.0
+    # a graph that differs from the ideal worker graph has no ring structure: plain is used
+    H = nx.Graph(W)
+    H.remove_edge((0, 0, 0), (0, 0, 1))
+    assert ring_structure(H) is None
+    assert place(H, [3, 3], method=COUNT).detail["formulation"] == "plain"
+    # uneven bytes within a stage break the symmetry too
+    H = nx.Graph(W)
+    H.edges[(0, 0, 0), (0, 0, 1)]["bytes"] = 7.0
+    assert ring_structure(H) is None
+
+
+@pytest.mark.parametrize("par, free, shortcut", [
+    ((2, 1, 4), [8, 4], "one_server"),
+    ((16, 1, 1), [8, 8, 8], "certified_packing"),     # a data-parallel ring: arcs, fewest servers
+    ((1, 1, 8), [4, 4, 4], "certified_packing"),      # a tensor ring split over two servers
+    ((2, 1, 8), [8, 8, 8], "certified_packing"),      # tensor groups fill whole servers
+])
+def test_shortcuts_are_taken_and_agree_with_the_ilp(par, free, shortcut):
+    _, W = gpt2(*par)
+    fast = place(W, free)
+    assert fast.detail["formulation"] == "shortcut" and fast.detail["shortcut"] == shortcut
+    assert fast.status == "optimal" and fast.bound <= fast.cut_bytes * (1 + REL)
+    for method in (PLAIN, COUNT):
+        assert close(place(W, free, method=method).cut_bytes, fast.cut_bytes)
+    if shortcut == "one_server":
+        assert fast.cut_bytes == 0.0 and fast.servers_used == 1
+
+
+def test_keeping_tensor_groups_whole_is_not_always_optimal_for_the_cut():
+    """Why the packing shortcut needs a certificate: with light tensor rings and heavy
+    data-parallel rings, splitting the tensor rings beats keeping them whole."""
+    W = synthetic_worker_graph(2, 1, 4, [1.0], [], [50.0])
+    whole = {(r, 0, k): r for r in range(2) for k in range(4)}   # replica r on server r
+    whole_cut = sum(b for u, v, b in W.edges(data="bytes") if whole[u] != whole[v])
+    opt = place(W, [4, 4])
+    assert opt.cut_bytes == 4.0 < whole_cut == 400.0   # split every tensor ring instead
+    assert validate_placement(W, [4, 4], opt) == ()
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_lower_bounds_never_exceed_the_optimum(data):
+    """CHK-20 (Fiedler), generalised to capacitated k-way placements, and the combined
+    ring/connectivity bound used by the shortcut certificate."""
+    G = data.draw(st.one_of(small_graphs(max_nodes=8), worker_graphs(max_workers=8)))
+    n = G.number_of_nodes()
+    free = data.draw(free_vectors(n, max_servers=3, max_free=max(1, n - 1)))
+    opt = place(G, free, method="brute_force").cut_bytes
+    assert fiedler_bound(G, free) <= opt * (1 + REL) + 1e-9
+    assert cut_lower_bound(G, free) <= opt * (1 + REL) + 1e-9
+
+
+@pytest.mark.parametrize("n", [6, 8])
+def test_chk20_fiedler_bisection_bound(n):
+    """CHK-20: min-bisection >= lambda_2(L) n / 4 on random weighted G(n, 0.5)."""
+    rng = np.random.default_rng(n)
+    ratios = []
+    for _ in range(10):
+        G = nx.gnp_random_graph(n, 0.5, seed=int(rng.integers(1 << 30)))
+        for u, v in G.edges:
+            G.edges[u, v]["bytes"] = float(rng.integers(1, 10))
+        best = min(sum(b for u, v, b in G.edges(data="bytes") if (u in S) != (v in S))
+                   for S in map(set, itertools.combinations(range(n), n // 2)))
+        L = nx.laplacian_matrix(G, weight="bytes").toarray()
+        lam2 = np.sort(np.linalg.eigvalsh(L))[1]
+        assert fiedler_bound(G, [n // 2, n // 2]) == pytest.approx(lam2 * n / 4, rel=1e-6)
+        assert fiedler_bound(G, [n // 2, n // 2]) <= best + 1e-9
+        assert place(G, [n // 2, n // 2], method=PLAIN).cut_bytes == pytest.approx(best)
+        ratios.append(fiedler_bound(G, [n // 2, n // 2]) / best if best else 1.0)
+    assert max(ratios) <= 1.0 + 1e-9
+
+
+@pytest.mark.skipif("cbc" not in available_solvers(), reason="PuLP's bundled CBC is missing")
+@pytest.mark.parametrize("par, free", [((2, 2, 2), [3, 3, 2]), ((2, 1, 4), [3, 3, 3])])
+def test_highs_and_cbc_agree(par, free):
+    _, W = gpt2(*par)
+    for method in (PLAIN, COUNT):
+        h = place(W, free, method=method, solver="highs")
+        c = place(W, free, method=method, solver="cbc")
+        assert close(h.cut_bytes, c.cut_bytes) and c.detail["solver"] == "cbc"
+        assert h.status == c.status == "optimal"
+
+
+def test_time_limit_returns_a_valid_incumbent_with_its_status():
+    _, W = gpt2(4, 4, 4)
+    free = [5, 7, 3, 8, 8, 8, 8, 8, 8, 2]
+    p = place(W, free, method=COUNT, time_limit=0.2)
+    assert p.status in ("optimal", "time_limit")
+    assert validate_placement(W, free, p) == ()
+    if p.status == "time_limit" and p.bound is not None:
+        assert p.bound <= p.cut_bytes * (1 + REL)
+
+
+def test_gap_option_is_passed_to_the_solver():
+    _, W = gpt2(2, 2, 2)
+    p = place(W, [3, 3, 2], method=PLAIN, gap=0.5)
+    assert p.status == "optimal" and p.detail["gap"] == 0.5 and validate_placement(W, [3, 3, 2], p) == ()
+
+
+# -- objective tau --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("par, free", [((2, 1, 2), [2, 2, 1]), ((2, 2, 1), [3, 1, 2]),
+                                       ((1, 2, 2), [2, 1, 2]), ((4, 1, 1), [2, 1, 2])])
+def test_tau_ilp_equals_brute_force_and_the_model(par, free):
+    cluster = Cluster.homogeneous(3, 4, "A100", inter_bandwidth=1.25e9)
+    job, W = gpt2(*par, batch=16)
+    ilp = place(W, free, method=ILPPlacement(shortcuts=False), objective="tau", cluster=cluster,
+                job=job)
+    bf = place(W, free, method="brute_force", objective="tau", cluster=cluster, job=job)
+    assert ilp.tau == pytest.approx(bf.tau, rel=1e-9)
+    assert ilp.tau == pytest.approx(iteration_time(job, dict(ilp.assignment), cluster), rel=1e-12)
+    assert ilp.bound <= ilp.tau * (1 + 1e-9) and ilp.detail["formulation"] == "tau"
+    assert validate_placement(W, free, ilp, cluster, job=job) == ()
+    # minimising tau is never worse in tau than minimising the cut
+    cut = place(W, free, cluster=cluster, job=job)
+    assert ilp.tau <= cut.tau * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("par, free", [((2, 1, 2), [2, 4, 1]), ((2, 2, 1), [1, 4, 2]),
+                                       ((4, 1, 1), [2, 4, 2])])
+def test_tau_ilp_on_mixed_gpu_types(par, free):
+    cluster = Cluster((Server(4, "A100"), Server(4, "V100"), Server(2, "A100")),
+                      inter_bandwidth=1.25e9)
+    job = Job("j", 0, par[0] * par[1] * par[2], model="gpt2", parallelism=Parallelism(*par),
+              iterations=1, batch_size=16)
+    W = worker_graph(job, best_gpu_type(job, cluster))
+    ilp = place(W, free, method=ILPPlacement(shortcuts=False), objective="tau", cluster=cluster,
+                job=job)
+    bf = place(W, free, method="brute_force", objective="tau", cluster=cluster, job=job)
+    assert ilp.tau == pytest.approx(bf.tau, rel=1e-9)
+    assert validate_placement(W, free, ilp, cluster, job=job) == ()
+
+
+def test_tau_shortcut_when_the_consolidated_packing_reaches_tau_star():
+    cluster = Cluster.homogeneous(3, 8, "A100")
+    job, W = gpt2(2, 2, 4)
+    p = place(W, [8, 8, 8], objective="tau", cluster=cluster, job=job)
+    assert p.detail["formulation"] == "shortcut"
+    assert p.tau == pytest.approx(best_iteration_time(job, cluster)) and p.bound == p.tau
+
+
+def test_brute_force_refuses_large_enumerations():
+    from asrpt.errors import InvalidParameterError
+    from asrpt.placement import BruteForce
+
+    _, W = gpt2(2, 2, 4)
+    with pytest.raises(InvalidParameterError, match="brute force would enumerate"):
+        place(W, [8, 8, 8], method=BruteForce(max_assignments=1000))
+
+
+def test_problem_build_applies_the_job_and_objective():
+    job, W = gpt2(2, 1, 1)
+    pb = PlacementProblem.build(W, [1, 1], objective="tau", cluster=Cluster.homogeneous(2, 1, "A100"))
+    assert pb.job is not None and pb.tau(np.array([0, 1])) > 0
