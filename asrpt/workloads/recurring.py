@@ -236,13 +236,15 @@ def _unit_t(rng, df, n) -> np.ndarray:
 
 @lru_cache(maxsize=128)
 def _calibrate(median: float, mean: float, d_min: float, d_max: float, support: tuple,
-               probs: tuple, group_tail_df, sigma_within: float, tail_df, sigma_drift: float,
-               fail_fraction: float, fail_duration: float, gpu_slope: float) -> dict:
+               probs: tuple, group_tail_df, user_share: float, sigma_within: float, tail_df,
+               sigma_drift: float, fail_fraction: float, fail_duration: float,
+               gpu_slope: float) -> dict:
     """Fit (c, sigma_group) so that the population median and mean of D hit the targets."""
     rng = np.random.default_rng(_REFERENCE_SEED)
     n = _N_REFERENCE
     gpus = rng.choice(np.asarray(support), size=n, p=np.asarray(probs))
-    eta = _unit_t(rng, group_tail_df, n)
+    eta = (math.sqrt(user_share) * _unit_t(rng, group_tail_df, n)  # as the generator composes it
+           + math.sqrt(1.0 - user_share) * _unit_t(rng, group_tail_df, n))
     rest = (gpu_slope * np.log2(gpus) + sigma_drift * rng.standard_normal(n)
             + sigma_within * _unit_t(rng, tail_df, n))
     failed = rng.random(n) < fail_fraction
@@ -481,7 +483,7 @@ def recurring_workload(n_jobs: int = 1000, *, load: float = 0.8, cluster: "str |
         raise Infeasible(f"recurring_workload: no model configuration of the table fits cluster {the_cluster}")
     support, probs = gpu_distribution(tuple(counts), tuple(counts.values()), prof["gpu_mean"])
     cal = dict(_calibrate(prof["duration_median"], prof["duration_mean"], prof["duration_min"],
-                          d_max, support, probs, _float(group_tail_df),
+                          d_max, support, probs, _float(group_tail_df), float(user_share),
                           float(sigma_within), _float(tail_df), float(sigma_drift),
                           float(fail_fraction), float(fail_duration), float(gpu_slope)))
     r_arrivals, r_kinds, r_groups, r_choice, r_jobs = as_generator(seed).spawn(5)
