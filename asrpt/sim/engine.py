@@ -126,6 +126,8 @@ class _Engine:
                                     key=lambda i: (self.views[i].arrival, self.views[i].key))
         self.passes = 0
         self.clairvoyant = bool(policy.clairvoyant)
+        # per-instance-size capacity cache (sum of free // per), valid until GPUs are taken or freed
+        self.capacity: dict[int, int] | None = {} if placer.fits_iff_capacity else None
         self.has_next_wake = type(policy).next_wake is not _policy_base.Policy.next_wake
 
     # -- time accounting ---------------------------------------------------------------------------
@@ -170,6 +172,8 @@ class _Engine:
         for h, g in alloc.servers:
             free[h] -= g
         self.free_total -= jv.gpus
+        if self.capacity:
+            self.capacity.clear()
         now = self.now
         st.status = _RUNNING
         st.servers = alloc.servers
@@ -196,6 +200,8 @@ class _Engine:
         for h, g in st.servers:
             free[h] += g
         self.free_total += self.views[i].gpus
+        if self.capacity:
+            self.capacity.clear()
         st.servers = ()
         del self.running[i]
 
@@ -243,6 +249,13 @@ class _Engine:
     def _try_start(self, jv: JobView) -> bool:
         if jv.gpus > self.free_total:
             return False
+        if self.capacity is not None:  # count placers: reject by a cached instance capacity
+            per = jv.gpu_per_instance if jv.instances else 1
+            cap = self.capacity.get(per)
+            if cap is None:
+                cap = self.capacity[per] = sum(f // per for f in self.free) if per > 1 else self.free_total
+            if cap < (jv.instances or jv.gpus):
+                return False
         alloc = self.placer.allocate(jv, self.free, self.cluster)
         if alloc is None:
             return False

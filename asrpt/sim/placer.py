@@ -65,6 +65,11 @@ class Placer(Params, abc.ABC):
     def allocate(self, job: JobView, free: Sequence[int], cluster: Cluster) -> Allocation | None:
         """GPUs for ``job`` given the idle GPUs per server, or None if it does not fit."""
 
+    #: True when ``allocate`` succeeds exactly when the servers can hold the job's instances
+    #: (``sum(free[h] // per_instance) >= instances``): the engine then rejects jobs that cannot
+    #: fit with a cached count instead of calling the placer (most attempts in a busy cluster fail).
+    fits_iff_capacity = False
+
 
 PLACERS: dict[str, Callable[..., Placer]] = {}
 
@@ -151,16 +156,19 @@ def count_allocation(order: str, free: Sequence[int], per: int, count: int) -> t
         return tuple((h, g) for h, g in enumerate(taken) if g)
     remaining = count
     out = []
-    for h in _server_order(order, free, per, count):
-        k = min(remaining, free[h] // per)
+    for h in (range(len(free)) if order == "first_fit" else _server_order(order, free, per, count)):
+        k = free[h] // per
         if k:
+            if k > remaining:
+                k = remaining
             out.append((h, k * per))
             remaining -= k
             if not remaining:
                 break
     if remaining:
         return None
-    out.sort()
+    if order != "first_fit":
+        out.sort()
     return tuple(out)
 
 
@@ -176,6 +184,7 @@ class CountPlacer(Placer):
     """
 
     parameter_constraints = {"order": [Options(str, {"first_fit", "most_free", "best_fit", "spread"})]}
+    fits_iff_capacity = True
 
     def __init__(self, *, order: str = "best_fit"):
         self.order = order
