@@ -35,6 +35,7 @@ from operator import itemgetter
 from sortedcontainers import SortedList
 
 from .._validation import Options
+from ..instance import id_key
 from ..predict.base import PredictionTracker, make_predictor
 from ..single.srpt import SRPTMachine
 from ..sizes import exact_div, exact_mul
@@ -126,8 +127,6 @@ class ASRPT(Policy):
         self._unfinished = SortedList()             # (r~, tie, index) of virtually unfinished, active
         self._stored: dict[int, tuple] = {}         # index -> its entry in _unfinished
         self.virtual_sizes_: dict[str, object] = {}
-        self.initial_predictions_: dict[str, object] = {}
-        self.predictions_: dict[str, object] = {}
         self.adaptive_updates_ = 0
         self._alarms: list = []                     # (time, index, token) heap of prediction crossings
         self._alarm_token: dict[int, int] = {}
@@ -166,8 +165,7 @@ class ASRPT(Policy):
             self._insert(cur)
 
     def _resize(self, view, job, work) -> None:
-        self.tracker_.predicted[job.index] = work
-        self.predictions_[job.id] = work
+        self.tracker_.set(job, work)
         self.adaptive_updates_ += 1
         i = job.index
         size = self._virtual_size(job, work)
@@ -195,8 +193,6 @@ class ASRPT(Policy):
             self._tie[i] = job.key
             size = self._virtual_size(job, work)
             self.virtual_sizes_[job.id] = size
-            self.initial_predictions_[job.id] = work
-            self.predictions_[job.id] = work
             m.add(i, now, size)
             self._sync()
             if m.completion_time(i) is None:
@@ -271,9 +267,9 @@ class ASRPT(Policy):
         m.run()
         keys = {i: self._views[i].id for i in self._views}
         return {
-            "virtual_completion_times": {keys[i]: c for i, c in sorted(m.completion_times().items())},
-            "virtual_sizes": dict(sorted(self.virtual_sizes_.items())),
-            "initial_predictions": dict(sorted(self.initial_predictions_.items())),
-            "predictions": dict(sorted(self.predictions_.items())),
+            "virtual_completion_times": {keys[i]: c for i, c in sorted(
+                m.completion_times().items(), key=lambda item: id_key(keys[item[0]]))},
+            "virtual_sizes": {k: self.virtual_sizes_[k] for k in sorted(self.virtual_sizes_, key=id_key)},
+            **self.tracker_.report(),
             "adaptive_updates": self.adaptive_updates_,
         }

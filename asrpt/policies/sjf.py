@@ -83,3 +83,6 @@ class SJF(Policy):
             entry[job.index] = e
             queue.add(e)
         return Decision(map(_VIEW, queue), backfill=self.backfill)
+
+    def report(self) -> dict:
+        return self.tracker_.report()

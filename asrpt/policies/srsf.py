@@ -125,7 +125,7 @@ class SRSF(Policy):
             new = self.tracker_.repredict(view, job)
             if new <= done:  # a re-prediction must exceed what is already done
                 new = done * 2 if done else work * 2
-        self.tracker_.predicted[job.index] = new
+        self.tracker_.set(job, new)
         self.adaptive_updates_ += 1
         return new
 
@@ -176,4 +176,4 @@ class SRSF(Policy):
         return wake
 
     def report(self) -> dict:
-        return {"adaptive_updates": self.adaptive_updates_}
+        return {**self.tracker_.report(), "adaptive_updates": self.adaptive_updates_}

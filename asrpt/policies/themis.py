@@ -218,4 +218,4 @@ class Themis(Policy):
         return Decision(order, backfill=True, wake_at=wake)
 
     def report(self) -> dict:
-        return {"rounds": self.rounds_}
+        return {"rounds": self.rounds_, **self.tracker_.report()}

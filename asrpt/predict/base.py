@@ -284,13 +284,16 @@ class PredictionTracker:
     ``update(view)`` feeds the jobs completed since the last decision to the predictor, then
     predicts every newly arrived job once (passing the truth only to clairvoyant predictors).
     ``predicted[job.index]`` holds the current prediction; ``repredict(view, job)`` asks again
-    given the work already done (the adaptive step).
+    given the work already done (the adaptive step) and ``set(job, value)`` records the new value.
+    ``report()`` gives every job's first and last prediction by id, for the run's policy data.
     """
 
     def __init__(self, predictor: Predictor, seed=None):
         self.predictor = predictor
         self.predictor.reset(seed)
         self.predicted: dict[int, Any] = {}
+        self.initial_by_id: dict[str, Any] = {}   # first prediction of every job seen
+        self.latest_by_id: dict[str, Any] = {}    # its last prediction (after adaptive updates)
 
     def _truth(self, view, job):
         return view.true_work(job) if self.predictor.clairvoyant else None
@@ -307,9 +310,23 @@ class PredictionTracker:
                 raise InvalidParameterError(
                     f"predictor {self.predictor.name} predicted {value!r} for job {job.id}; predictions must be > 0")
             self.predicted[job.index] = value
+            self.initial_by_id[job.id] = self.latest_by_id[job.id] = value
         return list(view.arrived)
 
     def repredict(self, view, job):
-        value = self.predictor.predict(job, attained=view.attained_work(job), truth=self._truth(view, job))
+        """The predictor's new prediction given the work done (not yet recorded: see :meth:`set`)."""
+        return self.predictor.predict(job, attained=view.attained_work(job), truth=self._truth(view, job))
+
+    def set(self, job, value) -> None:
+        """Record a new prediction for ``job`` (an adaptive update)."""
         self.predicted[job.index] = value
-        return value
+        self.latest_by_id[job.id] = value
+
+    def report(self) -> dict:
+        """``{"initial_predictions": {id: N^}, "predictions": {id: last N^}}`` (what the certificate
+        and the accuracy report read), in job-id order."""
+        from ..instance import id_key
+
+        order = sorted(self.initial_by_id, key=id_key)
+        return {"initial_predictions": {k: self.initial_by_id[k] for k in order},
+                "predictions": {k: self.latest_by_id[k] for k in order}}

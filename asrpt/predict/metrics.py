@@ -44,7 +44,7 @@ from ..errors import InvalidParameterError
 from ..instance import Instance, id_key
 from ..sim.metrics import percentile
 from ..sim.records import SimResult
-from ..sim.view import CompletedJob, JobView
+from ..sim.view import CompletedJob, JobView, job_views
 from ..sizes import best_iteration_times, exact_div, exact_mul
 from .base import Predictor, make_predictor
 
@@ -371,40 +371,6 @@ def run_predictions(result: SimResult, which: str = "initial") -> PredictionLog:
             true.append(r.work)
             pred.append(recorded[r.id])
     return PredictionLog(tuple(ids), tuple(true), tuple(pred))
-
-
-@validate_params({"instance": [InstanceOf(Instance)]})
-def job_views(instance: Instance) -> list[JobView]:
-    """The :class:`~asrpt.sim.view.JobView` of every job, as the simulator builds them.
-
-    Parameters
-    ----------
-    instance : Instance
-
-    Returns
-    -------
-    list of JobView
-        In the instance's job order (``index`` is the position).
-
-    Examples
-    --------
-    >>> [(v.id, v.tau_star, v.gpus) for v in job_views(two_server_instance)]
-    [('a', 1, 2), ('b', 1, 4), ('c', 1, 1)]
-    """
-    taus = best_iteration_times(instance)
-    views = []
-    for i, (job, tau) in enumerate(zip(instance.jobs, taus)):
-        if job.is_abstract:
-            tau_star, pred = 1, job.predicted_processing_time
-        else:
-            tau_star, pred = tau, job.predicted_iterations
-        views.append(JobView(
-            index=i, id=job.id, key=id_key(job.id), arrival=job.arrival, gpus=job.gpus,
-            weight=job.weight, is_abstract=job.is_abstract, tau_star=tau_star, predicted_work=pred,
-            instances=job.instances, model=job.model, parallelism=job.parallelism,
-            batch_size=job.batch_size, precision=job.precision, user=job.user, group=job.group,
-            dataset=job.dataset, meta=job.meta))
-    return views
 
 
 def _true_work(job):

@@ -38,13 +38,12 @@ from typing import Callable
 
 from .._validation import Interval, validate_params
 from ..errors import AsrptError
-from ..instance import Instance, id_key
-from ..sizes import best_iteration_times
+from ..instance import Instance
 from ..policies import base as _policy_base
 from .metrics import summarize
 from .placer import Allocation, Placer, make_placer
 from .records import JobRecord, Segment, SimResult, check_records
-from .view import ClusterView, CompletedJob, JobView
+from .view import ClusterView, CompletedJob, JobView, job_views
 
 __all__ = ["simulate"]
 
@@ -107,21 +106,9 @@ class _Engine:
         self.just_started: list[JobView] = []   # since the previous decision (shown to the policy)
         self.just_stopped: list[JobView] = []
 
-        taus = best_iteration_times(instance)
-        self.views: list[JobView] = []
-        self.states: list[_JobState] = []
-        for i, (job, tau) in enumerate(zip(instance.jobs, taus)):
-            if job.is_abstract:
-                work, tau_star, pred = job.processing_time, 1, job.predicted_processing_time
-            else:
-                work, tau_star, pred = job.iterations, tau, job.predicted_iterations
-            self.views.append(JobView(
-                index=i, id=job.id, key=id_key(job.id), arrival=job.arrival, gpus=job.gpus,
-                weight=job.weight, is_abstract=job.is_abstract, tau_star=tau_star,
-                predicted_work=pred, instances=job.instances, model=job.model,
-                parallelism=job.parallelism, batch_size=job.batch_size, precision=job.precision,
-                user=job.user, group=job.group, dataset=job.dataset, meta=job.meta))
-            self.states.append(_JobState(work))
+        self.views: list[JobView] = job_views(instance)
+        self.states: list[_JobState] = [
+            _JobState(job.processing_time if job.is_abstract else job.iterations) for job in instance.jobs]
         self.arrival_order = sorted(range(len(self.views)),
                                     key=lambda i: (self.views[i].arrival, self.views[i].key))
         self.passes = 0

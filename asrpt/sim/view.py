@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 from ..errors import AsrptError
-from ..instance import Cluster, Number, Parallelism
+from ..instance import Cluster, Instance, Number, Parallelism, id_key
+from ..sizes import best_iteration_times
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import _Engine
 
-__all__ = ["JobView", "CompletedJob", "ClusterView", "NotClairvoyantError"]
+__all__ = ["JobView", "CompletedJob", "ClusterView", "NotClairvoyantError", "job_views"]
 
 
 class NotClairvoyantError(AsrptError):
@@ -77,6 +78,30 @@ class JobView:
     @property
     def gpu_per_instance(self) -> int:
         return self.gpus // (self.instances or 1)
+
+
+def job_views(instance: Instance) -> list[JobView]:
+    """The :class:`JobView` of every job, in instance order (``index`` is the position): what the
+    simulator shows policies, computing each DNN job's tau* once.
+
+    Examples
+    --------
+    >>> [(v.id, v.tau_star, v.gpus) for v in job_views(two_server_instance)]
+    [('a', 1, 2), ('b', 1, 4), ('c', 1, 1)]
+    """
+    views = []
+    for i, (job, tau) in enumerate(zip(instance.jobs, best_iteration_times(instance))):
+        if job.is_abstract:
+            tau_star, pred = 1, job.predicted_processing_time
+        else:
+            tau_star, pred = tau, job.predicted_iterations
+        views.append(JobView(
+            index=i, id=job.id, key=id_key(job.id), arrival=job.arrival, gpus=job.gpus,
+            weight=job.weight, is_abstract=job.is_abstract, tau_star=tau_star, predicted_work=pred,
+            instances=job.instances, model=job.model, parallelism=job.parallelism,
+            batch_size=job.batch_size, precision=job.precision, user=job.user, group=job.group,
+            dataset=job.dataset, meta=job.meta))
+    return views
 
 
 @dataclass(frozen=True, eq=False)

@@ -53,11 +53,12 @@ def test_replay_of_an_instance_file_and_the_table(capsys, tmp_path):
     assert code == 0 and "at submission" in out and "mu_under" in out and "replay" in err
 
 
-def test_policy_without_recorded_predictions_is_replayed_on_its_completions(capsys):
+def test_qssf_records_its_predictions_which_equal_a_replay_on_its_completions(capsys):
     code, out, _ = run(capsys, "predict-eval", "recurring:n_jobs=60:cluster=\"2x8\"", "--policy", "qssf",
                        "--predictor", "group_mean", "--json")
     d = json.loads(out)
-    assert code == 0 and d["policy"] == "qssf[group_mean]" and d["final"] is None
+    assert code == 0 and d["policy"] == "qssf[group_mean]"
+    assert d["final"] == d["initial"]  # QSSF never revises a prediction
     inst = recurring_workload(60, cluster="2x8", seed=0)
     res = simulate(inst, "qssf:predictor=group_mean")
     expected = replay_predictions("group_mean", inst, completions=res.completion_times).accuracy()

@@ -68,14 +68,16 @@ def test_srsf_pred_doubles_an_outlived_prediction_exactly_when_it_is_reached():
     # exactly t=4 and runs 4-6; A finishes 6-7. Three doublings.
     res = simulate(MISPREDICTED, "srsf-pred", check_invariants=True)
     assert segments(res) == {"A": [(0, 4), (6, 7)], "B": [(4, 6)]}
-    assert res.policy_data == {"adaptive_updates": 3}
+    assert res.policy_data["adaptive_updates"] == 3
+    assert res.policy_data["initial_predictions"] == {"A": 1, "B": 3}
+    assert res.policy_data["predictions"] == {"A": 8, "B": 3}
 
 
 def test_srsf_pred_without_adaptation_floors_the_remaining_size_at_zero():
     # adaptive="off": from t=1 A's predicted remaining is 0, so it is never preempted: A 0-5, B 5-7.
     res = simulate(MISPREDICTED, 'srsf-pred:adaptive="off"', check_invariants=True)
     assert segments(res) == {"A": [(0, 5)], "B": [(5, 7)]}
-    assert res.policy_data == {"adaptive_updates": 0}
+    assert res.policy_data["adaptive_updates"] == 0 and res.policy_data["predictions"] == {"A": 1, "B": 3}
 
 
 def test_presets_and_clairvoyance():
