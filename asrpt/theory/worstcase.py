@@ -50,6 +50,8 @@ from typing import Any, Callable, Sequence
 
 from .._validation import Interval, Options, validate_params
 from ..instance import Cluster, Instance, Job, dumps_instance, save_instance
+from ..errors import SolverError
+from ..offline.bruteforce import bruteforce_rigid_nonpreemptive
 from ..offline.ilp import offline_opt
 from ..random import as_generator
 from .certificate import certify, run_asrpt
@@ -265,6 +267,22 @@ def _static_bound(instance: Instance, beta) -> Fraction:
     return _num(Fraction(beta) * (1 + rho * mu))
 
 
+def _bracket(instance: Instance, *, time_limit, preemptive: bool, slot=None):
+    """``offline_opt``, retried with CBC when HiGHS fails without an answer (HiGHS 1.16 reports
+    "Solve error" on some tiny start-time models that CBC solves)."""
+    try:
+        return offline_opt(instance, time_limit=time_limit, preemptive=preemptive, slot=slot)
+    except SolverError:
+        return offline_opt(instance, time_limit=time_limit, preemptive=preemptive, slot=slot, solver="cbc")
+
+
+def _nonpreemptive_upper(instance: Instance, time_limit):
+    """The non-preemptive optimum (feasible whatever the restart cost): brute force up to 7 jobs."""
+    if instance.n_jobs <= 7:
+        return bruteforce_rigid_nonpreemptive(instance, max_jobs=7).objective
+    return _bracket(instance, time_limit=time_limit, preemptive=False).upper_bound
+
+
 _SETTING_CONSTRAINTS = {
     "adaptive": [Options(str, {"off", "doubling", "repredict"})],
     "backfill": ["boolean"],
@@ -288,7 +306,8 @@ def evaluate(instance: Instance, *, time_limit: float | None = 20.0, adaptive: s
         A-SRPT's options (:func:`asrpt.theory.certificate.run_asrpt`); other values than the
         defaults leave the theorem's assumptions (for the open questions). With a preemption
         cost the upper bound comes from the non-preemptive optimum (the preemptive ILP ignores
-        restart costs, so only schedules without preemptions are sure to be feasible).
+        restart costs, so only schedules without preemptions are sure to be feasible; exact by
+        brute force up to 7 jobs). When HiGHS fails without an answer the ILP is retried with CBC.
 
     Returns
     -------
@@ -309,13 +328,15 @@ def evaluate(instance: Instance, *, time_limit: float | None = 20.0, adaptive: s
     result = run_asrpt(instance, adaptive=adaptive, backfill=backfill, preemption_cost=preemption_cost)
     cert = certify(instance, result)
     alg = cert.total_completion_time
-    opt = offline_opt(instance, time_limit=time_limit, preemptive=preemption_cost == 0)
-    lower = max(opt.lower_bound, cert.lower_bound) if preemption_cost == 0 else cert.lower_bound
-    upper = opt.upper_bound
+    if preemption_cost == 0:
+        opt = _bracket(instance, time_limit=time_limit, preemptive=True)
+        lower, upper, status = max(opt.lower_bound, cert.lower_bound), opt.upper_bound, opt.status
+    else:
+        lower, upper, status = cert.lower_bound, _nonpreemptive_upper(instance, time_limit), "optimal"
     ratio = _num(Fraction(alg) / Fraction(upper)) if upper else 1
     ratio_upper = _num(Fraction(alg) / Fraction(lower)) if lower else 1
     return Evaluation(instance, alg, lower, upper, ratio, ratio_upper, _static_bound(instance, cert.beta),
-                      cert.holds, opt.status, tuple(cert.failures()))
+                      cert.holds, status, tuple(cert.failures()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -543,11 +564,10 @@ def worst_case(*, gpus: int, max_jobs: int, mu=1, max_job_gpus: int | None = Non
     _local_search(search, rng)
     best = search.best
     lower, upper = best.opt_lower, best.opt_upper
-    if refine and lower != upper:
-        finer = offline_opt(best.instance, slot=Fraction(1, 2), time_limit=time_limit,
-                            preemptive=preemption_cost == 0)
+    if refine and lower != upper and preemption_cost == 0:
+        finer = _bracket(best.instance, slot=Fraction(1, 2), time_limit=time_limit, preemptive=True)
         upper = min(upper, finer.upper_bound)
-        lower = max(lower, finer.lower_bound) if preemption_cost == 0 else lower
+        lower = max(lower, finer.lower_bound)
     ratio = _num(Fraction(best.alg) / Fraction(upper))
     ratio_upper = _num(Fraction(best.alg) / Fraction(lower))
     return WorstCase(cell, best.instance, best.alg, lower, upper, ratio, ratio_upper, best.bound,

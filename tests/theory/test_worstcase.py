@@ -154,3 +154,15 @@ def test_search_records_its_setting():
     assert r.to_dict()["setting"]["adaptive"] == "doubling"
     with pytest.raises(InvalidParameterError, match="'adaptive' parameter of worst_case"):
         worst_case(gpus=2, max_jobs=2, adaptive="sometimes")
+
+
+@pytest.mark.slow
+@given(gang_instances(max_jobs=5, max_gpus=8, max_servers=1, max_processing_time=6, max_gap=4,
+                      max_mu=16, exact=False))
+def test_deep_targeted_search_against_the_exact_optimum(inst):
+    """Run with HYPOTHESIS_PROFILE=deep -m slow (2000 examples): hypothesis target() climbs towards
+    large ALG / UB; Theorem 1 must never be violated against the feasible upper bound."""
+    e = evaluate(inst, time_limit=10)
+    note(f"ALG / OPT in [{float(e.ratio):.4f}, {float(e.ratio_upper):.4f}], bound {float(e.bound):.3f}")
+    assert not e.violation and e.certificate_holds
+    target(float(e.ratio), label="asrpt/opt_upper")
