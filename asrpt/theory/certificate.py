@@ -17,8 +17,9 @@ each inequality of the proof. It also runs A-SRPT under the theorem's assumption
   ``mu_under = max(1, max_j N_j / N^_j)``, ``mu = mu_over * mu_under``;
 - ``C~_j`` = ``policy_data["virtual_completion_times"]`` and ``sum_j C~_j``;
 - ``LB1 = sum_j (a_j + P*_j)`` and ``LB2`` = SRPT on one machine with releases ``a_j`` and true
-  virtual sizes ``q_j = g_j P*_j / M`` (:func:`asrpt.single.virtual.virtual_schedule`; equal to
-  :func:`asrpt.offline.bounds.squashed_area_bound` for unit weights), ``LB = max(LB1, LB2)``;
+  virtual sizes ``q_j = g_j P*_j / M`` (``P*_j`` from :mod:`asrpt.sizes`, checked against the
+  records; the same as :func:`asrpt.offline.bounds.squashed_area_bound` for unit weights),
+  ``LB = max(LB1, LB2)``;
 - from the segments: ``H_j`` (time j held GPUs), ``R_j`` (restart time inside ``H_j``, after
   preemptions with a cost), the waiting time ``W_j = C_j - a_j - H_j``, and the **blocked time**
   ``X_j``: the part of ``W_j`` during which the jobs ahead of j held at most ``M - g_j`` GPUs.
@@ -76,8 +77,8 @@ from ..errors import InvalidParameterError
 from ..instance import Instance, id_key
 from ..sim.records import SimResult
 from ..single._arrays import exact_sum
-from ..single.virtual import virtual_schedule
-from ..sizes import exact_div, exact_mul
+from ..single.srpt import srpt_schedule
+from ..sizes import exact_div, exact_mul, processing_times
 
 __all__ = [
     "Inequality",
@@ -110,14 +111,14 @@ def _exact(x) -> bool:
 
 
 def _norm(x):
-    """Ints stay ints, integral Fractions become ints, floats equal to an int become that int only
-    for the stretch 1.0 (see :func:`_beta`)."""
+    """Integral Fractions become ints; everything else is returned as is."""
     if isinstance(x, Fraction) and x.denominator == 1:
         return x.numerator
     return x
 
 
 def _beta(value):
+    """A record's stretch: 1.0 (abstract jobs, consolidated placements) counts as the exact 1."""
     return 1 if value == 1 else value
 
 
@@ -464,7 +465,7 @@ def certify(instance: Instance, result: SimResult, *, tolerance: float = 1e-9) -
     ------
     InvalidParameterError
         A parameter outside its constraints, a run without A-SRPT's ``policy_data``, an unfinished
-        job, or records that do not belong to ``instance``.
+        job, or records that do not belong to ``instance`` (ids, arrivals, GPUs or ``P*``).
 
     Examples
     --------
@@ -500,7 +501,13 @@ def certify(instance: Instance, result: SimResult, *, tolerance: float = 1e-9) -
 
     total = exact_sum(r.completion for r in records)
     lb1 = exact_sum(r.arrival + r.processing_time for r in records)
-    lb2 = virtual_schedule(instance).total_completion_time if records else 0
+    sizes = processing_times(instance)
+    for rec, p in zip(records, sizes):
+        same = rec.processing_time == p if _exact(p) and _exact(rec.processing_time) else (
+            abs(rec.processing_time - p) <= 1e-9 * max(1.0, abs(p)))
+        _require(same, f"certify: record {rec.id!r} has P* = {rec.processing_time}, the instance {p}")
+    q = [exact_div(exact_mul(r.gpus, p), m) for r, p in zip(records, sizes)]
+    lb2 = srpt_schedule([r.arrival for r in records], q, ids=[r.id for r in records]).total_completion_time
     lower = max(lb1, lb2)
     virtual_total = exact_sum(c_virtual[r.id] for r in records)
 

@@ -243,6 +243,10 @@ def test_certify_rejects_a_run_of_another_instance():
         certify(other, run_asrpt(inst))
     with pytest.raises(InvalidParameterError, match="records"):
         certify(inst.replace_jobs(inst.jobs[:2]), run_asrpt(inst))
+    longer = inst.replace_jobs(Job(j.id, j.arrival, j.gpus, processing_time=j.processing_time + 1)
+                               for j in inst.jobs)
+    with pytest.raises(InvalidParameterError, match="has P\\* = 4, the instance 5"):
+        certify(longer, run_asrpt(inst))
 
 
 @pytest.mark.parametrize("call, message", [
