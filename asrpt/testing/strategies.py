@@ -324,3 +324,153 @@ def dnn_instances(draw, *, min_jobs: int = 1, max_jobs: int = 5, max_servers: in
         jobs.append(Job(f"j{i}", times[i], dp * pp * tp, model=draw(st.sampled_from(tuple(models))),
                         parallelism=Parallelism(dp, pp, tp), iterations=iters, **kwargs))
     return Instance(cluster, tuple(jobs))
+
+
+# ---------------------------------------------------------------------------------------------
+# Generator families (issue 8): the families of asrpt.workloads.generators as strategies, for
+# users who property-test their own schedulers against asrpt's optima and bounds
+# (docs/workflows.md). Each draws a job count and a seed and calls the family's generator, so an
+# example is exactly what ``asrpt generate`` writes for that seed; it shrinks towards
+# ``min_jobs`` jobs and seed 0, and notes the call that regenerates it.
+# ---------------------------------------------------------------------------------------------
+
+__all__ += ["family_instances", "uniform_instances", "heavy_tailed_instances", "bursty_instances",
+            "adversarial_instances", "philly_instances", "recurring_instances",
+            "dnn_mix_instances"]
+
+_SEEDS = st.integers(0, 2 ** 32 - 1)
+
+
+def family_instances(family: str, *, min_jobs: int = 1, max_jobs: int = 8, **params):
+    """Instances of a generator family (:mod:`asrpt.workloads.generators`) by name.
+
+    Parameters
+    ----------
+    family : str
+        A registered family (``uniform``, ``heavy_tailed``, ``bursty``, ``adversarial``,
+        ``philly``, ``recurring``, ``dnn``).
+    min_jobs, max_jobs : int
+        Bounds on ``n_jobs`` (drawn; shrinks towards ``min_jobs``).
+    **params
+        The family's other parameters, as values (not strategies); ``n_jobs`` and ``seed`` are
+        drawn. Checked at once against the family's constraints.
+
+    Examples
+    --------
+    >>> from hypothesis import given, settings
+    >>> @settings(max_examples=5)
+    ... @given(family_instances("bursty", max_jobs=6, cluster="1x4"))
+    ... def test_bursts(inst):
+    ...     assert inst.metadata["family"] == "bursty" and inst.cluster.total_gpus == 4
+    >>> test_bursts()
+    """
+    from .._validation import validate_parameter_constraints
+    from ..errors import AsrptError
+    from ..workloads.generators import get_family
+
+    try:
+        fam = get_family(family)
+    except AsrptError as exc:
+        raise InvalidArgument(str(exc)) from None
+    lowest = 2 if fam.name == "adversarial" else 1
+    _check(lowest <= min_jobs <= max_jobs,
+           f"need {lowest} <= min_jobs={min_jobs} <= max_jobs={max_jobs} for family {fam.name!r}")
+    _check("n_jobs" not in params and "seed" not in params,
+           "n_jobs and seed are drawn: use min_jobs/max_jobs instead of n_jobs, and no seed")
+    allowed = set(fam.defaults) - {"n_jobs", "seed"}
+    unknown = sorted(set(params) - allowed)
+    _check(not unknown, f"family {fam.name!r} has no parameter {unknown[0] if unknown else ''!r}; "
+                        f"its parameters: {', '.join(sorted(allowed))}")
+    try:
+        validate_parameter_constraints(fam.function.parameter_constraints, params,
+                                       fam.function.__name__)
+        if isinstance(params.get("cluster"), str):
+            Cluster.from_spec(params["cluster"])
+    except AsrptError as exc:
+        raise InvalidArgument(str(exc)) from None
+    _check(params.get("pattern") != "search",
+           "the 'search' pattern runs hypothesis itself; use a fixed pattern in strategies")
+
+    @st.composite
+    def draw_instance(draw):
+        from hypothesis import note
+
+        n = draw(st.integers(min_jobs, max_jobs))
+        seed = draw(_SEEDS)
+        shown = "".join(f", {k}={v!r}" for k, v in sorted(params.items()))
+        note(f"regenerate with asrpt.workloads.generators.generate_one({fam.name!r}, "
+             f"n_jobs={n}, seed={seed}{shown})")
+        return fam.function(n, seed=seed, **params)
+
+    return draw_instance()
+
+
+def uniform_instances(*, min_jobs: int = 1, max_jobs: int = 8, **params):
+    """Instances of the ``uniform`` family (uniform sizes, gaps and demands).
+
+    ``params`` are those of :func:`asrpt.workloads.generators.uniform_instance` (e.g.
+    ``cluster="2x4"``, ``max_processing_time=10``, ``mu=4``).
+    """
+    return family_instances("uniform", min_jobs=min_jobs, max_jobs=max_jobs, **params)
+
+
+def heavy_tailed_instances(*, min_jobs: int = 1, max_jobs: int = 8, **params):
+    """Instances of the ``heavy_tailed`` family (Pareto or log-normal sizes at a load).
+
+    ``params`` are those of :func:`asrpt.workloads.generators.heavy_tailed_instance` (e.g.
+    ``distribution="lognormal"``, ``alpha=1.1``, ``integer=True``).
+    """
+    return family_instances("heavy_tailed", min_jobs=min_jobs, max_jobs=max_jobs, **params)
+
+
+def bursty_instances(*, min_jobs: int = 1, max_jobs: int = 8, **params):
+    """Instances of the ``bursty`` family (batch or Poisson-burst arrivals).
+
+    ``params`` are those of :func:`asrpt.workloads.generators.bursty_instance` (e.g.
+    ``mode="poisson"``, ``burst_size=4``).
+    """
+    return family_instances("bursty", min_jobs=min_jobs, max_jobs=max_jobs, **params)
+
+
+def adversarial_instances(*, min_jobs: int = 2, max_jobs: int = 6, pattern: str | None = None,
+                          **params):
+    """Instances of the ``adversarial`` family: the bad patterns of the worst-case search.
+
+    ``pattern`` is ``"blocker"``, ``"gang"`` or ``"mispredict"``, or None to draw one (shrinking
+    towards ``"blocker"``); ``params`` are the other parameters of
+    :func:`asrpt.workloads.generators.adversarial_instance` (``gpus``, ``mu``, ...).
+    """
+    if pattern is not None:
+        return family_instances("adversarial", min_jobs=min_jobs, max_jobs=max_jobs,
+                                pattern=pattern, **params)
+    options = [family_instances("adversarial", min_jobs=min_jobs, max_jobs=max_jobs, pattern=p,
+                                **params) for p in ("blocker", "gang", "mispredict")]
+    return st.one_of(*options)
+
+
+def philly_instances(*, min_jobs: int = 1, max_jobs: int = 8, **params):
+    """Philly-like instances: windows or resamples of the bundled Philly trace.
+
+    ``params`` are those of :func:`asrpt.workloads.generators.philly_instance` (e.g.
+    ``cluster="2x8"``, ``mode="sample"``, ``load=0.9``, ``dnn=True``). The first example reads
+    the trace (about a second); later ones reuse it.
+    """
+    return family_instances("philly", min_jobs=min_jobs, max_jobs=max_jobs, **params)
+
+
+def recurring_instances(*, min_jobs: int = 1, max_jobs: int = 8, **params):
+    """Recurring DNN workloads (:func:`asrpt.workloads.generators.recurring_instance`).
+
+    The first example calibrates the generator (under a second); later ones reuse it.
+    """
+    return family_instances("recurring", min_jobs=min_jobs, max_jobs=max_jobs, **params)
+
+
+def dnn_mix_instances(*, min_jobs: int = 1, max_jobs: int = 6, **params):
+    """DNN jobs mixing zoo models and parallel configurations
+    (:func:`asrpt.workloads.generators.dnn_instance`; e.g. ``models=("gpt2", "resnet50")``).
+
+    Unlike :func:`dnn_instances`, whose every choice is drawn by hypothesis, this draws a seed:
+    configurations are chosen among those that fit GPU memory, and iterations follow durations.
+    """
+    return family_instances("dnn", min_jobs=min_jobs, max_jobs=max_jobs, **params)
