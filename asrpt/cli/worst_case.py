@@ -67,7 +67,7 @@ def run(args) -> int:
     r = worst_case(gpus=args.gpus, max_jobs=args.max_jobs, mu=args.mu, max_job_gpus=args.max_job_gpus,
                    budget=args.budget, max_evals=args.max_evals, seed=args.seed,
                    max_processing_time=args.max_processing_time, max_arrival=args.max_arrival, log=log)
-    path = args.out or f"worst-case-{r.cell.name.replace('/', '_')}.json"
+    path = args.out or f"worst-case-{r.cell.name}.json"
     save_instance(r.instance, path)
     if args.json:
         emit_json({"instance_file": path, **r.to_dict()})

@@ -106,8 +106,8 @@ class Cell:
 
     @property
     def name(self) -> str:
-        """``M{gpus}-g{max_job_gpus}-mu{mu}``, used for file names."""
-        return f"M{self.gpus}-g{self.max_job_gpus}-mu{self.mu}"
+        """``M{gpus}-g{max_job_gpus}-mu{mu}`` (a fraction's slash as ``_``), used for file names."""
+        return f"M{self.gpus}-g{self.max_job_gpus}-mu{str(self.mu).replace('/', '_')}"
 
 
 @dataclass(frozen=True)
