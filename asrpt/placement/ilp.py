@@ -229,11 +229,9 @@ def _ring_structure(graph: nx.Graph) -> RingStructure | None:
         return None
     tp = tuple(weights.get(("tp", s), 0.0) for s in range(p))
     dp = tuple(weights.get(("dp", s), 0.0) for s in range(p))
-    # the ring axis: the rings carrying more bytes (their cost is modelled tightly by arcs;
-    # the other ring's edges become pair terms), then the larger ring
-    tp_total = d * sum(tp) * (t if t >= 3 else 1) if t >= 2 else 0.0
-    dp_total = t * sum(dp) * (d if d >= 3 else 1) if d >= 2 else 0.0
-    axis = "k" if (tp_total, t) >= (dp_total, d) else "r"
+    # the ring axis: the larger ring (fewer, larger groups: a much smaller and, measured on
+    # the zoo, much faster model than putting the heavier ring on the axis), tensor on ties
+    axis = "k" if t >= d else "r"
     pp = tuple(weights.get(("pp", s), 0.0) for s in range(p - 1))
     ring_w, other_w = (tp, dp) if axis == "k" else (dp, tp)
     return RingStructure((d, p, t), axis, ring_w, other_w, pp)
@@ -707,23 +705,32 @@ def _count_cost(rs: RingStructure, counts: dict) -> float:
     return total
 
 
-def _layouts(counts: dict, nR: int, arcs: bool, rotations: bool = True) -> np.ndarray:
-    """Candidate layouts of one ring with the given counts: one arc per server (every order of
-    the arcs, every rotation) when ``arcs``, else every arrangement (capped)."""
+def _layouts(counts: dict, nR: int, arcs: bool, rotations: bool = True,
+             alone: bool = False) -> np.ndarray:
+    """Candidate layouts of one ring with the given counts: one arc per server (orders of the
+    arcs times rotations) when ``arcs``, else every arrangement (capped). With up to 5 servers
+    every order of the arcs is tried; with more, the orders by server index (both ways), by
+    count (both ways) and the first 100 others. ``alone`` (no neighbours): one layout."""
     used = sorted((h, c) for h, c in counts.items() if c > 0)
-    if len(used) == 1:
-        return np.full((1, nR), used[0][0], dtype=np.int64)
-    rows = []
+    if len(used) == 1 or alone:
+        return np.concatenate([np.full(c, h, dtype=np.int64) for h, c in used])[None, :]
     if arcs or nR > 8:
-        for perm in itertools.islice(itertools.permutations(used), 720):
-            base = np.concatenate([np.full(c, h, dtype=np.int64) for h, c in perm])
-            for rot in (range(nR) if rotations else (0,)):
-                rows.append(np.roll(base, rot))
-    else:
-        base = np.concatenate([np.full(c, h, dtype=np.int64) for h, c in used])
-        for perm in itertools.islice(itertools.permutations(base.tolist()), 40320):
-            rows.append(np.array(perm, dtype=np.int64))
-    return np.unique(np.array(rows), axis=0)
+        if len(used) <= 5:
+            perms = list(itertools.permutations(used))
+        else:
+            perms = [tuple(used), tuple(reversed(used)),
+                     tuple(sorted(used, key=lambda hc: (-hc[1], hc[0]))),
+                     tuple(sorted(used, key=lambda hc: (hc[1], hc[0])))]
+            perms += list(itertools.islice(itertools.permutations(used), 100))
+        base = np.array([np.concatenate([np.full(c, h, dtype=np.int64) for h, c in perm])
+                         for perm in perms])
+        if rotations:
+            shift = (np.arange(nR)[None, :] - np.arange(nR)[:, None]) % nR   # (rot, pos)
+            base = base[:, shift].reshape(-1, nR)
+        return np.unique(base, axis=0)
+    values = np.concatenate([np.full(c, h, dtype=np.int64) for h, c in used]).tolist()
+    rows = list(dict.fromkeys(itertools.islice(itertools.permutations(values), 40320)))
+    return np.array(rows, dtype=np.int64)
 
 
 def _realize(rs: RingStructure, counts: dict, budget: int = 20000) -> dict:
@@ -748,10 +755,10 @@ def _realize(rs: RingStructure, counts: dict, budget: int = 20000) -> dict:
                      for h in set(counts[g1]) | set(counts[g2]))
         nbrs[g1].append((g2, w, target))
         nbrs[g2].append((g1, w, target))
-    doms = {g: _layouts(counts[g], nR, arcs=per[g[1]] > 0) for g in groups}
+    doms = {g: _layouts(counts[g], nR, arcs=per[g[1]] > 0, alone=not nbrs[g]) for g in groups}
     first = max(groups, key=lambda g: (len(nbrs[g]), -len(doms[g])))
-    doms[first] = _layouts(counts[first], nR, arcs=per[first[1]] > 0, rotations=False) \
-        if per[first[1]] > 0 else doms[first]
+    if per[first[1]] > 0 and nbrs[first]:
+        doms[first] = _layouts(counts[first], nR, arcs=True, rotations=False)
     found = _backtrack(groups, doms, nbrs, first, budget)
     if found is not None:
         return found
@@ -1055,8 +1062,14 @@ class ILPPlacement(PlacementMethod):
         top = float(pb.ew.max()) if len(pb.ew) else 1.0
         return top if top > 0 else 1.0
 
-    def _fallback(self, pb: PlacementProblem) -> np.ndarray:
-        return pb.best([BestFit().run(pb).assignment, Greedy().run(pb).assignment])
+    def _fallback(self, pb: PlacementProblem, incumbent: np.ndarray | None = None) -> np.ndarray:
+        """The best of the solver's incumbent and the heuristics (after a time limit)."""
+        from .heuristics import KernighanLin
+
+        cands = [] if incumbent is None else [incumbent]
+        cands += [BestFit().run(pb).assignment, Greedy().run(pb).assignment,
+                  KernighanLin().run(pb).assignment]
+        return pb.best(cands)
 
     def _plain(self, pb, deadline, lower, detail) -> MethodResult:
         scale = self._scale(pb)
@@ -1076,6 +1089,11 @@ class ILPPlacement(PlacementMethod):
         if a is None or not pb.feasible(a):
             a = self._fallback(pb)
             detail = dict(detail, incumbent="heuristic")
+        elif res.status != "optimal":
+            better = self._fallback(pb, a)
+            if better is not a:
+                a = better
+                detail = dict(detail, incumbent="heuristic")
         status = res.status
         if status == "optimal" and pb.gap > 0:
             detail = dict(detail, gap=pb.gap)
@@ -1109,8 +1127,11 @@ class ILPPlacement(PlacementMethod):
             return MethodResult(a, "optimal", cost if pb.gap == 0 else count_bound,
                                 dict(detail, realized="tight"))
         if res.status != "optimal":
-            # out of time: the realised count incumbent is the answer
-            return MethodResult(a, "time_limit", count_bound, dict(detail, realized=(
+            # out of time: the better of the realised count incumbent and the heuristics
+            best = self._fallback(pb, a)
+            if best is not a:
+                detail = dict(detail, incumbent="heuristic")
+            return MethodResult(best, "time_limit", count_bound, dict(detail, realized=(
                 "tight" if tight else "loose")))
         # the layout cannot reach the count optimum: the count optimum is a lower bound,
         # solve the plain model with it as a cut

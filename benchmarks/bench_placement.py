@@ -1,0 +1,269 @@
+"""Placement: ILP solve times by size, plain vs count formulation, heuristic gaps to the optimum.
+
+Targets (issue 4):
+
+- the ILP on 8- to 64-worker worker graphs from the zoo onto 2-16 servers with random free GPUs:
+  median and worst solve time; 64 workers onto 8 servers optimal in under 1 s (median) with the
+  count formulation;
+- the gap of each heuristic to the optimum over 500 random cases (median, p95, worst).
+
+Run the speed targets with ``pytest benchmarks/bench_placement.py --benchmark-only -m "slow or
+not slow"``; print the full report (the figures of docs/placement.md) with ``python
+benchmarks/bench_placement.py [--cases 500] [--seed 0] [--json FILE]``.
+
+Cases: a zoo model and a parallel configuration (dp, pp, tp) with 8, 16, 32 or 64 workers that
+fits in A100 memory; 2-16 servers of 8 GPUs (a server of 16 for the "onto 8 servers" cases)
+with free GPUs drawn uniformly and redrawn until the job fits; for the gap study the free GPUs
+per server are capped at n - 1, so no single server holds the job (otherwise every method gets
+cut 0). Times are wall seconds of ``place()`` on one thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from asrpt.dnn.parallel import worker_graph
+from asrpt.errors import Infeasible, InvalidParameterError
+from asrpt.instance import Job, Parallelism
+from asrpt.placement import ILPPlacement, has_pymetis, place
+
+MODELS = ("gpt2", "gpt2-medium", "bert-large", "gpt3-1.3b", "llama-7b", "resnet50", "vit_b_16")
+SIZES = (8, 16, 32, 64)
+COUNT = ILPPlacement(formulation="count", shortcuts=False)
+PLAIN = ILPPlacement(formulation="plain", shortcuts=False)
+HEURISTICS = ("best_fit", "greedy", "kl") + (("metis",) if has_pymetis() else ()) + (
+    "random", "spread")
+
+
+def configurations(n: int) -> list:
+    out = []
+    for t in (1, 2, 4, 8):
+        for p in (1, 2, 4, 8):
+            if n % (t * p) == 0:
+                out.append((n // (t * p), p, t))
+    return out
+
+
+def graph(rng, n: int):
+    """A zoo worker graph with n workers (a configuration that fits in A100 memory)."""
+    while True:
+        model = MODELS[int(rng.integers(len(MODELS)))]
+        configs = configurations(n)
+        d, p, t = configs[int(rng.integers(len(configs)))]
+        job = Job("b", 0, n, model=model, parallelism=Parallelism(d, p, t), iterations=1,
+                  batch_size=max(d, 8 * d))
+        try:
+            return worker_graph(job, "A100"), (model, d, p, t)
+        except (Infeasible, InvalidParameterError):
+            continue
+
+
+def free_gpus(rng, n: int, servers: int, per_server: int = 8, cap: int | None = None) -> list:
+    top = per_server if cap is None else min(per_server, cap)
+    while True:
+        free = [int(x) for x in rng.integers(0, top + 1, servers)]
+        if sum(free) >= n:
+            return free
+
+
+def case(rng, n: int, *, nontrivial: bool = False):
+    W, label = graph(rng, n)
+    lo = max(2, -(-n // 8))
+    if nontrivial:
+        lo = max(lo, -(-n // min(8, n - 1)))
+    servers = int(rng.integers(lo, 17)) if lo <= 16 else lo
+    free = free_gpus(rng, n, servers, cap=(n - 1) if nontrivial else None)
+    return W, free, label
+
+
+def timed(W, free, method, time_limit=None):
+    t0 = time.perf_counter()
+    p = place(W, free, method=method, time_limit=time_limit)
+    return p, time.perf_counter() - t0
+
+
+def _stats(values):
+    values = sorted(values)
+    if not values:
+        return {"n": 0}
+    return {"n": len(values), "median": statistics.median(values),
+            "p95": float(np.percentile(values, 95)), "worst": values[-1]}
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+# ---------------------------------------------------------------------------------------------
+
+
+def ilp_by_size(seed: int = 0, per_size: int = 40, time_limit: float = 30.0) -> dict:
+    """Solve times of ``method="ilp"`` (shortcuts, then count) and of the count formulation
+    alone, by number of workers."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for n in SIZES:
+        full, count, kinds, unproven = [], [], {}, 0
+        for _ in range(per_size):
+            W, free, _ = case(rng, n)
+            p, dt = timed(W, free, "ilp", time_limit)
+            full.append(dt)
+            kinds[p.detail.get("formulation")] = kinds.get(p.detail.get("formulation"), 0) + 1
+            q, dq = timed(W, free, COUNT, time_limit)
+            count.append(dq)
+            unproven += q.status != "optimal"
+        out[n] = {"ilp": _stats(full), "count": _stats(count), "formulations": kinds,
+                  "count_not_proven_in_limit": unproven}
+    return out
+
+
+def onto_eight_servers(seed: int = 1, cases: int = 30, time_limit: float = 30.0) -> dict:
+    """64 workers onto 8 servers: all free (8 x 8 GPUs), and 8 servers of 16 GPUs with random
+    free GPUs; the count formulation without shortcuts."""
+    rng = np.random.default_rng(seed)
+    full8, random16, tight = [], [], 0
+    for _ in range(cases):
+        W, _ = graph(rng, 64)
+        p, dt = timed(W, [8] * 8, COUNT, time_limit)
+        full8.append(dt)
+        free = free_gpus(rng, 64, 8, per_server=16)
+        q, dq = timed(W, free, COUNT, time_limit)
+        random16.append(dq)
+        tight += p.detail.get("realized") == "tight"
+    return {"all_free_8x8": _stats(full8), "random_free_8x16": _stats(random16),
+            "layout_tight_8x8": tight}
+
+
+def plain_vs_count(seed: int = 2, per_size: int = 12, time_limit: float = 30.0) -> dict:
+    rng = np.random.default_rng(seed)
+    out = {}
+    for n in (8, 16, 32):
+        plain, count, plain_timeouts, agree = [], [], 0, 0
+        for _ in range(per_size):
+            W, free, _ = case(rng, n, nontrivial=True)
+            p, dp = timed(W, free, PLAIN, time_limit)
+            q, dq = timed(W, free, COUNT, time_limit)
+            plain.append(dp)
+            count.append(dq)
+            plain_timeouts += p.status != "optimal"
+            if p.status == q.status == "optimal":
+                agree += abs(p.cut_bytes - q.cut_bytes) <= 1e-7 * max(1.0, p.cut_bytes)
+        out[n] = {"plain": _stats(plain), "count": _stats(count),
+                  "plain_not_proven_in_limit": plain_timeouts, "equal_optima": agree}
+    return out
+
+
+def heuristic_gaps(seed: int = 3, cases: int = 500, time_limit: float = 30.0) -> dict:
+    """Relative gap (cut - OPT) / OPT of each heuristic over random non-trivial cases."""
+    rng = np.random.default_rng(seed)
+    gaps = {h: [] for h in HEURISTICS}
+    skipped = 0
+    sizes = {}
+    for i in range(cases):
+        n = SIZES[int(rng.integers(len(SIZES)))]
+        W, free, _ = case(rng, n, nontrivial=True)
+        opt = place(W, free, time_limit=time_limit)
+        if opt.status != "optimal":
+            skipped += 1
+            continue
+        sizes[n] = sizes.get(n, 0) + 1
+        for h in HEURISTICS:
+            cut = place(W, free, method=h, seed=i).cut_bytes
+            gaps[h].append(0.0 if cut <= opt.cut_bytes * (1 + 1e-9) else
+                           (cut - opt.cut_bytes) / opt.cut_bytes if opt.cut_bytes > 0 else
+                           float("inf"))
+    return {"cases": cases, "not_proven_optimal": skipped, "by_size": sizes,
+            "gaps": {h: _stats(g) | {"optimal_share": sum(x == 0 for x in g) / max(1, len(g))}
+                     for h, g in gaps.items()}}
+
+
+def report(cases: int = 500, seed: int = 0) -> dict:
+    return {"ilp_by_size": ilp_by_size(seed), "onto_eight_servers": onto_eight_servers(seed + 1),
+            "plain_vs_count": plain_vs_count(seed + 2),
+            "heuristic_gaps": heuristic_gaps(seed + 3, cases)}
+
+
+def _print(rep: dict) -> None:
+    print("ILP solve time by workers (method='ilp': shortcuts then count; and count alone), s")
+    for n, r in rep["ilp_by_size"].items():
+        print(f"  {n:>3} workers: ilp median {r['ilp']['median']:.3f} worst {r['ilp']['worst']:.3f}"
+              f" | count median {r['count']['median']:.3f} worst {r['count']['worst']:.3f}"
+              f" | {r['formulations']} | count not proven: {r['count_not_proven_in_limit']}")
+    e = rep["onto_eight_servers"]
+    print(f"64 workers onto 8 servers, count: all free 8x8 median {e['all_free_8x8']['median']:.3f}"
+          f" worst {e['all_free_8x8']['worst']:.3f}; random free 8x16 median "
+          f"{e['random_free_8x16']['median']:.3f} worst {e['random_free_8x16']['worst']:.3f}")
+    print("plain vs count (non-trivial cases), s")
+    for n, r in rep["plain_vs_count"].items():
+        print(f"  {n:>3}: plain median {r['plain']['median']:.3f} worst {r['plain']['worst']:.3f}"
+              f" (not proven {r['plain_not_proven_in_limit']}) | count median "
+              f"{r['count']['median']:.3f} worst {r['count']['worst']:.3f} | equal optima "
+              f"{r['equal_optima']}")
+    g = rep["heuristic_gaps"]
+    print(f"heuristic gap to OPT over {g['cases']} cases ({g['not_proven_optimal']} not proven "
+          f"optimal, excluded; by size {g['by_size']})")
+    for h, s in g["gaps"].items():
+        print(f"  {h:>9}: median {s['median']:.4f} p95 {s['p95']:.4f} worst {s['worst']:.4f} "
+              f"optimal in {s['optimal_share']:.0%}")
+
+
+# ---------------------------------------------------------------------------------------------
+# pytest-benchmark targets
+# ---------------------------------------------------------------------------------------------
+
+
+def _gpt2_64():
+    return worker_graph(Job("b", 0, 64, model="gpt2", parallelism=Parallelism(2, 4, 8),
+                            iterations=1), "A100")
+
+
+def test_count_64_workers_onto_8_servers(benchmark):
+    W = _gpt2_64()
+    p = benchmark.pedantic(place, args=(W, [8] * 8), kwargs={"method": COUNT}, rounds=5,
+                           iterations=1)
+    assert p.status == "optimal"
+    assert benchmark.stats.stats.median < 1.0
+
+
+def test_ilp_with_shortcuts_64_workers(benchmark):
+    W = _gpt2_64()
+    p = benchmark.pedantic(place, args=(W, [8] * 10), rounds=5, iterations=1)
+    assert p.status == "optimal"
+
+
+@pytest.mark.slow
+def test_onto_eight_servers_median_under_one_second(benchmark):
+    res = benchmark.pedantic(onto_eight_servers, kwargs={"cases": 10}, rounds=1, iterations=1)
+    assert res["all_free_8x8"]["median"] < 1.0
+
+
+@pytest.mark.slow
+def test_heuristic_gap_report(benchmark):
+    res = benchmark.pedantic(heuristic_gaps, kwargs={"cases": 40}, rounds=1, iterations=1)
+    assert all(s["n"] > 0 for s in res["gaps"].values())
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", type=int, default=500)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--part", choices=["all", "size", "eight", "plain", "gaps"], default="all")
+    ap.add_argument("--json", default=None)
+    a = ap.parse_args()
+    parts = {"size": lambda: {"ilp_by_size": ilp_by_size(a.seed)},
+             "eight": lambda: {"onto_eight_servers": onto_eight_servers(a.seed + 1)},
+             "plain": lambda: {"plain_vs_count": plain_vs_count(a.seed + 2)},
+             "gaps": lambda: {"heuristic_gaps": heuristic_gaps(a.seed + 3, a.cases)}}
+    rep = report(a.cases, a.seed) if a.part == "all" else parts[a.part]()
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump(rep, fh, indent=1, default=str)
+    if a.part == "all":
+        _print(rep)
+    else:
+        print(json.dumps(rep, indent=1, default=str))
