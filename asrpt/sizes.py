@@ -40,6 +40,11 @@ __all__ = [
 
 
 def _is_exact(x) -> bool:
+    t = type(x)
+    if t is int or t is Fraction:      # the common cases, without the slow ABC checks
+        return True
+    if t is float or t is bool:
+        return False
     return isinstance(x, (Integral, Fraction)) and not isinstance(x, bool)
 
 
@@ -49,6 +54,8 @@ def exact_div(a: Number, b: Number) -> Number:
     >>> exact_div(6, 4), exact_div(6, 3), exact_div(1.5, 3)
     (Fraction(3, 2), 2, 0.5)
     """
+    if type(a) is float or type(b) is float:
+        return a / b
     if _is_exact(a) and _is_exact(b):
         q = Fraction(a) / Fraction(b)
         return q.numerator if q.denominator == 1 else q
@@ -58,9 +65,14 @@ def exact_div(a: Number, b: Number) -> Number:
 def exact_mul(a: Number, b: Number) -> Number:
     """a * b, exact when both are ints or Fractions (an int when integral).
 
-    >>> exact_mul(Fraction(1, 2), 4), exact_mul(0.5, 4)
-    (2, 2.0)
+    >>> exact_mul(Fraction(1, 2), 4), exact_mul(0.5, 4), exact_mul(3, 4)
+    (2, 2.0, 12)
     """
+    ta, tb = type(a), type(b)
+    if ta is float or tb is float:
+        return float(a) * float(b)
+    if ta is int and tb is int:
+        return a * b
     if _is_exact(a) and _is_exact(b):
         q = Fraction(a) * Fraction(b)
         return q.numerator if q.denominator == 1 else q
