@@ -1,0 +1,20 @@
+"""Batch solving: one task over many instance files, resumable, on processes or dask.
+
+- :mod:`asrpt.batch.tasks`: the tasks (``srpt``, ``opt``, ``certify``, ``simulate``, ``place``),
+  each a pure function from an instance to a JSON-ready dict of figures; option normalisation
+  and the instance hash (the resume key);
+- :mod:`asrpt.batch.executors`: where work runs (worker processes, or dask.distributed) and the
+  per-instance time limit;
+- :mod:`asrpt.batch.runner`: :func:`run_batch` (the loop behind ``asrpt batch``), the
+  append-only results file and :func:`read_results`.
+
+The workflow from ``asrpt generate`` to a results table is in ``docs/workflows.md``.
+"""
+
+from .executors import DaskExecutor, ProcessExecutor, make_executor
+from .runner import SCHEMA, BatchSummary, ResultsLog, expand_inputs, read_results, run_batch
+from .tasks import TASKS, execute, get_task, instance_hash, normalize_options, task_names
+
+__all__ = ["run_batch", "read_results", "expand_inputs", "BatchSummary", "ResultsLog", "SCHEMA",
+           "TASKS", "task_names", "get_task", "normalize_options", "instance_hash", "execute",
+           "ProcessExecutor", "DaskExecutor", "make_executor"]

@@ -1,0 +1,681 @@
+"""Batch tasks: what ``asrpt batch --task NAME`` computes on one instance, as a pure function.
+
+This module owns the task registry (:data:`TASKS`), the normalisation of task options (the
+second part of a result's resume key), the instance hash (the first part), and the worker-side
+step :func:`execute` that turns one instance file's bytes into the task part of a result row.
+It assumes nothing about how work is scheduled (see :mod:`asrpt.batch.executors`) or written
+(:mod:`asrpt.batch.runner`).
+
+A task is a function ``task(instance, **options) -> figures`` with validated keyword options;
+``figures`` is a JSON-ready dict (numbers through :func:`asrpt._json.jsonable`: Fractions become
+floats, ints stay ints). Figures never hold wall times or anything else that differs between two
+runs of the same instance, so that two runs (or two executors) give identical rows apart from
+``wall_time`` and ``worker``.
+
+==========  ====================================================================================
+task        figures
+==========  ====================================================================================
+srpt        virtual single-machine SRPT (:func:`asrpt.single.virtual_schedule`): total completion
+            and flow time, makespan
+opt         the offline bracket (:func:`asrpt.offline.offline_opt`): lower and upper bound, gap,
+            status, lower bounds LB1/LB2/LB_MBT
+certify     Theorem 1's certificate of A-SRPT (:func:`asrpt.theory.certify_instance`): holds,
+            ratio to the lower bound, bound, beta, rho, mu, failures
+simulate    one policy in the simulator (:func:`asrpt.sim.simulate`): its summary metrics
+place       every DNN job placed alone on the empty cluster (:func:`asrpt.placement.place`): cut
+            bytes, servers used, iteration-time stretch tau / tau*
+==========  ====================================================================================
+
+Every task also takes the common option ``exact`` (read the file's numbers as exact rationals,
+as ``--exact`` does for the single-instance commands).
+
+Examples
+--------
+>>> item = WorkItem("x.json", instance_hash(b"{}"), "srpt", normalize_options("srpt"), b"{}")
+>>> execute(item)["status"]
+'error'
+>>> sorted(TASKS)
+['certify', 'opt', 'place', 'simulate', 'srpt']
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
+from numbers import Integral, Real
+from typing import Any, Callable, Mapping
+
+from .._json import jsonable
+from .._validation import InstanceOf, Interval, Options, validate_parameter_constraints, validate_params
+from ..errors import AsrptError, InvalidParameterError
+from ..instance import Instance, loads_instance
+
+__all__ = [
+    "Task",
+    "TASKS",
+    "task_names",
+    "get_task",
+    "normalize_options",
+    "options_key",
+    "instance_hash",
+    "WorkItem",
+    "execute",
+    "srpt_task",
+    "opt_task",
+    "certify_task",
+    "simulate_task",
+    "place_task",
+]
+
+_INSTANCE = [InstanceOf(Instance)]
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+
+
+def _common(instance: Instance) -> dict:
+    return {"n_jobs": instance.n_jobs, "total_gpus": instance.cluster.total_gpus}
+
+
+@validate_params({"instance": _INSTANCE, "predicted": ["boolean"]})
+def srpt_task(instance: Instance, *, predicted: bool = False) -> dict:
+    """The virtual single-machine SRPT schedule (``asrpt srpt``).
+
+    Parameters
+    ----------
+    instance : Instance
+        The instance.
+    predicted : bool
+        Use predicted sizes (what A-SRPT sees online).
+
+    Returns
+    -------
+    dict
+        ``n_jobs``, ``total_gpus``, ``total_completion_time`` (LB2 with true sizes and unit
+        weights), ``total_flow_time``, ``makespan`` (Fractions as floats).
+
+    Raises
+    ------
+    InvalidParameterError
+        A bad option.
+
+    Examples
+    --------
+    >>> srpt_task(two_server_instance)
+    {'n_jobs': 3, 'total_gpus': 8, 'total_completion_time': 3.5, 'total_flow_time': 2.5, 'makespan': 1.75}
+    """
+    from ..single.virtual import virtual_schedule
+
+    s = virtual_schedule(instance, predicted=predicted)
+    return jsonable({**_common(instance), "total_completion_time": s.total_completion_time,
+                     "total_flow_time": s.total_flow_time, "makespan": s.makespan})
+
+
+def _slot(value):
+    if isinstance(value, str):
+        try:
+            q = Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            raise InvalidParameterError(
+                f"The 'slot' parameter of opt_task must be a positive number such as 1, 0.5 or "
+                f"'1/3'. Got {value!r} instead.") from None
+        if q <= 0:
+            raise InvalidParameterError(
+                f"The 'slot' parameter of opt_task must be positive. Got {value!r} instead.")
+        return q.numerator if q.denominator == 1 else q
+    return value
+
+
+@validate_params({
+    "instance": _INSTANCE,
+    "preemptive": ["boolean"],
+    "slot": [None, _POSITIVE, str],
+    "solver": [Options(str, {"highs", "cbc"})],
+    "solver_time_limit": [None, _POSITIVE],
+    "gap": [Interval(Real, 0, 1, closed="left")],
+    "max_slots": [Interval(Integral, 1, None, closed="left")],
+})
+def opt_task(instance: Instance, *, preemptive: bool = True, slot=None, solver: str = "highs",
+             solver_time_limit: float | None = None, gap: float = 0.0, max_slots: int = 200) -> dict:
+    """Bracket the offline optimum (``asrpt opt``).
+
+    Parameters
+    ----------
+    instance : Instance
+        The instance (small: the slotted ILP grows with the horizon).
+    preemptive : bool
+        The preemptive optimum (slotted ILP) or the non-preemptive one.
+    slot : number, str or None
+        Slot length (``"1/3"`` is read exactly); None: automatic.
+    solver : {"highs", "cbc"}
+        MILP backend.
+    solver_time_limit : float or None
+        Seconds for the solver; the bracket stays valid when it stops early.
+    gap : float in [0, 1)
+        Relative MIP gap at which the solver may stop.
+    max_slots : int
+        Horizon target of the automatic slot.
+
+    Returns
+    -------
+    dict
+        ``lower_bound``, ``upper_bound``, ``gap``, ``status``, ``source``, ``slot``,
+        ``preemptive`` and ``bounds`` (``lb1``, ``lb2``, ``lb_mbt``, ``best``).
+
+    Raises
+    ------
+    InvalidParameterError
+        A bad option.
+
+    Examples
+    --------
+    >>> f = opt_task(two_server_instance)
+    >>> f["lower_bound"], f["upper_bound"], f["status"]
+    (8, 8, 'optimal')
+    """
+    from ..offline.ilp import offline_opt
+
+    r = offline_opt(instance, preemptive=preemptive, slot=_slot(slot), solver=solver,
+                    time_limit=solver_time_limit, gap=gap, max_slots=max_slots)
+    return jsonable({**_common(instance), "lower_bound": r.lower_bound, "upper_bound": r.upper_bound,
+                     "gap": r.gap, "status": r.status, "source": r.source, "slot": r.slot,
+                     "preemptive": r.preemptive, "bounds": r.bounds.to_dict()})
+
+
+_CERT_FIELDS = ("holds", "covered", "exact", "ratio_to_lb", "ratio_bound", "bound",
+                "total_completion_time", "lower_bound", "lb1", "lb2", "virtual_total", "beta", "rho",
+                "mu", "mu_over", "mu_under")
+
+
+@validate_params({
+    "instance": _INSTANCE,
+    "predictor": [str],
+    "placement": [None, str],
+    "seed": [Interval(Integral, 0, None, closed="left")],
+    "adaptive": [Options(str, {"off", "doubling", "repredict"})],
+    "backfill": ["boolean"],
+    "preemption_cost": [Interval(Real, 0, None, closed="left")],
+    "tolerance": [Interval(Real, 0, 1, closed="left")],
+})
+def certify_task(instance: Instance, *, predictor: str = "instance", placement: str | None = None,
+                 seed: int = 0, adaptive: str = "off", backfill: bool = True,
+                 preemption_cost: float = 0, tolerance: float = 1e-9) -> dict:
+    """Run A-SRPT under Theorem 1's assumptions and check its certificate (``asrpt certify``).
+
+    Parameters
+    ----------
+    instance : Instance
+        The instance.
+    predictor : str
+        Where predictions come from (``"instance"``, ``"oracle"``, ``"noisy:sigma=0.5"``, ...).
+    placement : str or None
+        Placement method of starting jobs (None: the simulator's default).
+    seed : int
+        Seed of the run (noisy predictors).
+    adaptive : {"off", "doubling", "repredict"}
+        A-SRPT's adaptive step (off: the theorem's setting).
+    backfill : bool
+        Backfilling (on: the theorem's setting).
+    preemption_cost : number >= 0
+        Restart cost in seconds (0: the theorem's setting).
+    tolerance : float in [0, 1)
+        Relative tolerance of float comparisons.
+
+    Returns
+    -------
+    dict
+        ``holds``, ``covered``, ``exact``, ``ratio_to_lb``, ``ratio_bound``, ``bound``,
+        ``total_completion_time``, ``lower_bound``, ``lb1``, ``lb2``, ``virtual_total``, ``beta``,
+        ``rho``, ``mu``, ``mu_over``, ``mu_under`` and ``failures`` (the inequalities that fail).
+
+    Raises
+    ------
+    InvalidParameterError
+        A bad option.
+
+    Examples
+    --------
+    >>> f = certify_task(two_server_instance)
+    >>> f["holds"], f["ratio_to_lb"], f["failures"]
+    (True, 1, [])
+    """
+    from ..theory.certificate import certify_instance
+
+    cost = int(preemption_cost) if float(preemption_cost).is_integer() else preemption_cost
+    cert = certify_instance(instance, predictor=predictor, placement=placement, seed=seed,
+                            adaptive=adaptive, backfill=backfill, preemption=True,
+                            preemption_cost=cost, tolerance=tolerance)
+    out = {**_common(instance), **{k: getattr(cert, k) for k in _CERT_FIELDS}}
+    out["failures"] = cert.failures()
+    return jsonable(out)
+
+
+@validate_params({
+    "instance": _INSTANCE,
+    "policy": [str],
+    "placement": [None, str],
+    "predictor": [None, str],
+    "preemption_cost": [Interval(Real, 0, None, closed="left")],
+    "seed": [Interval(Integral, 0, None, closed="left")],
+})
+def simulate_task(instance: Instance, *, policy: str = "a-srpt", placement: str | None = None,
+                  predictor: str | None = None, preemption_cost: float = 0, seed: int = 0) -> dict:
+    """Simulate one policy (``asrpt simulate``) and return its summary metrics.
+
+    Parameters
+    ----------
+    instance : Instance
+        The instance.
+    policy : str
+        A policy spec (``"a-srpt"``, ``"fifo"``, ``"tiresias:thresholds=[3250]"``, ...).
+    placement : str or None
+        Placement of starting jobs (None: the policy's own, else best_fit).
+    predictor : str or None
+        Predictor for a policy that takes one (None: the policy's default).
+    preemption_cost : number >= 0
+        Restart cost in seconds.
+    seed : int
+        Seed of the run.
+
+    Returns
+    -------
+    dict
+        ``policy`` and the run's summary (mean/median/p95/p99 JCT, makespan, utilisation,
+        preemptions, ...) without its wall time.
+
+    Raises
+    ------
+    InvalidParameterError
+        A bad option or an unknown policy.
+
+    Examples
+    --------
+    >>> f = simulate_task(two_server_instance, policy="fifo")
+    >>> f["policy"], f["makespan"]
+    ('fifo', 4)
+    """
+    from ..policies.base import make_policy, parse_policy_spec
+    from ..sim import simulate
+
+    name, params = parse_policy_spec(policy)
+    pol = make_policy(policy)
+    if predictor is not None and "predictor" in pol.get_params() and "predictor" not in params:
+        pol = make_policy(policy, predictor=predictor)
+    pol.name = policy
+    res = simulate(instance, pol, placement=placement, preemption_cost=preemption_cost, seed=seed)
+    summary = {k: v for k, v in res.summary.items() if k != "wall_time"}
+    return jsonable({**_common(instance), "policy": policy, **summary})
+
+
+@validate_params({
+    "instance": _INSTANCE,
+    "method": [str],
+    "objective": [Options(str, {"cut", "tau"})],
+    "solver": [Options(str, {"highs", "cbc"})],
+    "solver_time_limit": [None, _POSITIVE],
+    "gap": [Interval(Real, 0, 1, closed="left")],
+    "seed": [Interval(Integral, 0, None, closed="left")],
+})
+def place_task(instance: Instance, *, method: str = "ilp", objective: str = "cut",
+               solver: str = "highs", solver_time_limit: float | None = None, gap: float = 0.0,
+               seed: int = 0) -> dict:
+    """Place every DNN job of the instance alone on its empty cluster (``asrpt place``).
+
+    Parameters
+    ----------
+    instance : Instance
+        An instance with DNN jobs (abstract jobs are counted and skipped).
+    method : str
+        Placement method (:func:`asrpt.placement.available_methods`).
+    objective : {"cut", "tau"}
+        Minimise the bytes crossing servers, or the iteration time.
+    solver : {"highs", "cbc"}
+        MILP backend of exact methods.
+    solver_time_limit : float or None
+        Seconds per placement for the solver.
+    gap : float in [0, 1)
+        Relative MIP gap.
+    seed : int
+        Seed of randomised methods.
+
+    Returns
+    -------
+    dict
+        ``placed`` and ``abstract`` (job counts), ``cut_bytes`` (sum over jobs, per iteration),
+        ``servers_used_mean``, ``stretch_mean`` and ``stretch_max`` (``tau / tau*``) and
+        ``statuses`` (count per solver status).
+
+    Raises
+    ------
+    InvalidParameterError
+        A bad option, or no DNN job in the instance.
+
+    Examples
+    --------
+    >>> from asrpt.instance import Cluster, Instance, Job
+    >>> inst = Instance(Cluster.homogeneous(2, 4, "A100"),
+    ...                 (Job("a", 0, 4, model="gpt2", iterations=10),))
+    >>> f = place_task(inst, method="best_fit")
+    >>> f["placed"], f["servers_used_mean"], f["stretch_max"] >= 1
+    (1, 1.0, True)
+    """
+    from ..dnn.parallel import worker_graph
+    from ..dnn.perf import best_gpu_type, best_iteration_time
+    from ..placement import available_methods, place
+
+    if method not in available_methods():
+        close = difflib.get_close_matches(method, available_methods(), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise InvalidParameterError(f"unknown placement method {method!r}{hint}; known: "
+                                    f"{', '.join(available_methods())}")
+    dnn = [j for j in instance.jobs if not j.is_abstract]
+    if not dnn:
+        raise InvalidParameterError("place: the instance has no DNN job (abstract jobs have no "
+                                    "worker graph)")
+    cluster = instance.cluster
+    free = list(cluster.server_gpus)
+    cut, servers, stretches, statuses = 0.0, [], [], Counter()
+    for job in dnn:
+        graph = worker_graph(job, best_gpu_type(job, cluster))
+        p = place(graph, free, method=method, objective=objective, solver=solver,
+                  time_limit=solver_time_limit, gap=gap, cluster=cluster, job=job, seed=seed)
+        cut += float(p.cut_bytes)
+        servers.append(p.servers_used)
+        if p.tau is not None:
+            stretches.append(float(p.tau) / float(best_iteration_time(job, cluster)))
+        statuses[p.status] += 1
+    return jsonable({
+        **_common(instance), "placed": len(dnn), "abstract": instance.n_jobs - len(dnn),
+        "cut_bytes": cut, "servers_used_mean": sum(servers) / len(servers),
+        "stretch_mean": sum(stretches) / len(stretches) if stretches else None,
+        "stretch_max": max(stretches) if stretches else None,
+        "statuses": dict(sorted(statuses.items())),
+    })
+
+
+# ---------------------------------------------------------------------------------------------
+# The registry and options
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Task:
+    """A registered batch task.
+
+    Attributes
+    ----------
+    name : str
+        ``--task NAME``.
+    function : callable
+        ``function(instance, **options) -> figures``.
+    summary : str
+        One line for ``asrpt batch --list-tasks``.
+
+    Examples
+    --------
+    >>> get_task("certify").defaults["predictor"]
+    'instance'
+    """
+
+    name: str
+    function: Callable[..., dict]
+    summary: str
+
+    @property
+    def defaults(self) -> dict:
+        """Every option with its default (``exact`` included)."""
+        import inspect
+
+        out = {k: p.default for k, p in inspect.signature(self.function).parameters.items()
+               if k != "instance"}
+        return {**out, "exact": False}
+
+
+#: Batch tasks by name.
+TASKS: dict[str, Task] = {
+    "srpt": Task("srpt", srpt_task, "virtual single-machine SRPT: total completion and flow time"),
+    "opt": Task("opt", opt_task, "bracket the offline optimum: lower bounds and a slotted ILP"),
+    "certify": Task("certify", certify_task,
+                    "A-SRPT under Theorem 1's assumptions and its certificate"),
+    "simulate": Task("simulate", simulate_task, "one policy in the simulator: summary metrics"),
+    "place": Task("place", place_task, "place each DNN job alone: cut bytes, stretch tau/tau*"),
+}
+
+
+@validate_params({})
+def task_names() -> tuple[str, ...]:
+    """The registered task names, sorted.
+
+    Returns
+    -------
+    tuple of str
+
+    Examples
+    --------
+    >>> task_names()
+    ('certify', 'opt', 'place', 'simulate', 'srpt')
+    """
+    return tuple(sorted(TASKS))
+
+
+@validate_params({"name": [str]})
+def get_task(name: str) -> Task:
+    """The task called ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered task.
+
+    Returns
+    -------
+    Task
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown task (with a did-you-mean and the known names).
+
+    Examples
+    --------
+    >>> get_task("certfy")
+    Traceback (most recent call last):
+    ...
+    asrpt.errors.InvalidParameterError: unknown task 'certfy' (did you mean 'certify'?); known: certify, opt, place, simulate, srpt
+    """
+    if name not in TASKS:
+        close = difflib.get_close_matches(name, list(TASKS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise InvalidParameterError(f"unknown task {name!r}{hint}; known: {', '.join(task_names())}")
+    return TASKS[name]
+
+
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+@validate_params({"task": [str], "options": [None, dict]})
+def normalize_options(task: str, options: Mapping[str, Any] | None = None) -> dict:
+    """A task's options with every default filled in, validated, keys sorted (JSON-ready).
+
+    Parameters
+    ----------
+    task : str
+        A registered task.
+    options : dict or None
+        Options given (JSON scalars: str, int, float, bool or None).
+
+    Returns
+    -------
+    dict
+        The full option set; two equal results mean the same computation.
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown task or option (with a did-you-mean), or a value outside the option's
+        constraints.
+
+    Examples
+    --------
+    >>> normalize_options("srpt")
+    {'exact': False, 'predicted': False}
+    >>> normalize_options("certify", {"seeed": 1})
+    Traceback (most recent call last):
+    ...
+    asrpt.errors.InvalidParameterError: task 'certify' has no option 'seeed' (did you mean 'seed'?); its options: adaptive, backfill, exact, placement, predictor, preemption_cost, seed, tolerance
+    """
+    t = get_task(task)
+    defaults = t.defaults
+    given = dict(options or {})
+    for key, value in given.items():
+        if key not in defaults:
+            close = difflib.get_close_matches(key, sorted(defaults), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise InvalidParameterError(f"task {task!r} has no option {key!r}{hint}; its options: "
+                                        f"{', '.join(sorted(defaults))}")
+        if not isinstance(value, _JSON_SCALARS) or (isinstance(value, float) and value != value):
+            raise InvalidParameterError(f"option {key!r} of task {task!r} must be a JSON scalar "
+                                        f"(str, number, bool or null). Got {value!r} instead.")
+    full = {**defaults, **given}
+    constraints = dict(t.function.parameter_constraints)
+    constraints.pop("instance")
+    constraints["exact"] = ["boolean"]
+    validate_parameter_constraints(constraints, full, f"{task} (task option)")
+    if task == "opt":
+        _slot(full["slot"])
+    return {k: full[k] for k in sorted(full)}
+
+
+@validate_params({"options": [dict]})
+def options_key(options: Mapping[str, Any]) -> str:
+    """The canonical JSON text of normalised options (part of the resume key).
+
+    Parameters
+    ----------
+    options : dict
+        Normalised options (:func:`normalize_options`).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> options_key({"b": 1, "a": None})
+    '{"a":null,"b":1}'
+    """
+    return json.dumps(options, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+@validate_params({"data": [bytes]})
+def instance_hash(data: bytes) -> str:
+    """``"sha256:<hex>"`` of an instance file's bytes (part of the resume key).
+
+    Files written by asrpt (:func:`asrpt.instance.save_instance`, ``asrpt generate``) are
+    canonical, so equal instances have equal hashes.
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> instance_hash(b"{}")[:15]
+    'sha256:44136fa3'
+    """
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """One instance to solve: where it came from, its key, and its bytes.
+
+    Attributes
+    ----------
+    path : str
+        The instance file, as matched.
+    hash : str
+        :func:`instance_hash` of ``data``.
+    task : str
+        The task.
+    options : dict
+        Normalised options.
+    data : bytes
+        The file's content (sent to the worker, which may be on another machine).
+
+    Examples
+    --------
+    >>> WorkItem("a.json", "sha256:0", "srpt", {}, b"").key
+    ('sha256:0', 'srpt', '{}')
+    """
+
+    path: str
+    hash: str
+    task: str
+    options: dict
+    data: bytes
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """The resume key ``(hash, task, options_key)``."""
+        return (self.hash, self.task, options_key(self.options))
+
+
+def _one_line(text: str, limit: int = 500) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[:limit - 3] + "..."
+
+
+@validate_params({"item": [WorkItem]})
+def execute(item: WorkItem) -> dict:
+    """Run one work item in the worker: load the instance, run the task, catch its error.
+
+    Parameters
+    ----------
+    item : WorkItem
+        The instance and what to do with it.
+
+    Returns
+    -------
+    dict
+        ``status`` ("ok" or "error"), ``error`` (one line, or None), ``figures`` (the task's,
+        or None), ``wall_time`` (seconds) and ``worker`` (``"pid:N"``). Timeouts are decided by
+        the executor around this call.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``item`` is not a WorkItem (errors of the task itself are returned, not raised).
+
+    Examples
+    --------
+    >>> from asrpt.instance import dumps_instance
+    >>> data = dumps_instance(two_server_instance).encode()
+    >>> r = execute(WorkItem("t.json", instance_hash(data), "srpt", normalize_options("srpt"), data))
+    >>> r["status"], r["figures"]["total_completion_time"]
+    ('ok', 3.5)
+    """
+    t0 = time.perf_counter()
+    options = dict(item.options)
+    exact = bool(options.pop("exact", False))
+    try:
+        text = item.data.decode("utf-8")
+        instance = loads_instance(text, source=item.path, exact=exact)
+        figures = TASKS[item.task].function(instance, **options)
+        status, error = "ok", None
+    except AsrptError as exc:
+        figures, status, error = None, "error", _one_line(f"{type(exc).__name__}: {exc}")
+    except UnicodeDecodeError as exc:
+        figures, status, error = None, "error", _one_line(f"not UTF-8 text: {exc}")
+    except Exception as exc:  # a bug in a task: recorded, the batch goes on
+        figures, status, error = None, "error", _one_line(f"internal error: {type(exc).__name__}: {exc}")
+    return {"status": status, "error": error, "figures": figures,
+            "wall_time": time.perf_counter() - t0, "worker": f"pid:{os.getpid()}"}
