@@ -402,6 +402,8 @@ class BatchSummary:
         ``"processes"`` or ``"dask"``.
     jobs : int
         Worker processes asked for.
+    notes : tuple of str
+        What the user should know (a discarded partial row, malformed lines ignored).
 
     Examples
     --------

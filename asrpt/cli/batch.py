@@ -31,6 +31,22 @@ __all__ = ["register", "parse_option"]
 def parse_option(text: str) -> tuple[str, object]:
     """``KEY=VALUE`` with VALUE read as JSON when it parses, else as text.
 
+    Hyphens in KEY become underscores; JSON lists and objects stay text (options are scalars).
+
+    Parameters
+    ----------
+    text : str
+        One ``-o`` argument.
+
+    Returns
+    -------
+    (str, object)
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        No ``=`` or no key (argparse turns it into a usage error, exit status 2).
+
     Examples
     --------
     >>> parse_option("seed=3"), parse_option("predictor=noisy:sigma=0.5"), parse_option("x=null")

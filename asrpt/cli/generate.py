@@ -83,6 +83,22 @@ def _value_parser(name: str, constraints: list):
 def family_options(parser: argparse.ArgumentParser, function) -> list[str]:
     """Add one option per parameter of a generator (but ``seed``); return the parameter names.
 
+    Option ``--max-job-gpus`` sets ``args.param_max_job_gpus`` (None when not given, so the
+    generator's default applies); booleans get ``--x/--no-x``; the help shows the parameter's
+    description from the generator's docstring and its default.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The family's sub-parser.
+    function : callable
+        A registered generator (with ``parameter_constraints``).
+
+    Returns
+    -------
+    list of str
+        The parameter names, in signature order.
+
     Examples
     --------
     >>> import argparse
@@ -90,8 +106,9 @@ def family_options(parser: argparse.ArgumentParser, function) -> list[str]:
     >>> p = argparse.ArgumentParser()
     >>> "n_jobs" in family_options(p, get_family("uniform").function)
     True
-    >>> p.parse_args(["--n-jobs", "3", "--no-integer", "--max-job-gpus", "none"]).n_jobs
-    3
+    >>> a = p.parse_args(["--n-jobs", "3", "--no-integer", "--max-job-gpus", "none"])
+    >>> a.param_n_jobs, a.param_integer, a.param_max_job_gpus, a.param_mu
+    (3, False, None, None)
     """
     docs = _doc_params(inspect.getdoc(function) or "")
     constraints = function.parameter_constraints

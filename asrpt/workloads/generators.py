@@ -615,13 +615,15 @@ def adversarial_instance(n_jobs: int = 5, *, pattern: str = "blocker", gpus: int
     - ``"blocker"``: a long job of ``g = max_job_gpus`` GPUs (default ``M - 1``, at least 1)
       arrives at 0 with size ``L`` in ``[max/2, max]``; the others are unit jobs of ``M - g + 1``
       GPUs (they cannot run beside it) arriving at ``1 .. L/2``; every prediction is the truth
-      divided by the largest grid factor ``<= mu`` (all under-predicted: the long job looks nearly
-      done, and keeps its GPUs);
+      times the smallest multiple of 1/8 that is at least ``1/mu`` (all under-predicted: the
+      long job looks nearly done, and keeps its GPUs); exact predictions when ``mu = 1``;
     - ``"gang"``: a one-GPU job of size ``L`` arrives at 0; the others need ``max_job_gpus``
       GPUs (default M), have size 1 and arrive at 1 or 2 (predictions within ``mu``);
-    - ``"mispredict"``: one-GPU jobs; about a third are long (``max - 1 .. max``) and
-      under-predicted by the low factor, arriving after the short ones (``1 .. 2``), which are
-      over-predicted by the high factor (distortion ``mu``);
+    - ``"mispredict"``: one-GPU jobs; two thirds are short (size 1 or 2, arriving at 0 or 1)
+      and over-predicted by ``h``, the largest multiple of 1/8 up to ``sqrt(mu)``; the others
+      are long (``max - 1`` or ``max``), arrive 1 or 2 after the last short one, and are
+      under-predicted by the smallest multiple of 1/8 that is at least ``h / mu`` (distortion at
+      most ``mu``);
     - ``"search"``: the worst instance of a search with ``max_evals=evals`` and this seed
       (``n_jobs <= 8``; a few seconds: one ILP per evaluation). Metadata adds ``search``: the
       bracket and Theorem 1's bound for it.

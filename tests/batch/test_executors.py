@@ -107,10 +107,13 @@ def test_default_grace():
     assert default_grace(None) == 0.0 and default_grace(100) == 25.0
 
 
-def test_dask_local_cluster_soft_timeout_and_results():
+def test_dask_local_cluster_soft_and_hard_timeouts():
     pytest.importorskip("distributed")
-    with DaskExecutor(jobs=1, time_limit=0.5, grace=30) as ex:
-        out = by_key(ex.run(busy, [("slow", 20.0), ("fast", 0.0)]))
+    with DaskExecutor(jobs=1, time_limit=0.4, grace=0.6) as ex:
         assert sum(ex.client.nthreads().values()) == 1
-    assert out["slow"].status == "timeout" and out["fast"].status == "ok"
-    assert out["fast"].worker.startswith("tcp://")
+        soft = by_key(ex.run(busy, [("slow", 20.0), ("fast", 0.0)]))
+        hard = by_key(ex.run(sleep_in_c, [("stuck", 30), ("next", 0)]))
+    assert soft["slow"].status == "timeout" and "time limit of 0.4 s" in soft["slow"].error
+    assert soft["fast"].status == "ok" and soft["fast"].worker.startswith("tcp://")
+    assert hard["stuck"].status == "timeout" and "worker restarted" in hard["stuck"].error
+    assert hard["next"].status == "ok" and hard["next"].value == "slept"
