@@ -155,7 +155,9 @@ def test_progress_bar_shows_rate_and_eta(instances, tmp_path, capsys):
 
 
 def test_processes_and_dask_give_identical_rows(instances, tmp_path):
-    pytest.importorskip("distributed")
+    """The same rows, apart from wall times and worker ids, from worker processes and from an
+    existing dask cluster reached through its scheduler address (--scheduler)."""
+    distributed = pytest.importorskip("distributed")
     d = tmp_path / "inst"
     d.mkdir()
     for p in expand_inputs(instances)[:4]:
@@ -163,16 +165,22 @@ def test_processes_and_dask_give_identical_rows(instances, tmp_path):
             (d / os.path.basename(p)).write_bytes(fh.read())
     save_instance(adversarial_instance(5, pattern="blocker", seed=1), d / "adv.json")
     (d / "broken.json").write_text("{}")
+    options = {"predictor": "noisy:sigma=0.5", "seed": 3}
     rows = {}
-    for executor in ("processes", "dask"):
-        out = str(tmp_path / f"{executor}.jsonl")
-        run_batch(str(d), "certify", out=out, options={"predictor": "noisy:sigma=0.5", "seed": 3},
-                  executor=executor, jobs=2)
-        rows[executor] = sorted((stable(r) for r in read_results(out)), key=lambda r: row_key(r) + (r["path"],))
+    out = str(tmp_path / "processes.jsonl")
+    run_batch(str(d), "certify", out=out, options=options, executor="processes", jobs=2)
+    rows["processes"] = read_results(out)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None,
+                                  silence_logs=50) as cluster:
+        out = str(tmp_path / "dask.jsonl")
+        run_batch(str(d), "certify", out=out, options=options, executor="dask",
+                  scheduler=cluster.scheduler_address)
+        rows["dask"] = read_results(out)
+    assert all(r["worker"].startswith("tcp://") for r in rows["dask"])
+    for name in rows:
+        rows[name] = sorted((stable(r) for r in rows[name]), key=lambda r: row_key(r) + (r["path"],))
     assert len(rows["processes"]) == 6 and sum(r["status"] == "ok" for r in rows["processes"]) == 5
     assert rows["processes"] == rows["dask"]
-    workers = {r["worker"] for r in read_results(str(tmp_path / "dask.jsonl"))}
-    assert all(w.startswith("tcp://") for w in workers)
 
 
 def test_parquet_results_when_pyarrow_is_installed(instances, tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis.errors import InvalidArgument
 
-from asrpt.errors import InvalidParameterError
+from asrpt.errors import InvalidParameterError, TraceError
 from asrpt.instance import dumps_instance, load_instance
 from asrpt.sizes import processing_times
 from asrpt.testing import strategies as S
@@ -220,6 +220,8 @@ def test_philly_windows_follow_the_trace_and_samples_resample_it():
     assert not dnn.is_abstract and dnn.metadata["model_assignment"]["seed"] == 7
     with pytest.raises(InvalidParameterError, match="exceeds the"):
         philly_instance(10 ** 6)
+    with pytest.raises(TraceError):
+        philly_instance(3, trace="/no/such/philly.csv")
 
 
 def test_recurring_is_the_recurring_workload():
