@@ -61,7 +61,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 from numbers import Integral, Real
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterator
 
 from .._json import jsonable
 from .._validation import Interval, Options, validate_params
