@@ -71,8 +71,14 @@ class GraphPlacer(Placer):
     ----------
     cache_ : OrderedDict
         (configuration, cluster, server signature) -> placement, built on first use.
+    graphs_ : dict
+        Worker graphs (and GPU types) per job configuration and cluster.
     hits_, misses_ : int
         Cache statistics.
+    method_ : PlacementMethod
+        The method instance.
+    fallback_ : Placer
+        The count placer ``best_fit`` for abstract and gang-instance jobs.
 
     Examples
     --------
@@ -184,7 +190,9 @@ def _named(name: str, method_name: str, objective_name: str, doc: str):
     class _Named(GraphPlacer):
         __doc__ = (f"GraphPlacer with method={method_name!r}, objective={objective_name!r}: "
                    f"{doc}\n\n    Parameters\n    ----------\n    time_limit : float or None\n"
-                   "    cache_size : int\n")
+                   "    cache_size : int\n\n    Examples\n    --------\n"
+                   "    >>> from asrpt.sim.placer import make_placer\n"
+                   f"    >>> make_placer({name!r}).name\n    {name!r}\n")
         parameter_constraints = {
             "time_limit": [None, Interval(Real, 0, None, closed="neither")],
             "cache_size": [Interval(Integral, 0, None, closed="left")],
