@@ -2,8 +2,12 @@
 
 - :func:`recurring_workload` (recurring.py): users who resubmit job groups (model, dataset,
   configuration), calibrated to the Philly and Helios statistics of :mod:`.profiles`;
-- :func:`make_workload`: a generator from a spec such as ``"recurring:n_jobs=500:load=0.9:seed=2"``
-  (the ``name:key=value`` syntax of policies and predictors).
+- :mod:`.generators`: the instance families of ``asrpt generate`` (uniform, heavy-tailed, bursty,
+  adversarial, Philly-like, recurring, DNN mixes), seeded, recorded in each instance's metadata
+  and regenerable (:func:`regenerate`);
+- :func:`make_workload`: a workload from a spec such as ``"recurring:n_jobs=500:load=0.9:seed=2"``
+  or ``"heavy_tailed:n_jobs=20:seed=1"`` (the ``name:key=value`` syntax of policies and
+  predictors): :func:`recurring_workload` with all its parameters, or any generator family.
 """
 
 from __future__ import annotations
@@ -14,12 +18,18 @@ from typing import Callable
 from .._validation import validate_params
 from ..errors import InvalidParameterError
 from ..instance import Instance
+from .generators import (FAMILIES, bursty_instance, dnn_instance, family_names, generate,
+                         generate_files, generate_one, heavy_tailed_instance, philly_instance,
+                         recurring_instance, regenerate, uniform_instance, adversarial_instance)
 from .profiles import PROFILES, get_profile, helios_statistics, philly_statistics
 from .recurring import RecurringParams, gpu_distribution, recurring_workload, workload_statistics
 
 __all__ = ["WORKLOADS", "make_workload", "recurring_workload", "RecurringParams",
            "workload_statistics", "gpu_distribution", "PROFILES", "get_profile",
-           "philly_statistics", "helios_statistics"]
+           "philly_statistics", "helios_statistics", "FAMILIES", "family_names", "generate",
+           "generate_one", "generate_files", "regenerate", "uniform_instance",
+           "heavy_tailed_instance", "bursty_instance", "adversarial_instance", "philly_instance",
+           "recurring_instance", "dnn_instance"]
 
 #: Generator families by name.
 WORKLOADS: dict[str, Callable[..., Instance]] = {"recurring": recurring_workload}
@@ -50,16 +60,20 @@ def make_workload(spec: str) -> Instance:
     >>> make_workload("recuring")
     Traceback (most recent call last):
     ...
-    asrpt.errors.InvalidParameterError: unknown workload family 'recuring' (did you mean 'recurring'?); known: recurring
+    asrpt.errors.InvalidParameterError: unknown workload family 'recuring' (did you mean 'recurring'?); known: adversarial, bursty, dnn, heavy_tailed, philly, recurring, uniform
+    >>> make_workload("heavy_tailed:n_jobs=4:seed=1").metadata["family"]
+    'heavy_tailed'
     """
     from ..policies.base import parse_policy_spec
 
     name, params = parse_policy_spec(spec)
     if name not in WORKLOADS:
-        close = difflib.get_close_matches(name, list(WORKLOADS), n=1)
+        if name.replace("-", "_") in FAMILIES:
+            return generate_one(name, **params)
+        names = sorted(set(WORKLOADS) | set(FAMILIES))
+        close = difflib.get_close_matches(name, names, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        known = ", ".join(sorted(WORKLOADS))
-        raise InvalidParameterError(f"unknown workload family {name!r}{hint}; known: {known}")
+        raise InvalidParameterError(f"unknown workload family {name!r}{hint}; known: {', '.join(names)}")
     try:
         return WORKLOADS[name](**params)
     except TypeError as exc:  # an unknown keyword
