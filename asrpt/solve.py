@@ -4,6 +4,8 @@ Models are written with PuLP (the offline-optimum ILPs in :mod:`asrpt.offline`, 
 in :mod:`asrpt.placement`); this module owns how they are solved and how the answer is reported:
 
 - ``solver="highs"`` (default): HiGHS in process through ``highspy``; reports the best bound too.
+  When HiGHS's presolve fails on a model ("Solve error", a known HiGHS 1.16 defect on some small
+  MIPs), the model is solved again with presolve off.
 - ``solver="cbc"``: the CBC binary bundled with PuLP 3.x, as an independent cross-check. CBC does
   not report a best bound when it stops on the time limit (``bound`` is then ``None``).
 
@@ -178,16 +180,22 @@ def solve(problem: pulp.LpProblem, *, solver: str = "highs", time_limit: float |
         except ImportError:  # pragma: no cover
             raise SolverError("solver 'highs' needs the highspy package: pip install highspy") from None
         _silence_highs_banner()
-        backend = pulp.HiGHS(msg=False, timeLimit=time_limit, gapRel=gap, gapAbs=0.0 if gap == 0 else None,
-                             threads=threads, random_seed=0)
-        try:
-            problem.solve(backend)
-        except pulp.PulpSolverError as exc:
-            raise SolverError(f"HiGHS failed: {exc}") from None
-        h = problem.solverModel
-        model_status = h.getModelStatus()
-        info = h.getInfo()
         S = highspy.HighsModelStatus
+        for presolve in ("choose", "off"):
+            backend = pulp.HiGHS(msg=False, timeLimit=time_limit, gapRel=gap,
+                                 gapAbs=0.0 if gap == 0 else None, threads=threads, random_seed=0,
+                                 presolve=presolve)
+            try:
+                problem.solve(backend)
+            except pulp.PulpSolverError as exc:
+                raise SolverError(f"HiGHS failed: {exc}") from None
+            model_status = problem.solverModel.getModelStatus()
+            # HiGHS 1.16's presolve can reduce a small MIP to an infeasible point and stop with
+            # "Solve error" (or leave the status unset); the same model solves without presolve.
+            if model_status not in (S.kSolveError, S.kNotset):
+                break
+        h = problem.solverModel
+        info = h.getInfo()
         is_mip = any(v.cat == pulp.LpInteger for v in problem.variables())
         if model_status == S.kOptimal:
             status = "optimal"

@@ -65,3 +65,18 @@ def test_constant_objective(solver):
     prob += x >= 1
     res = solve(prob, solver=solver)
     assert res.status == "optimal" and res.objective == 7.0
+
+
+def test_highs_presolve_failure_is_retried_without_presolve():
+    """A start-time ILP on which HiGHS 1.16's presolve stops with "Solve error"; CBC and brute
+    force give 12 (reported by the theory tests)."""
+    from asrpt.instance import parse_instance
+    from asrpt.offline import offline_opt
+
+    inst = parse_instance({"cluster": {"servers": [{"gpus": 4}]}, "jobs": [
+        {"id": "a", "arrival": 0, "gpus": 4, "processing_time": 1},
+        {"id": "b", "arrival": 0, "gpus": 1, "processing_time": 3},
+        {"id": "c", "arrival": 0, "gpus": 4, "processing_time": 1},
+        {"id": "d", "arrival": 1, "gpus": 4, "processing_time": 1}]})
+    res = offline_opt(inst, preemptive=False)
+    assert res.status == "optimal" and res.upper_bound == 12 == res.lower_bound

@@ -42,6 +42,9 @@ def register(sub) -> None:
                    help="strict allocation, no backfilling (outside the theorem)")
     p.add_argument("--preemption-cost", type=nonneg_float, default=0, metavar="SECONDS",
                    help="restart cost after a preemption (default 0: the theorem's setting)")
+    p.add_argument("--preemption-point", choices=("immediate", "iteration"), default="immediate",
+                   help="where a preempted DNN job stops: at once (default, the theorem's setting) "
+                        "or at its next iteration boundary (model.md's step 6, outside the theorem)")
     p.add_argument("--jobs", action="store_true", help="include the per-job rows")
     add_json(p)
     p.set_defaults(func=run)
@@ -57,7 +60,8 @@ def run(args) -> int:
     cost = int(cost) if float(cost).is_integer() else cost
     cert = certify_instance(inst, predictor=args.predictor, placement=args.placement, seed=args.seed,
                             adaptive=args.adaptive, backfill=not args.strict, preemption=True,
-                            preemption_cost=cost, tolerance=args.tolerance)
+                            preemption_cost=cost, preemption_point=args.preemption_point,
+                            tolerance=args.tolerance)
     if args.json:
         emit_json({"file": args.instance, **cert.to_dict(jobs=args.jobs)})
     else:

@@ -18,7 +18,8 @@ so each start sees the GPUs taken by the previous ones.
 Running jobs progress at ``1 / tau`` units of work per second, where ``tau`` is the iteration time
 of their placement (abstract jobs: one second of work per second, anywhere). A preempted DNN job
 runs on to its next iteration boundary (a preemption-point event) and then releases its GPUs,
-keeping the iterations done; abstract jobs stop at once. A job restarted after a preemption first
+keeping the iterations done (``preemption_point="immediate"`` stops it at once instead);
+abstract jobs stop at once. A job restarted after a preemption first
 spends ``preemption_cost`` seconds restarting (holding its GPUs, making no progress).
 
 Exactness: with integer or Fraction data (``load_instance(..., exact=True)``) and abstract jobs,
@@ -36,7 +37,7 @@ import time as _time
 from numbers import Real
 from typing import Callable
 
-from .._validation import Interval, validate_params
+from .._validation import Interval, Options, validate_params
 from ..errors import AsrptError
 from ..instance import Instance
 from ..policies import base as _policy_base
@@ -81,12 +82,13 @@ class _JobState:
 
 class _Engine:
     def __init__(self, instance: Instance, policy, placer: Placer, preemption_cost, seed,
-                 check_invariants: bool, progress: Callable | None):
+                 check_invariants: bool, progress: Callable | None, preemption_point: str = "iteration"):
         self.instance = instance
         self.cluster = instance.cluster
         self.policy = policy
         self.placer = placer
         self.c_pre = preemption_cost
+        self.immediate = preemption_point == "immediate"
         self.seed = seed
         self.check = check_invariants
         self.progress = progress
@@ -214,7 +216,7 @@ class _Engine:
         st = self.states[i]
         now = self.now
         self._advance(st, now)
-        if st.tau is None or now <= st.restart_until:
+        if st.tau is None or now <= st.restart_until or self.immediate:
             self._stop_now(i, st)
             return
         # DNN job: run on to the next iteration boundary (floats within 1e-9 of one count as on it).
@@ -418,6 +420,7 @@ class _Engine:
         summary["decision_passes"] = self.passes
         summary["wall_time"] = wall
         options = {"placement": self.placer.name, "preemption_cost": self.c_pre, "seed": self.seed,
+                   "preemption_point": "immediate" if self.immediate else "iteration",
                    "policy_params": {k: v for k, v in self.policy.get_params().items()
                                      if isinstance(v, (int, float, str, bool, type(None), list, tuple))}}
         return SimResult(policy=self.policy.name, records=records_t, summary=summary, options=options,
@@ -429,12 +432,14 @@ class _Engine:
     "policy": "no_validation",
     "placement": "no_validation",
     "preemption_cost": [Interval(Real, 0, None, closed="left")],
+    "preemption_point": [Options(str, {"iteration", "immediate"})],
     "seed": ["seed"],
     "check_invariants": ["boolean"],
     "progress": [None, callable],
 })
-def simulate(instance: Instance, policy, *, placement=None, preemption_cost=0, seed=0,
-             check_invariants: bool = False, progress: Callable | None = None) -> SimResult:
+def simulate(instance: Instance, policy, *, placement=None, preemption_cost=0,
+             preemption_point: str = "iteration", seed=0, check_invariants: bool = False,
+             progress: Callable | None = None) -> SimResult:
     """Simulate ``policy`` on ``instance``; return the per-job records and summary metrics.
 
     Parameters
@@ -450,6 +455,10 @@ def simulate(instance: Instance, policy, *, placement=None, preemption_cost=0, s
         ``placement`` parameter if it has one, else ``"best_fit"``.
     preemption_cost : number
         Seconds a preempted job spends restarting when it runs again (0: the theory's setting).
+    preemption_point : {"iteration", "immediate"}
+        Where a preempted DNN job stops: at its next iteration boundary (model.md section 6, step
+        6; its GPUs stay busy until then), or at once, keeping the fraction of the iteration done
+        (a mid-iteration checkpoint; Theorem 1's assumption). Abstract jobs always stop at once.
     seed : int, Generator or None
         Passed to the policy's ``reset`` (for predictors that draw noise).
     check_invariants : bool
@@ -481,5 +490,6 @@ def simulate(instance: Instance, policy, *, placement=None, preemption_cost=0, s
     if placement is None:
         placement = getattr(pol, "placement", None) or "best_fit"
     placer = make_placer(placement)
-    engine = _Engine(instance, pol, placer, preemption_cost, seed, check_invariants, progress)
+    engine = _Engine(instance, pol, placer, preemption_cost, seed, check_invariants, progress,
+                     preemption_point)
     return engine.run()

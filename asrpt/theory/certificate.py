@@ -44,10 +44,11 @@ proof's quantities (the run is not ``covered``).
 
 ``holds`` is the certificate of model.md section 8: ``per_job`` and ``total``. Under the theorem's
 assumptions (static predictions, backfilling, preemption with zero cost, preemption taking effect
-at once) every inequality holds. The simulator stops a preempted **DNN** job at its next
-iteration boundary (model.md section 6, step 6), so a selected job may wait behind a job that is
-no longer selected: then ``X_j > 0`` and ``per_job`` may fail although the run is correct; the
-refined per-job inequality ``C_j <= a_j + beta_j P*_j + R_j + X_j + beta mu_under rho_j C~_j``
+at once) every inequality holds; :func:`run_asrpt` runs under them, with
+``preemption_point="immediate"`` (a preempted DNN job stops mid-iteration). With the simulator's
+default for DNN jobs, ``preemption_point="iteration"`` (model.md section 6, step 6: stop at the
+next iteration boundary), a selected job may wait behind a job that is no longer selected: then
+``X_j > 0`` and ``per_job`` may fail although the run is correct; the refined per-job inequality ``C_j <= a_j + beta_j P*_j + R_j + X_j + beta mu_under rho_j C~_j``
 always holds for static runs (``per_job_refined``). See ``proofs/theorem1.md``.
 
 **Arithmetic.** When every number involved is an int or a Fraction the checks are exact;
@@ -581,7 +582,8 @@ def certify(instance: Instance, result: SimResult, *, tolerance: float = 1e-9) -
         "preemption": params.get("preemption") is True,
         "zero_preemption_cost": opts.get("preemption_cost", 0) == 0,
         "virtual_order": params.get("order", "virtual") == "virtual",
-        "instant_preemption": all(r.tau_star is None for r in records),
+        "instant_preemption": (opts.get("preemption_point") == "immediate"
+                               or all(r.tau_star is None for r in records)),
     }
     holds = inequalities[0].holds and inequalities[1].holds
     return Certificate(
@@ -607,13 +609,14 @@ _RUN_CONSTRAINTS = {
     "backfill": ["boolean"],
     "preemption": ["boolean"],
     "preemption_cost": [Interval(Real, 0, None, closed="left")],
+    "preemption_point": [Options(str, {"immediate", "iteration"})],
 }
 
 
 @validate_params(_RUN_CONSTRAINTS)
 def run_asrpt(instance: Instance, *, predictor="instance", placement: str | None = None, seed=0,
               adaptive: str = "off", backfill: bool = True, preemption: bool = True,
-              preemption_cost=0) -> SimResult:
+              preemption_cost=0, preemption_point: str = "immediate") -> SimResult:
     """Simulate A-SRPT on ``instance``; the defaults are Theorem 1's assumptions.
 
     Parameters
@@ -633,6 +636,10 @@ def run_asrpt(instance: Instance, *, predictor="instance", placement: str | None
         A-SRPT's allocation options (both on for the theorem).
     preemption_cost : number >= 0
         Restart cost in seconds (0 for the theorem).
+    preemption_point : {"immediate", "iteration"}
+        Where a preempted DNN job stops (``"immediate"`` for the theorem; ``"iteration"``, the
+        next iteration boundary, is model.md's step 6 and breaks the theorem for DNN jobs, see
+        ``proofs/theorem1.md``).
 
     Returns
     -------
@@ -655,19 +662,21 @@ def run_asrpt(instance: Instance, *, predictor="instance", placement: str | None
     policy = ASRPT(predictor=predictor, adaptive=adaptive, backfill=backfill, preemption=preemption,
                    order="virtual", placement=placement)
     policy.name = "a-srpt"
-    return simulate(instance, policy, preemption_cost=preemption_cost, seed=seed)
+    return simulate(instance, policy, preemption_cost=preemption_cost, seed=seed,
+                    preemption_point=preemption_point)
 
 
 @validate_params({**_RUN_CONSTRAINTS, "tolerance": [Interval(Real, 0, 1, closed="left")]})
 def certify_instance(instance: Instance, *, predictor="instance", placement: str | None = None,
                      seed=0, adaptive: str = "off", backfill: bool = True, preemption: bool = True,
-                     preemption_cost=0, tolerance: float = 1e-9) -> Certificate:
+                     preemption_cost=0, preemption_point: str = "immediate",
+                     tolerance: float = 1e-9) -> Certificate:
     """Run A-SRPT (:func:`run_asrpt`, by default under the theorem's assumptions) and certify it.
 
     Parameters
     ----------
     instance : Instance
-    predictor, placement, seed, adaptive, backfill, preemption, preemption_cost
+    predictor, placement, seed, adaptive, backfill, preemption, preemption_cost, preemption_point
         As in :func:`run_asrpt`.
     tolerance : float in [0, 1)
         As in :func:`certify`.
@@ -689,5 +698,5 @@ def certify_instance(instance: Instance, *, predictor="instance", placement: str
     """
     result = run_asrpt(instance, predictor=predictor, placement=placement, seed=seed,
                        adaptive=adaptive, backfill=backfill, preemption=preemption,
-                       preemption_cost=preemption_cost)
+                       preemption_cost=preemption_cost, preemption_point=preemption_point)
     return certify(instance, result, tolerance=tolerance)

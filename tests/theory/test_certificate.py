@@ -112,7 +112,7 @@ def test_certificate_on_dnn_jobs_fails_only_where_a_job_was_blocked(inst):
     """DNN jobs (measured beta): every inequality the proof needs beyond instant preemption holds,
     and the certificate of model.md section 8 can fail only where some job was blocked (X_j > 0),
     i.e. waited behind a job stopping at its iteration boundary (see proofs/theorem1.md)."""
-    cert = certify_instance(inst)
+    cert = certify_instance(inst, preemption_point="iteration")
     note(cert.to_dict(jobs=True))
     assert not cert.assumptions["instant_preemption"]
     for name in ("lemma2", "lemma3", "running", "per_job_refined"):
@@ -124,12 +124,24 @@ def test_certificate_on_dnn_jobs_fails_only_where_a_job_was_blocked(inst):
         assert not cert.inequality("lemma3_premise").holds
 
 
+@settings(max_examples=25)
+@given(dnn_instances(max_mu=16))
+def test_certificate_holds_on_dnn_jobs_under_the_theorems_assumptions(inst):
+    """DNN jobs with preemption taking effect at once (the default of certify_instance): the
+    run is covered by Theorem 1 and every inequality holds, with no blocked time."""
+    cert = certify_instance(inst)
+    note(cert.to_dict(jobs=True))
+    assert cert.covered and cert.holds and not cert.failures()
+    assert all(j.blocked == 0 for j in cert.jobs)
+
+
 def test_regression_dnn_iteration_boundary_preemption_breaks_theorem_1():
     """Minimal counterexample to Theorem 1 as model.md states it for DNN jobs: on one GPU, a
     one-iteration gpt2 job (4.5 s) starts at 0; two 0.03 s jobs arriving at 0.01 cannot preempt
     it mid-iteration. With M = 1, LB2 = OPT (SRPT is optimal), and ALG > 2 OPT = beta (1 + rho mu)
     OPT. The refined inequalities with the measured blocked time X_j still hold."""
-    cert = certify_instance(_dnn_boundary_instance(2))
+    cert = certify_instance(_dnn_boundary_instance(2), preemption_point="iteration")
+    assert not cert.covered and not cert.assumptions["instant_preemption"]
     assert (cert.beta, cert.rho, cert.mu, cert.ratio_bound) == (1, 1, 1, 2)
     assert cert.lower_bound == cert.lb2
     assert cert.ratio_to_lb > 2.9
@@ -140,8 +152,19 @@ def test_regression_dnn_iteration_boundary_preemption_breaks_theorem_1():
 
 
 def test_dnn_blocking_grows_with_the_number_of_small_jobs():
-    ratios = [certify_instance(_dnn_boundary_instance(k)).ratio_to_lb for k in (1, 2, 4)]
+    ratios = [certify_instance(_dnn_boundary_instance(k), preemption_point="iteration").ratio_to_lb
+              for k in (1, 2, 4)]
     assert ratios[0] < ratios[1] < ratios[2] and ratios[2] > 4
+
+
+def test_immediate_preemption_restores_the_theorem_for_dnn_jobs():
+    """The same instances under the theorem's assumption that preemption takes effect at once
+    (simulate(..., preemption_point="immediate"), the default of certify_instance): every
+    inequality holds and nothing is blocked."""
+    for k in (1, 2, 4):
+        cert = certify_instance(_dnn_boundary_instance(k))
+        assert cert.covered and cert.holds and not cert.failures()
+        assert all(j.blocked == 0 for j in cert.jobs)
 
 
 # --- CHK-18 and the lemmas' inequalities --------------------------------------------------------

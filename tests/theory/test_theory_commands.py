@@ -59,6 +59,8 @@ def test_certify_table_and_predictor(capsys):
 
 def test_certify_exits_1_when_the_certificate_fails(capsys, dnn_counterexample):
     code, out, _ = run(capsys, "certify", dnn_counterexample, "--json")
+    assert code == 0  # preemption at once (the theorem's assumption) restores it
+    code, out, _ = run(capsys, "certify", dnn_counterexample, "--preemption-point", "iteration", "--json")
     assert code == 1
     d = json.loads(out)
     assert d["holds"] is False and "total" in d["failures"] and d["covered"] is False
