@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 
 import numpy as np

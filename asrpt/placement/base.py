@@ -45,7 +45,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
-from numbers import Integral, Real
+from numbers import Real
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import networkx as nx

@@ -78,7 +78,7 @@ import networkx as nx
 import numpy as np
 import pulp
 
-from .._validation import InstanceOf, Interval, Integral, Options, Real, validate_params
+from .._validation import InstanceOf, Interval, Integral, Options, validate_params
 from ..errors import SolverError
 from ..solve import solve
 from .base import (MethodResult, PlacementMethod, PlacementProblem, _FreeGPUs, _is_worker_graph,

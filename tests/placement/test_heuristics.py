@@ -2,13 +2,12 @@
 gives cut 0 when a server has room, seeded methods are reproducible, METIS skips cleanly."""
 
 import networkx as nx
-import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from asrpt.dnn.parallel import worker_graph
 from asrpt.instance import Cluster, Job, Parallelism
-from asrpt.placement import (METHODS, ILPPlacement, consolidation_servers, has_pymetis, place,
+from asrpt.placement import (METHODS, consolidation_servers, has_pymetis, place,
                              validate_placement)
 
 from _placement_strategies import free_vectors, small_graphs, worker_graphs
