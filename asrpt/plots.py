@@ -1,26 +1,381 @@
-"""Figures, each a function returning a matplotlib Figure (the CLI writes them as PNG).
+"""Figures, each a function returning a matplotlib Figure (``asrpt plot`` writes them as PNG).
 
-Plotting never changes results: functions read run records, schedules and reports only. They use
-matplotlib's object API (no global pyplot state), so they work headless.
+- :func:`gantt`: a run's cluster GPUs over time, with the virtual single-machine SRPT schedule
+  beside it;
+- :func:`jct_cdf` and :func:`jct_bars`: job completion times across policies (CDF; mean and
+  p99 bars);
+- :func:`ratio_vs_bound`: empirical ratios against Theorem 1's bound ``beta (1 + rho mu)``
+  across ``rho``, ``mu`` and ``beta`` (certificates, batch rows, worst cases);
+- :func:`worstcase_progress`: the best ratio of a worst-case search against the evaluations;
+- :func:`placement_graph`: a worker graph drawn on its servers, edges crossing servers
+  highlighted;
+- :func:`prediction_scatter`: predicted against true work, log-log;
+- :func:`save_png`.
+
+Plotting never changes results: the functions read run records, schedules, certificates,
+placements and predictions only. They use matplotlib's object API (``matplotlib.figure.Figure``,
+no global pyplot state), so they work headless (no display, no backend to select) and never
+leak figures. Figures are deterministic: colours come from fixed colormaps in job or policy order,
+layouts are computed (no force-directed layout), and nothing random is drawn. Times may be ints,
+floats or Fractions; they are drawn as floats.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+import math
+import os
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from numbers import Integral
+from typing import Any
 
+from matplotlib import colormaps
+from matplotlib.collections import PolyCollection
+from matplotlib.colors import LogNorm, Normalize
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
-__all__ = ["jct_cdf", "save_png"]
+from ._validation import Interval, Options, validate_params
+from .errors import InvalidParameterError
+
+__all__ = ["gantt", "jct_cdf", "jct_bars", "ratio_vs_bound", "worstcase_progress",
+           "placement_graph", "prediction_scatter", "save_png", "gpu_rows"]
+
+_STATS = ("mean", "median", "p95", "p99", "max")
+_PARAMS = ("rho", "mu", "beta", "bound")
+_ARC = 0.18  # curvature of edges between servers in placement_graph
+_LINESTYLES = ("solid", "dashed", "dashdot", "dotted")  # overlapping CDFs stay distinguishable
 
 
-def jct_cdf(results: Sequence, *, log_x: bool = True, title: str | None = None) -> Figure:
+def _f(x) -> float:
+    return float(x)
+
+
+def _job_color(k: int):
+    """The colour of the k-th job (tab20, cycling; the same job keeps its colour across axes)."""
+    return colormaps["tab20"](k % 20)
+
+
+def _series_color(k: int):
+    return colormaps["tab10"](k % 10)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gantt chart
+# ---------------------------------------------------------------------------------------------
+
+def gpu_rows(records: Sequence, server_gpus: Sequence[int] | None = None) -> tuple[list, tuple]:
+    """Give every run segment concrete GPUs: the rows of :func:`gantt`.
+
+    Records say how many GPUs of each server a segment held, not which ones. Per server, segments
+    are taken in start order (ends before starts at equal times) and each gets the
+    lowest-numbered GPUs free at its start, so no GPU ever holds two segments.
+
+    Parameters
+    ----------
+    records : sequence of JobRecord
+        A run's records (:attr:`asrpt.sim.SimResult.records`).
+    server_gpus : sequence of int or None
+        GPUs per server; None: per server, the most GPUs held at once in the records. A server
+        found holding more than its count gets extra rows.
+
+    Returns
+    -------
+    (bars, capacities)
+        ``bars``: ``(job index, start, end, restart, server, gpu)`` for every GPU of every
+        segment, times as floats; ``capacities``: the GPU rows per server.
+
+    Examples
+    --------
+    >>> from asrpt.sim import simulate
+    >>> bars, caps = gpu_rows(simulate(two_server_instance, "fifo").records, [4, 4])
+    >>> caps, sorted({(b[4], b[5]) for b in bars if b[0] == 0})   # job "a": 2 GPUs of server 0
+    ((4, 4), [(0, 0), (0, 1)])
+    """
+    per_server: dict[int, list] = {}
+    for k, r in enumerate(records):
+        for s in r.segments:
+            for server, g in s.servers:
+                per_server.setdefault(server, []).append(
+                    (_f(s.start), _f(s.end), _f(s.restart), k, g))
+    n_servers = max([len(server_gpus or ())] + [h + 1 for h in per_server])
+    caps = [int(server_gpus[h]) if server_gpus is not None and h < len(server_gpus) else 0
+            for h in range(n_servers)]
+    bars = []
+    for h in range(n_servers):
+        segs = sorted(per_server.get(h, ()), key=lambda x: (x[0], x[3]))
+        busy: list[tuple[float, list]] = []   # (end, gpus)
+        free = list(range(caps[h])) if server_gpus is not None else []
+        top = caps[h] if server_gpus is not None else 0
+        for start, end, restart, k, g in segs:
+            keep = []
+            for e, gs in busy:
+                if e <= start:
+                    free.extend(gs)
+                else:
+                    keep.append((e, gs))
+            busy = keep
+            free.sort()
+            while len(free) < g:
+                free.append(top)
+                top += 1
+            took, free = free[:g], free[g:]
+            busy.append((end, took))
+            bars.extend((k, start, end, restart, h, gpu) for gpu in took)
+        caps[h] = max(caps[h], top)
+    return bars, tuple(caps)
+
+
+def _runs(gpus: Sequence[int]) -> list[tuple[int, int]]:
+    """Consecutive runs of sorted row numbers: [(first, length), ...]."""
+    out: list[tuple[int, int]] = []
+    for g in sorted(gpus):
+        if out and out[-1][0] + out[-1][1] == g:
+            out[-1] = (out[-1][0], out[-1][1] + 1)
+        else:
+            out.append((g, 1))
+    return out
+
+
+def _rect(x0: float, x1: float, y0: float, y1: float) -> list:
+    return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+
+
+@validate_params({
+    "result": "no_validation",
+    "virtual": "no_validation",
+    "cluster": "no_validation",
+    "labels": [None, "boolean"],
+    "time_range": [None, tuple, list],
+    "title": [None, str],
+})
+def gantt(result, *, virtual=None, cluster=None, labels: bool | None = None,
+          time_range: Sequence | None = None, title: str | None = None) -> Figure:
+    """Gantt chart of a run: one row per cluster GPU over time, the virtual machine beside it.
+
+    Every segment of every job is drawn on the GPUs it held (concrete GPUs are assigned by
+    :func:`gpu_rows`: records say how many GPUs of each server a job held, not which), in the
+    job's colour; the restart part of a segment after a preemption is hatched. With ``virtual``
+    a second panel below, on the same time axis, shows the single-machine schedule (e.g.
+    A-SRPT's virtual SRPT schedule), each piece in the colour of its job.
+
+    Parameters
+    ----------
+    result : SimResult
+        A finished run (:func:`asrpt.sim.simulate`).
+    virtual : Schedule or None
+        A single-machine schedule of the same jobs (:func:`asrpt.single.virtual_schedule`;
+        ``predicted=True`` gives the one A-SRPT follows with static predictions); its pieces
+        are matched to the run's jobs by id (``Schedule.ids``), else by index.
+    cluster : Cluster, sequence of int or None
+        The cluster (or GPUs per server) for the rows; None: inferred from the records (each
+        server's most GPUs held at once).
+    labels : bool or None
+        Write job ids on the bars; None: when there are at most 40 jobs.
+    time_range : (start, end) or None
+        The time axis; None: first arrival to last completion.
+    title : str or None
+        Default: the policy, the job and GPU counts and ``sum C_j``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``fig.axes[0]`` the cluster; ``fig.axes[1]`` the virtual machine when given.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``result`` is not a SimResult, ``virtual`` not a Schedule, or ``cluster`` not a
+        Cluster or a sequence of GPU counts.
+
+    Examples
+    --------
+    >>> from asrpt.sim import simulate
+    >>> from asrpt.single import virtual_schedule
+    >>> res = simulate(two_server_instance, "a-srpt")
+    >>> fig = gantt(res, virtual=virtual_schedule(two_server_instance, predicted=True),
+    ...             cluster=two_server_instance.cluster)
+    >>> len(fig.axes), fig.axes[0].get_ylabel()
+    (2, 'GPU (by server)')
+    """
+    from .instance import Cluster
+    from .sim.records import SimResult
+    from .single.srpt import Schedule
+
+    if not isinstance(result, SimResult):
+        raise InvalidParameterError(f"gantt: 'result' must be a SimResult, got {type(result).__name__}")
+    if virtual is not None and not isinstance(virtual, Schedule):
+        raise InvalidParameterError(f"gantt: 'virtual' must be a Schedule or None, got {type(virtual).__name__}")
+    if isinstance(cluster, Cluster):
+        server_gpus = list(cluster.server_gpus)
+    elif cluster is None:
+        server_gpus = None
+    elif isinstance(cluster, (list, tuple)) and all(isinstance(g, Integral) and g >= 0 for g in cluster):
+        server_gpus = [int(g) for g in cluster]
+    else:
+        raise InvalidParameterError(
+            f"gantt: 'cluster' must be a Cluster, a sequence of GPU counts or None, got {cluster!r}")
+    records = result.records
+    n = len(records)
+    bars, caps = gpu_rows(records, server_gpus)
+    offsets = [sum(caps[:h]) for h in range(len(caps))]
+    rows = sum(caps)
+    if labels is None:
+        labels = n <= 40
+    if time_range is not None:
+        if len(time_range) != 2:
+            raise InvalidParameterError(f"gantt: 'time_range' must be (start, end), got {time_range!r}")
+        t0, t1 = _f(time_range[0]), _f(time_range[1])
+    else:
+        ends = [_f(r.completion) for r in records if r.completion is not None]
+        ends += [_f(s.end) for r in records for s in r.segments]
+        t0 = min((_f(r.arrival) for r in records), default=0.0)
+        t1 = max(ends, default=t0 + 1.0)
+        if virtual is not None:
+            t1 = max([t1] + [_f(c) for c in virtual.completion_times])
+        if t1 <= t0:
+            t1 = t0 + 1.0
+    span = t1 - t0
+
+    cluster_h = min(7.0, max(2.2, 0.16 * rows))
+    height = cluster_h + (1.5 if virtual is not None else 0.0) + 0.9
+    fig = Figure(figsize=(10.0, height), layout="constrained")
+    if virtual is not None:
+        ax, vax = fig.subplots(2, 1, sharex=True, height_ratios=[cluster_h, 1.1])
+    else:
+        ax, vax = fig.add_subplot(), None
+
+    # the cluster: merge each segment's rows on one server into contiguous blocks
+    blocks: dict[tuple, list[int]] = {}
+    for k, start, end, restart, h, gpu in bars:
+        blocks.setdefault((k, start, end, restart, h), []).append(offsets[h] + gpu)
+    polys, colors, hatched = [], [], []
+    texts = []
+    for (k, start, end, restart, h), gpus in blocks.items():
+        for first, length in _runs(gpus):
+            y0, y1 = first + 0.06, first + length - 0.06
+            polys.append(_rect(start, end, y0, y1))
+            colors.append(_job_color(k))
+            if restart:
+                hatched.append(_rect(start, min(end, start + restart), y0, y1))
+            if labels and (end - start) >= 0.03 * span:
+                texts.append(((start + end) / 2, (y0 + y1) / 2, records[k].id))
+    edge = "white" if len(polys) <= 400 else "none"
+    ax.add_collection(PolyCollection(polys, facecolors=colors, edgecolors=edge, linewidths=0.6))
+    if hatched:
+        ax.add_collection(PolyCollection(hatched, facecolors="none", edgecolors="black", hatch="///",
+                                         linewidths=0.0))
+    for x, y, text in texts:
+        ax.text(x, y, text, ha="center", va="center", fontsize=7, clip_on=True)
+    for off in offsets[1:]:
+        ax.axhline(off, color="0.35", linewidth=0.8)
+    ax.set_ylim(rows, 0)
+    ax.set_xlim(t0, t1)
+    step = max(1, math.ceil(len(caps) / 24))
+    ax.set_yticks([offsets[h] + caps[h] / 2 for h in range(0, len(caps), step)])
+    ax.set_yticklabels([f"server {h}" for h in range(0, len(caps), step)], fontsize=8)
+    ax.tick_params(axis="y", length=0)
+    ax.set_ylabel("GPU (by server)")
+    ax.grid(True, axis="x", alpha=0.3)
+    if hatched:
+        ax.legend(handles=[_hatch_handle()], loc="upper right", fontsize="small")
+    done = [r.completion for r in records if r.completion is not None]
+    total = sum(done, 0)
+    ax.set_title(title if title is not None else
+                 f"{result.policy}: {n} jobs on {rows} GPUs, sum C_j = {_fmt(total)}", fontsize=10)
+
+    if vax is None:
+        ax.set_xlabel("time (s)")
+        return fig
+    index = {r.id: k for k, r in enumerate(records)}
+    vpolys, vcolors, vtexts = [], [], []
+    for piece in virtual.pieces:
+        j = piece.job
+        job_id = virtual.ids[j] if virtual.ids is not None else None
+        k = index.get(job_id, j if job_id is None else None)
+        start, end, share = _f(piece.start), _f(piece.end), _f(piece.share)
+        vpolys.append(_rect(start, end, 0.1, 0.1 + 0.8 * share))
+        vcolors.append(_job_color(k) if k is not None else "0.6")
+        if labels and (end - start) >= 0.03 * span:
+            label = job_id if job_id is not None else str(j)
+            vtexts.append(((start + end) / 2, 0.1 + 0.4 * share, label))
+    vax.add_collection(PolyCollection(vpolys, facecolors=vcolors, edgecolors="white", linewidths=0.6))
+    for x, y, text in vtexts:
+        vax.text(x, y, text, ha="center", va="center", fontsize=7, clip_on=True)
+    if virtual.n <= 60:
+        arrivals = [_f(r) for r in virtual.releases]
+        vax.plot(arrivals, [0.02] * len(arrivals), linestyle="none", marker="^", markersize=4,
+                 color="black", label="arrivals")
+        vax.legend(loc="upper right", fontsize="small")
+    vax.set_ylim(0, 1)
+    vax.set_yticks([])
+    vax.set_ylabel(f"virtual\n{virtual.rule.upper()}", fontsize=9)
+    vax.set_xlabel("time (s)")
+    vax.grid(True, axis="x", alpha=0.3)
+    vax.set_title(f"virtual single machine ({virtual.rule}), sum C~_j = "
+                  f"{_fmt(virtual.total_completion_time)}", fontsize=9)
+    return fig
+
+
+def _hatch_handle():
+    from matplotlib.patches import Patch
+
+    return Patch(facecolor="white", edgecolor="black", hatch="///", label="restart")
+
+
+def _fmt(x) -> str:
+    if isinstance(x, Fraction) and x.denominator != 1:
+        return f"{float(x):.6g}"
+    if isinstance(x, float):
+        return f"{x:.6g}"
+    return str(x)
+
+
+# ---------------------------------------------------------------------------------------------
+# Job completion times
+# ---------------------------------------------------------------------------------------------
+
+def _jct_series(results, who: str) -> list[tuple[str, list]]:
+    """[(label, sorted JCTs)] from SimResults or a mapping label -> JCTs."""
+    if isinstance(results, Mapping):
+        items = list(results.items())
+        out = []
+        for label, values in items:
+            vals = sorted(_f(v) for v in values if v is not None)
+            out.append((str(label), vals))
+        return out
+    if isinstance(results, (str, bytes)) or not isinstance(results, Sequence):
+        raise InvalidParameterError(
+            f"{who}: 'results' must be a sequence of SimResult or a mapping label -> JCTs, "
+            f"got {type(results).__name__}")
+    out = []
+    for res in results:
+        if not hasattr(res, "records") or not hasattr(res, "policy"):
+            raise InvalidParameterError(f"{who}: every result must be a SimResult, got {type(res).__name__}")
+        out.append((res.policy, sorted(_f(r.jct) for r in res.records if r.jct is not None)))
+    return out
+
+
+@validate_params({"results": "no_validation", "log_x": ["boolean"], "title": [None, str]})
+def jct_cdf(results, *, log_x: bool = True, title: str | None = None) -> Figure:
     """Empirical CDF of job completion times (JCT = C_j - a_j), one line per run.
 
     Parameters
     ----------
-    results : sequence of SimResult
+    results : sequence of SimResult, or mapping label -> sequence of JCTs
+        Runs (one line each, labelled by policy), or JCTs read elsewhere (e.g. per-job CSVs).
     log_x : bool
         Logarithmic time axis (JCTs span orders of magnitude in real traces).
+    title : str or None
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    InvalidParameterError
+        ``results`` is neither.
 
     Examples
     --------
@@ -28,16 +383,19 @@ def jct_cdf(results: Sequence, *, log_x: bool = True, title: str | None = None) 
     >>> fig = jct_cdf([simulate(two_server_instance, p) for p in ("a-srpt", "fifo")])
     >>> len(fig.axes[0].lines)
     2
+    >>> len(jct_cdf({"mine": [1, 2, 4]}).axes[0].lines)
+    1
     """
+    series = _jct_series(results, "jct_cdf")
     fig = Figure(figsize=(6.4, 4.2), layout="constrained")
     ax = fig.add_subplot()
-    for res in results:
-        jcts = sorted(float(r.jct) for r in res.records if r.jct is not None)
+    for k, (label, jcts) in enumerate(series):
         if not jcts:
             continue
         n = len(jcts)
-        ax.step(jcts, [(i + 1) / n for i in range(n)], where="post", label=res.policy)
-    if log_x:
+        ax.step(jcts, [(i + 1) / n for i in range(n)], where="post", label=label,
+                color=_series_color(k), linestyle=_LINESTYLES[k % len(_LINESTYLES)])
+    if log_x and any(jcts and jcts[0] > 0 for _, jcts in series):
         ax.set_xscale("log")
     ax.set_xlabel("job completion time (s)")
     ax.set_ylabel("fraction of jobs")
@@ -49,7 +407,629 @@ def jct_cdf(results: Sequence, *, log_x: bool = True, title: str | None = None) 
     return fig
 
 
-def save_png(fig: Figure, path: str, *, dpi: int = 120) -> str:
-    """Write a figure as PNG; returns the path."""
-    fig.savefig(path, dpi=dpi, format="png")
+def _short(x: float) -> str:
+    """A bar label: ``1,951`` or ``3.25``."""
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
+
+
+def _stat(jcts: list, name: str) -> float | None:
+    from .sim.metrics import percentile
+
+    if not jcts:
+        return None
+    if name == "mean":
+        return math.fsum(jcts) / len(jcts)
+    if name == "max":
+        return jcts[-1]
+    return _f(percentile(jcts, {"median": 50, "p95": 95, "p99": 99}[name]))
+
+
+@validate_params({"results": "no_validation", "stats": [tuple, list], "log_y": ["boolean"],
+                  "title": [None, str]})
+def jct_bars(results, *, stats: Sequence[str] = ("mean", "p99"), log_y: bool = False,
+             title: str | None = None) -> Figure:
+    """Bars of JCT statistics per policy: by default the mean and the 99th percentile.
+
+    Percentiles are nearest-rank, as in the runs' summaries (:func:`asrpt.sim.metrics.percentile`),
+    so the bars show the numbers of ``asrpt simulate``'s table. Each bar carries its value.
+
+    Parameters
+    ----------
+    results : sequence of SimResult, or mapping label -> sequence of JCTs
+    stats : sequence of {"mean", "median", "p95", "p99", "max"}
+        One bar per statistic and policy, grouped by policy.
+    log_y : bool
+        Logarithmic value axis.
+    title : str or None
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown statistic, or ``results`` of the wrong kind.
+
+    Examples
+    --------
+    >>> fig = jct_bars({"a-srpt": [1, 2, 3, 10], "fifo": [2, 4, 6, 30]})
+    >>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    ['a-srpt', 'fifo']
+    >>> [float(p.get_height()) for p in fig.axes[0].patches]   # mean, mean, p99, p99
+    [4.0, 10.5, 10.0, 30.0]
+    """
+    bad = [s for s in stats if s not in _STATS]
+    if bad or not stats:
+        raise InvalidParameterError(
+            f"jct_bars: 'stats' must list some of {', '.join(_STATS)}; got {list(stats)!r}")
+    series = _jct_series(results, "jct_bars")
+    fig = Figure(figsize=(max(5.0, 1.1 * len(series) * len(stats) + 2), 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    width = 0.8 / len(stats)
+    for i, name in enumerate(stats):
+        xs, hs = [], []
+        for p, (_, jcts) in enumerate(series):
+            value = _stat(jcts, name)
+            if value is not None:
+                xs.append(p - 0.4 + width * (i + 0.5))
+                hs.append(value)
+        bars = ax.bar(xs, hs, width=width * 0.95, label=f"{name} JCT", color=_series_color(i))
+        ax.bar_label(bars, labels=[_short(h) for h in hs], fontsize=7, padding=2)
+    ax.set_xticks(range(len(series)))
+    ax.set_xticklabels([label for label, _ in series], rotation=30 if len(series) > 4 else 0,
+                       ha="right" if len(series) > 4 else "center")
+    if log_y:
+        ax.set_yscale("log")
+    ax.set_ylabel("job completion time (s)")
+    ax.margins(y=0.12)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize="small")
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# Theorem 1: ratios against the bound, worst-case search progress
+# ---------------------------------------------------------------------------------------------
+
+def _is_worst_case(item) -> bool:
+    return hasattr(item, "cell") and hasattr(item, "history") and hasattr(item, "cell_bound")
+
+
+def _ratio_point(item, k: int) -> dict | None:
+    """Normalise one input of :func:`ratio_vs_bound`; None for a batch row that is not ok."""
+    if _is_worst_case(item):
+        inst = item.instance
+        m = inst.cluster.total_gpus
+        rho = Fraction(m, m - max(j.gpus for j in inst.jobs) + 1)
+        bound = Fraction(item.bound)
+        return {"ratio": _f(item.ratio), "bound": _f(bound), "rho": _f(rho),
+                "mu": _f((bound - 1) / rho), "beta": 1.0, "holds": bool(item.certificate_holds),
+                "kind": "worst case (ALG / UB)"}
+    if hasattr(item, "ratio_to_lb") and hasattr(item, "ratio_bound"):
+        fig = {k2: getattr(item, k2) for k2 in ("ratio_to_lb", "ratio_bound", "rho", "mu", "beta", "holds")}
+    elif isinstance(item, Mapping):
+        fig = item
+        if "figures" in item:
+            if item.get("status", "ok") != "ok" or item["figures"] is None:
+                return None
+            if item.get("task", "certify") != "certify":
+                raise InvalidParameterError(
+                    f"ratio_vs_bound: point {k} is a {item.get('task')!r} row; rows of "
+                    "'asrpt batch --task certify' are needed")
+            fig = item["figures"]
+    else:
+        raise InvalidParameterError(
+            f"ratio_vs_bound: point {k} must be a Certificate, a WorstCase or a certify row/dict, "
+            f"got {type(item).__name__}")
+    missing = [key for key in ("ratio_to_lb", "ratio_bound", "rho", "mu", "beta") if key not in fig]
+    if missing:
+        raise InvalidParameterError(f"ratio_vs_bound: point {k} has no {', '.join(missing)}")
+    return {"ratio": _f(fig["ratio_to_lb"]), "bound": _f(fig["ratio_bound"]), "rho": _f(fig["rho"]),
+            "mu": _f(fig["mu"]), "beta": _f(fig["beta"]), "holds": bool(fig.get("holds", True)),
+            "kind": "certificate (ALG / LB)"}
+
+
+def _plain_log(axis) -> None:
+    """Label a logarithmic axis 1, 2, 5, 10, 20, ... in plain numbers."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _norm_for(values: list):
+    lo, hi = min(values), max(values)
+    if lo > 0 and hi / lo > 10:
+        return LogNorm(lo, hi)
+    if hi == lo:
+        return Normalize(lo - 0.5, hi + 0.5)
+    return Normalize(lo, hi)
+
+
+@validate_params({"points": "no_validation", "color": [Options(str, set(_PARAMS))],
+                  "x": [Options(str, set(_PARAMS))], "title": [None, str]})
+def ratio_vs_bound(points, *, color: str = "rho", x: str = "mu", title: str | None = None) -> Figure:
+    """Empirical ratios against Theorem 1's bound ``beta (1 + rho mu)``, across rho, mu and beta.
+
+    Left: each instance's ratio against its bound, log-log, with the line ``ratio = bound`` (a
+    point above it would refute the theorem). Right: the share of the bound the ratio uses,
+    ``ratio / bound``, against ``x``. Colour shows ``color``. Certificates give
+    ``sum C_j / max(LB1, LB2)``, an *upper* bound on ALG / OPT (circles); worst cases give
+    ``ALG / UB``, a *lower* bound on ALG / OPT (triangles). A run whose certificate fails is a
+    red cross.
+
+    Parameters
+    ----------
+    points : sequence
+        :class:`~asrpt.theory.Certificate` objects, rows of ``asrpt batch --task certify``
+        (:func:`asrpt.batch.read_results`; rows that are not ok are skipped), their ``figures``
+        dicts, or :class:`~asrpt.theory.WorstCase` results (rho from the instance, beta = 1).
+    color, x : {"rho", "mu", "beta", "bound"}
+        The quantity shown by colour, and on the right panel's horizontal axis.
+    title : str or None
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    InvalidParameterError
+        A point of another kind, a row of another task, or no point to draw.
+
+    Examples
+    --------
+    >>> from asrpt.theory import certify_instance
+    >>> cert = certify_instance(two_server_instance)
+    >>> fig = ratio_vs_bound([cert, {"ratio_to_lb": 1.5, "ratio_bound": 9, "rho": 4, "mu": 2,
+    ...                              "beta": 1, "holds": True}])
+    >>> len(fig.axes[0].collections[0].get_offsets())
+    2
+    """
+    if isinstance(points, (str, bytes, Mapping)) or not isinstance(points, Sequence):
+        raise InvalidParameterError(
+            f"ratio_vs_bound: 'points' must be a sequence, got {type(points).__name__}")
+    pts = [p for p in (_ratio_point(item, k) for k, item in enumerate(points)) if p is not None]
+    if not pts:
+        raise InvalidParameterError("ratio_vs_bound: no point to draw (no ok row, certificate or worst case)")
+    fig = Figure(figsize=(11.0, 4.4), layout="constrained")
+    ax, ax2 = fig.subplots(1, 2)
+    cvals = [p[color] for p in pts]
+    norm = _norm_for(cvals)
+    cmap = colormaps["viridis"]
+    kinds = sorted({p["kind"] for p in pts})
+    markers = {"certificate (ALG / LB)": "o", "worst case (ALG / UB)": "^"}
+    scatter = None
+    for kind in kinds:
+        sel = [p for p in pts if p["kind"] == kind and p["holds"]]
+        if sel:
+            s1 = ax.scatter([p["bound"] for p in sel], [p["ratio"] for p in sel],
+                            c=[p[color] for p in sel], cmap=cmap, norm=norm, s=28, alpha=0.8,
+                            marker=markers[kind], edgecolors="none")
+            ax2.scatter([p[x] for p in sel], [p["ratio"] / p["bound"] for p in sel],
+                        c=[p[color] for p in sel], cmap=cmap, norm=norm, s=28, alpha=0.8,
+                        marker=markers[kind], edgecolors="none")
+            scatter = scatter or s1
+    failed = [p for p in pts if not p["holds"]]
+    if failed:
+        ax.scatter([p["bound"] for p in failed], [p["ratio"] for p in failed], marker="x", s=40,
+                   color="red")
+        ax2.scatter([p[x] for p in failed], [p["ratio"] / p["bound"] for p in failed], marker="x",
+                    s=40, color="red")
+    lo = min(min(p["bound"] for p in pts), min(p["ratio"] for p in pts), 1.0)
+    hi = max(max(p["bound"] for p in pts), max(p["ratio"] for p in pts)) * 1.3
+    ax.plot([lo, hi], [lo, hi], color="black", linestyle="--", linewidth=1)
+    ax.axhline(1, color="0.5", linestyle=":", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    _plain_log(ax.xaxis)
+    _plain_log(ax.yaxis)
+    ax.set_xlim(lo / 1.1, hi)
+    ax.set_xlabel("Theorem 1 bound  beta (1 + rho mu)")
+    ax.set_ylabel("empirical ratio")
+    ax.grid(True, which="both", alpha=0.25)
+    handles = [Line2D([], [], marker=markers[kind], linestyle="none", color="0.45", label=kind)
+               for kind in kinds]
+    if failed:
+        handles.append(Line2D([], [], marker="x", linestyle="none", color="red",
+                              label="certificate fails"))
+    handles.append(Line2D([], [], color="black", linestyle="--", label="ratio = bound (Theorem 1)"))
+    ax.legend(handles=handles, loc="upper left", fontsize="small")
+    ax.set_title(f"{len(pts)} instances: ratio against bound", fontsize=10)
+    ax2.axhline(1, color="black", linestyle="--", linewidth=1)
+    xs = [p[x] for p in pts]
+    if min(xs) > 0 and max(xs) / min(xs) > 10:
+        ax2.set_xscale("log")
+        _plain_log(ax2.xaxis)
+    ax2.set_ylim(0, 1.08)
+    ax2.set_xlabel(x)
+    ax2.set_ylabel("ratio / bound (share of the bound used)")
+    ax2.grid(True, alpha=0.25)
+    ax2.set_title(f"share of the bound used, against {x}", fontsize=10)
+    if scatter is None:
+        scatter = ax.scatter([], [], c=[], cmap=cmap, norm=norm)
+    fig.colorbar(scatter, ax=[ax, ax2], label=color, shrink=0.9)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+@validate_params({"results": "no_validation", "log_y": [None, "boolean"], "title": [None, str]})
+def worstcase_progress(results, *, log_y: bool | None = None, title: str | None = None) -> Figure:
+    """Progress of worst-case searches: the best ``ALG / UB`` found against the evaluations.
+
+    One step line per search (:attr:`WorstCase.history`), continued to its last evaluation; a
+    star marks the final ratio after the finer-grid refinement, and a dashed line of the same
+    colour the cell's bound ``1 + rho mu``. The search only refutes: staying below the line
+    proves nothing, a point above it would be a certified violation.
+
+    Parameters
+    ----------
+    results : WorstCase or sequence of WorstCase
+        Results of :func:`asrpt.theory.worst_case` (or :func:`~asrpt.theory.worst_case_table`).
+    log_y : bool or None
+        Logarithmic ratio axis; None: when the bounds dwarf the ratios (more than 10 times).
+    title : str or None
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    InvalidParameterError
+        Anything but WorstCase results, or none.
+
+    Examples
+    --------
+    >>> from asrpt.theory import worst_case
+    >>> r = worst_case(gpus=2, max_jobs=2, budget=5, max_evals=6, seed=1)
+    >>> fig = worstcase_progress(r)
+    >>> fig.axes[0].get_xlabel()
+    'distinct instances evaluated'
+    """
+    items = [results] if _is_worst_case(results) else results
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence) or not items \
+            or not all(_is_worst_case(r) for r in items):
+        raise InvalidParameterError(
+            "worstcase_progress: 'results' must be a WorstCase or a non-empty sequence of them")
+    fig = Figure(figsize=(7.0, 4.4), layout="constrained")
+    ax = fig.add_subplot()
+    ratios, bounds = [], []
+    for k, r in enumerate(items):
+        c = _series_color(k)
+        hist = [(int(e), _f(q)) for e, q in r.history] or [(1, _f(r.ratio))]
+        xs = [e for e, _ in hist] + [max(int(r.evaluations), hist[-1][0])]
+        ys = [q for _, q in hist] + [hist[-1][1]]
+        ax.step(xs, ys, where="post", color=c,
+                label=f"{r.cell.name}: {_f(r.ratio):.3g} in {r.evaluations} evals")
+        ax.plot([xs[-1]], [_f(r.ratio)], marker="*", markersize=10, color=c, linestyle="none")
+        ax.axhline(_f(r.cell_bound), color=c, linestyle="--", linewidth=1)
+        ax.annotate(f"1 + rho mu = {_f(r.cell_bound):g}", (0.01, _f(r.cell_bound)),
+                    xycoords=("axes fraction", "data"), textcoords="offset points", xytext=(0, 3),
+                    fontsize=7, color=c)
+        ratios += ys + [_f(r.ratio)]
+        bounds.append(_f(r.cell_bound))
+    if log_y is None:
+        log_y = max(bounds) > 10 * max(min(ratios), 1e-12)
+    if log_y:
+        ax.set_yscale("log")
+        _plain_log(ax.yaxis)
+    ax.set_xlabel("distinct instances evaluated")
+    ax.set_ylabel("best ALG / UB found (dashed: 1 + rho mu)")
+    ax.grid(True, which="both", alpha=0.25)
+    ax.legend(fontsize="small", loc="center right")
+    ax.set_title(title if title is not None else "worst-case search progress", fontsize=10)
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# Placement
+# ---------------------------------------------------------------------------------------------
+
+def _worker_label(w) -> str:
+    if isinstance(w, tuple):
+        parts = [str(x) for x in w]
+        return "".join(parts) if all(len(p) == 1 for p in parts) else ".".join(parts)
+    return str(w)
+
+
+@validate_params({"worker_graph": "no_validation", "placement": "no_validation",
+                  "free_gpus": [None, list, tuple], "labels": [None, "boolean"],
+                  "title": [None, str]})
+def placement_graph(worker_graph, placement, *, free_gpus: Sequence[int] | None = None,
+                    labels: bool | None = None, title: str | None = None) -> Figure:
+    """A worker graph drawn on the servers of its placement, edges crossing servers in red.
+
+    Each server used is a box holding its workers on a grid; workers are coloured by pipeline
+    stage (worker graphs) or by server (other graphs). Edges inside a server are grey, edges
+    between servers (the cut) red, their width growing with their bytes; line style gives the
+    traffic kind of worker-graph edges (tp solid, pp dashed, dp dotted). Nodes and edges are
+    drawn with networkx on the figure's axes.
+
+    Parameters
+    ----------
+    worker_graph : networkx.Graph
+        The graph placed (:func:`asrpt.dnn.parallel.worker_graph`, or any graph with ``bytes``
+        on its edges).
+    placement : Placement
+        :func:`asrpt.placement.place`'s answer for this graph.
+    free_gpus : sequence of int or None
+        Free GPUs per server before placing (shown in the server boxes).
+    labels : bool or None
+        Write worker ids (``rsk`` = replica, stage, tensor rank); None: at most 64 workers.
+    title : str or None
+        Default: the job, its configuration, the method and status, the cut and the iteration
+        time.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    InvalidParameterError
+        ``placement`` does not assign every worker of the graph.
+
+    Examples
+    --------
+    >>> from asrpt.instance import Job, Parallelism
+    >>> from asrpt.dnn.parallel import worker_graph
+    >>> from asrpt.placement import place
+    >>> W = worker_graph(Job("j", 0, 8, model="gpt2", parallelism=Parallelism(2, 2, 2),
+    ...                      iterations=1), "A100")
+    >>> fig = placement_graph(W, place(W, [4, 2, 2], method="best_fit"), free_gpus=[4, 2, 2])
+    >>> fig.axes[0].get_title().startswith("j: gpt2")
+    True
+    """
+    import networkx as nx
+
+    if not isinstance(worker_graph, nx.Graph):
+        raise InvalidParameterError(
+            f"placement_graph: 'worker_graph' must be a networkx graph, got {type(worker_graph).__name__}")
+    assignment = getattr(placement, "assignment", None)
+    if not isinstance(assignment, Mapping):
+        raise InvalidParameterError(
+            f"placement_graph: 'placement' must be a Placement, got {type(placement).__name__}")
+    missing = [w for w in worker_graph.nodes if w not in assignment]
+    if missing:
+        raise InvalidParameterError(
+            f"placement_graph: the placement does not assign worker {missing[0]!r} "
+            f"({len(missing)} of {worker_graph.number_of_nodes()} unassigned)")
+    n = worker_graph.number_of_nodes()
+    if labels is None:
+        labels = n <= 64
+    try:
+        ordered = sorted(worker_graph.nodes)
+    except TypeError:  # mixed node types
+        ordered = sorted(worker_graph.nodes, key=repr)
+    by_server: dict[int, list] = {}
+    for w in ordered:
+        by_server.setdefault(assignment[w], []).append(w)
+    servers = sorted(by_server)
+    # each server a circle of its workers: a chord between two workers of one server never
+    # passes through a third; edges between servers are drawn as arcs
+    most = max(len(ws) for ws in by_server.values())
+    radius = max(0.55, 0.62 * most / math.pi)
+    pitch = 2 * radius + 1.8
+    pos, centres = {}, []
+    for i, h in enumerate(servers):
+        ws = by_server[h]
+        cx = i * pitch
+        centres.append((h, cx, len(ws)))
+        for k, w in enumerate(ws):
+            if len(ws) == 1:
+                pos[w] = (cx, 0.0)
+            else:
+                angle = math.pi / 2 - 2 * math.pi * k / len(ws)
+                pos[w] = (cx + radius * math.cos(angle), radius * math.sin(angle))
+    half = radius + 0.7
+    total_w = (len(servers) - 1) * pitch + 2 * half
+    bow = 0.5 * _ARC * (len(servers) - 1) * pitch
+    y_lo, y_hi = -half - bow - 0.2, half + 1.0 + bow
+    width_in = min(15.0, max(6.0, 0.75 * total_w + 3.4))
+    scale = (width_in - 3.4) / total_w        # inches per unit on the axes
+    height_in = min(10.0, max(3.2, scale * (y_hi - y_lo) + 0.9))
+    fig = Figure(figsize=(width_in, height_in), layout="constrained")
+    ax = fig.add_subplot()
+    from matplotlib.patches import FancyBboxPatch
+
+    for h, cx, used in centres:
+        ax.add_patch(FancyBboxPatch((cx - half, -half), 2 * half, 2 * half,
+                                    boxstyle="round,pad=0.05", facecolor="0.95", edgecolor="0.5"))
+        cap = f" of {free_gpus[h]} free" if free_gpus is not None and h < len(free_gpus) else ""
+        ax.text(cx, half + 0.15, f"server {h}\n{used} GPUs{cap}", ha="center", va="bottom",
+                fontsize=8)
+    is_workers = all(isinstance(w, tuple) and "stage" in worker_graph.nodes[w] for w in worker_graph.nodes)
+    if is_workers:
+        stages = sorted({worker_graph.nodes[w]["stage"] for w in worker_graph.nodes})
+        node_color = [_series_color(stages.index(worker_graph.nodes[w]["stage"])) for w in worker_graph.nodes]
+    else:
+        node_color = [_series_color(servers.index(assignment[w])) for w in worker_graph.nodes]
+    styles = {"tp": "solid", "pp": "dashed", "dp": "dotted"}
+    size = 520 if n <= 16 else 300 if n <= 64 else 60
+    edges = [(u, v, float(d.get("bytes", 0.0)), d.get("kind")) for u, v, d in worker_graph.edges(data=True)
+             if u != v]
+    top = max([b for *_, b, _ in edges] + [1.0])
+    cut_total = 0.0
+    for cut in (False, True):
+        for kind in sorted({k for *_, k in edges}, key=str):
+            sel = [(u, v, b) for u, v, b, k in edges if k == kind and (assignment[u] != assignment[v]) == cut]
+            if not sel:
+                continue
+            if cut:
+                cut_total += sum(b for *_, b in sel)
+            extra = {"arrows": True, "arrowstyle": "-", "connectionstyle": f"arc3,rad={_ARC}",
+                     "node_size": size} if cut else {}
+            nx.draw_networkx_edges(
+                worker_graph, pos, edgelist=[(u, v) for u, v, _ in sel], ax=ax,
+                width=[(1.2 + 3.0 * b / top) if cut else 0.8 for *_, b in sel],
+                edge_color="tab:red" if cut else "0.6", alpha=0.85 if cut else 0.6,
+                style=styles.get(kind, "solid"), **extra)
+    nx.draw_networkx_nodes(worker_graph, pos, ax=ax, node_color=node_color, node_size=size,
+                           edgecolors="black", linewidths=0.5)
+    if labels:
+        nx.draw_networkx_labels(worker_graph, pos, labels={w: _worker_label(w) for w in worker_graph.nodes},
+                                ax=ax, font_size=7 if n <= 16 else 6)
+    handles = [Line2D([], [], color="tab:red", linewidth=2.5, label="edge between servers (cut)"),
+               Line2D([], [], color="0.6", linewidth=1, label="edge inside a server")]
+    kinds = sorted({k for *_, k in edges if k in styles})
+    handles += [Line2D([], [], color="black", linestyle=styles[k], linewidth=1, label=f"{k} traffic")
+                for k in kinds]
+    if is_workers:
+        handles += [Line2D([], [], marker="o", linestyle="none", markerfacecolor=_series_color(i),
+                           markeredgecolor="black", markersize=8, label=f"stage {s}")
+                    for i, s in enumerate(stages[:10])]
+    fig.legend(handles=handles, loc="outside right upper", fontsize="small", frameon=False)
+    ax.set_xlim(-half - 0.2, total_w - half + 0.2)
+    ax.set_ylim(y_lo, y_hi)
+    ax.set_aspect("equal", adjustable="box")
+    ax.axis("off")
+    if title is None:
+        g = worker_graph.graph
+        par = g.get("parallelism")
+        what = f"{g.get('job')}: {g.get('model')} dp x pp x tp = {'x'.join(map(str, par))}" if par else \
+            f"{n} workers"
+        cost = f"cut {_bytes(cut_total)}/iteration on {len(servers)} servers"
+        tau = getattr(placement, "tau", None)
+        title = (f"{what}\n{getattr(placement, 'method', '?')} ({getattr(placement, 'status', '?')}): "
+                 f"{cost}" + (f", tau {tau:.4g} s" if tau is not None else ""))
+    ax.set_title(title, fontsize=10)
+    return fig
+
+
+def _bytes(x: float) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if abs(x) >= scale:
+            return f"{x / scale:.3g} {unit}"
+    return f"{x:.3g} B"
+
+
+# ---------------------------------------------------------------------------------------------
+# Predictions
+# ---------------------------------------------------------------------------------------------
+
+def _positive(values, who: str, what: str) -> list[float]:
+    out = [_f(v) for v in values]
+    bad = [v for v in out if not (v > 0 and math.isfinite(v))]
+    if bad:
+        raise InvalidParameterError(f"{who}: {what} must be positive and finite for a log-log plot, got {bad[0]!r}")
+    return out
+
+
+def _prediction_series(true, predicted) -> list[tuple[str, list, list]]:
+    def is_log(x):
+        return hasattr(x, "true") and hasattr(x, "predicted") and hasattr(x, "ids")
+
+    if predicted is None:
+        if is_log(true):
+            return [("predicted", list(true.true), list(true.predicted))]
+        if isinstance(true, Mapping) and true and all(is_log(v) for v in true.values()):
+            return [(str(k), list(v.true), list(v.predicted)) for k, v in true.items()]
+        raise InvalidParameterError(
+            "prediction_scatter: give (true, predicted), a PredictionLog or a mapping name -> PredictionLog")
+    true = list(true)
+    named = list(predicted.items()) if isinstance(predicted, Mapping) else [("predicted", predicted)]
+    out = []
+    for name, values in named:
+        values = list(values)
+        if len(values) != len(true):
+            raise InvalidParameterError(
+                f"prediction_scatter: {len(true)} true values but {len(values)} predictions ({name})")
+        out.append((str(name), true, values))
+    return out
+
+
+@validate_params({"true": "no_validation", "predicted": "no_validation", "title": [None, str]})
+def prediction_scatter(true, predicted=None, *, title: str | None = None) -> Figure:
+    """Predicted against true work (iterations, or seconds for abstract jobs), log-log.
+
+    The diagonal is a perfect prediction, the dotted lines a factor of 2 either way; the legend
+    gives each predictor's MAPE, R^2 of the logs and distortion ``mu``
+    (:func:`asrpt.predict.metrics.accuracy`).
+
+    Parameters
+    ----------
+    true : sequence of numbers, PredictionLog, or mapping name -> PredictionLog
+        True work per job; or logs (:func:`asrpt.predict.metrics.run_predictions`,
+        :func:`~asrpt.predict.metrics.replay_predictions`), one series each.
+    predicted : sequence of numbers, mapping name -> sequence, or None
+        The predictions of one or several predictors, in the order of ``true``; None with logs.
+    title : str or None
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    InvalidParameterError
+        Lengths that differ, or values that are not positive.
+
+    Examples
+    --------
+    >>> fig = prediction_scatter([10, 100, 1000], {"forest": [12, 90, 2500], "const": [50, 50, 50]})
+    >>> len(fig.axes[0].collections), fig.axes[0].get_xscale()
+    (2, 'log')
+    """
+    from .predict.metrics import accuracy
+
+    series = _prediction_series(true, predicted)
+    fig = Figure(figsize=(5.6, 5.0), layout="constrained")
+    ax = fig.add_subplot()
+    lo, hi = math.inf, 0.0
+    for k, (name, t, p) in enumerate(series):
+        t = _positive(t, "prediction_scatter", "true values")
+        p = _positive(p, "prediction_scatter", f"predictions ({name})")
+        if not t:
+            continue
+        acc = accuracy(t, p)
+        r2 = "n/a" if acc.r2_log is None else f"{acc.r2_log:.2f}"
+        ax.scatter(t, p, s=9 if len(t) > 500 else 16, alpha=0.35 if len(t) > 200 else 0.7,
+                   color=_series_color(k), edgecolors="none",
+                   label=f"{name} (n={acc.n}): MAPE {acc.mape:.2f}, R2 log {r2}, "
+                         f"mu {_f(acc.distortion.mu):.3g}")
+        lo, hi = min(lo, *t, *p), max(hi, *t, *p)
+    if hi == 0.0:
+        raise InvalidParameterError("prediction_scatter: no prediction to draw")
+    lo, hi = lo / 1.5, hi * 1.5
+    ax.plot([lo, hi], [lo, hi], color="black", linewidth=1, label="perfect")
+    ax.plot([lo, hi], [2 * lo, 2 * hi], color="0.4", linestyle=":", linewidth=1, label="x2, x1/2")
+    ax.plot([lo, hi], [lo / 2, hi / 2], color="0.4", linestyle=":", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_xlabel("true work (iterations)")
+    ax.set_ylabel("predicted work")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(loc="upper left", fontsize="x-small")
+    if title:
+        ax.set_title(title, fontsize=10)
+    return fig
+
+
+@validate_params({"fig": [Figure], "path": [str, os.PathLike], "dpi": [Interval(Integral, 10, 1200, closed="both")]})
+def save_png(fig: Figure, path, *, dpi: int = 120) -> str:
+    """Write a figure as PNG (creating the parent directory); returns the path.
+
+    The PNG carries no timestamp, so the same figure gives the same bytes.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = save_png(jct_cdf({"x": [1, 2]}), pathlib.Path(tempfile.mkdtemp()) / "a" / "cdf.png")
+    >>> pathlib.Path(p).read_bytes()[:4]
+    b'\\x89PNG'
+    """
+    path = os.fspath(path)
+    parent = os.path.dirname(path)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    fig.savefig(path, dpi=dpi, format="png", metadata={"Software": None})
     return path
