@@ -652,7 +652,9 @@ def ratio_vs_bound(points, *, color: str = "rho", x: str = "mu", title: str | No
     ax2.set_title(f"share of the bound used, against {x}", fontsize=10)
     if scatter is None:
         scatter = ax.scatter([], [], c=[], cmap=cmap, norm=norm)
-    fig.colorbar(scatter, ax=[ax, ax2], label=color, shrink=0.9)
+    bar = fig.colorbar(scatter, ax=[ax, ax2], label=color, shrink=0.9)
+    if isinstance(norm, LogNorm):
+        _plain_log(bar.ax.yaxis)
     if title:
         fig.suptitle(title)
     return fig
