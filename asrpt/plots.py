@@ -64,6 +64,7 @@ def _series_color(k: int):
 # Gantt chart
 # ---------------------------------------------------------------------------------------------
 
+@validate_params({"records": [list, tuple], "server_gpus": [None, list, tuple]})
 def gpu_rows(records: Sequence, server_gpus: Sequence[int] | None = None) -> tuple[list, tuple]:
     """Give every run segment concrete GPUs: the rows of :func:`gantt`.
 
@@ -84,6 +85,11 @@ def gpu_rows(records: Sequence, server_gpus: Sequence[int] | None = None) -> tup
     (bars, capacities)
         ``bars``: ``(job index, start, end, restart, server, gpu)`` for every GPU of every
         segment, times as floats; ``capacities``: the GPU rows per server.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``records`` or ``server_gpus`` not a list or tuple.
 
     Examples
     --------
@@ -1020,7 +1026,23 @@ def prediction_scatter(true, predicted=None, *, title: str | None = None) -> Fig
 def save_png(fig: Figure, path, *, dpi: int = 120) -> str:
     """Write a figure as PNG (creating the parent directory); returns the path.
 
-    The PNG carries no timestamp, so the same figure gives the same bytes.
+    The PNG carries no timestamp or software tag, so the same figure gives the same bytes.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    path : str or path
+    dpi : int in [10, 1200]
+
+    Returns
+    -------
+    str
+        The path written.
+
+    Raises
+    ------
+    InvalidParameterError
+        Not a Figure, or a bad path or resolution.
 
     Examples
     --------

@@ -86,6 +86,15 @@ def test_gpu_rows_give_every_segment_its_own_gpus(inst):
     assert all(c <= g for c, g in zip(caps, server_gpus))
 
 
+def test_gpu_rows_and_save_png_reject_bad_arguments(tmp_path):
+    with pytest.raises(InvalidParameterError, match="'server_gpus' parameter of gpu_rows"):
+        plots.gpu_rows([], 4)
+    with pytest.raises(InvalidParameterError, match="'fig' parameter of save_png"):
+        plots.save_png("figure", tmp_path / "x.png")
+    with pytest.raises(InvalidParameterError, match="'dpi' parameter of save_png"):
+        plots.save_png(plots.jct_cdf({"a": [1]}), tmp_path / "x.png", dpi=5)
+
+
 def test_gantt_draws_every_gpu_second_and_the_virtual_pieces(small):
     inst, res = small
     virtual = virtual_schedule(inst, predicted=True)
