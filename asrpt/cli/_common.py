@@ -23,6 +23,14 @@ __all__ = [
     "positive_float",
     "nonneg_float",
     "positive_int",
+    "relative_gap",
+    "positive_rational",
+    "distortion",
+    "free_gpu_list",
+    "split_specs",
+    "add_plot",
+    "write_plot",
+    "safe_filename",
 ]
 
 
@@ -89,9 +97,65 @@ def _typed(kind, test, what):
 
 
 positive_float = _typed(float, lambda v: math.isfinite(v) and v > 0, "a positive number")
+relative_gap = _typed(float, lambda v: 0 <= v < 1, "a relative gap in [0, 1)")
 nonneg_float = _typed(float, lambda v: math.isfinite(v) and v >= 0, "a non-negative number")
 positive_int = _typed(int, lambda v: v > 0, "a positive integer")
 
 
-def parameter_error(message: str) -> InvalidParameterError:
-    return InvalidParameterError(message)
+def positive_rational(text: str):
+    """An exact positive number: ``1``, ``0.5`` (read as 1/2) or ``1/3``."""
+    try:
+        value = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number such as 1, 0.5 or 1/3") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number such as 1, 0.5 or 1/3")
+    return value.numerator if value.denominator == 1 else value
+
+
+def distortion(text: str):
+    """A prediction distortion mu >= 1, exact (``1``, ``4``, ``5/2``)."""
+    try:
+        value = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number >= 1 such as 1, 4 or 5/2") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number >= 1 such as 1, 4 or 5/2")
+    return value.numerator if value.denominator == 1 else value
+
+
+def free_gpu_list(text: str) -> list[int]:
+    """Free GPUs per server, ``8,8,4``."""
+    try:
+        values = [int(p) for p in text.replace(" ", "").split(",") if p != ""]
+        if not values or min(values) < 0:
+            raise ValueError
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a list of free GPUs per server such as 8,8,4") from None
+    return values
+
+
+def add_plot(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--plot", metavar="PNG", help=f"also write {what} as a PNG (asrpt.plots)")
+
+
+def write_plot(path: str | None, make_figure) -> None:
+    """Write ``make_figure()`` to ``path`` as PNG when a path was given (and say so on stderr)."""
+    if path:
+        from ..plots import save_png
+
+        save_png(make_figure(), path)
+        print(f"wrote {path}", file=sys.stderr)
+
+
+def split_specs(text: str) -> list[str]:
+    """Comma-separated specs (``a-srpt:predictor="noisy:sigma=1",fifo``), empty items dropped."""
+    from ..policies.base import split_outside
+
+    return [s.strip() for s in split_outside(text, ",") if s.strip()]
+
+
+def safe_filename(name: str) -> str:
+    """A policy label as a file name: letters, digits, '-', '_' and '.'; anything else '_'."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)

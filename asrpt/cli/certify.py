@@ -10,8 +10,8 @@ The ``--adaptive``, ``--strict`` and ``--preemption-cost`` options leave the the
 
 from __future__ import annotations
 
-from ..theory.certificate import certify_instance
-from ._common import add_instance, add_json, emit_json, format_table, load_from_args, nonneg_float
+from ..theory.certificate import certify, run_asrpt
+from ._common import add_instance, add_json, add_plot, emit_json, format_table, load_from_args, nonneg_float, write_plot
 
 _ROWS = ("per_job", "total", "lemma2", "theorem", "lemma3", "lemma3_premise", "running", "per_job_refined")
 
@@ -47,7 +47,15 @@ def register(sub) -> None:
                         "or at its next iteration boundary (model.md's step 6, outside the theorem)")
     p.add_argument("--jobs", action="store_true", help="include the per-job rows")
     add_json(p)
+    add_plot(p, "a Gantt chart of the run beside its virtual SRPT schedule")
     p.set_defaults(func=run)
+
+
+def _gantt_figure(instance, result):
+    from ..plots import gantt
+    from ..single.virtual import virtual_schedule
+
+    return gantt(result, virtual=virtual_schedule(instance, predicted=True), cluster=instance.cluster)
 
 
 def run(args) -> int:
@@ -58,10 +66,11 @@ def run(args) -> int:
         raise InvalidParameterError(f"--seed must be >= 0, got {args.seed}")
     cost = args.preemption_cost
     cost = int(cost) if float(cost).is_integer() else cost
-    cert = certify_instance(inst, predictor=args.predictor, placement=args.placement, seed=args.seed,
-                            adaptive=args.adaptive, backfill=not args.strict, preemption=True,
-                            preemption_cost=cost, preemption_point=args.preemption_point,
-                            tolerance=args.tolerance)
+    result = run_asrpt(inst, predictor=args.predictor, placement=args.placement, seed=args.seed,
+                       adaptive=args.adaptive, backfill=not args.strict, preemption=True,
+                       preemption_cost=cost, preemption_point=args.preemption_point)
+    cert = certify(inst, result, tolerance=args.tolerance)
+    write_plot(args.plot, lambda: _gantt_figure(inst, result))
     if args.json:
         emit_json({"file": args.instance, **cert.to_dict(jobs=args.jobs)})
     else:

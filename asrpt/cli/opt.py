@@ -15,28 +15,8 @@ from fractions import Fraction
 
 from ..offline.ilp import offline_opt
 from ..solve import SOLVERS
-from ._common import add_instance, add_json, emit_json, format_table, load_from_args, positive_float, positive_int
-
-
-def _positive_rational(text: str):
-    """A slot length: a decimal or a fraction such as 0.5 or 1/3, read exactly."""
-    try:
-        value = Fraction(text.strip())
-    except (ValueError, ZeroDivisionError):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number such as 1, 0.5 or 1/3") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number such as 1, 0.5 or 1/3")
-    return value.numerator if value.denominator == 1 else value
-
-
-def _gap(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a relative gap in [0, 1)")
-    return value
+from ._common import (add_instance, add_json, emit_json, format_table, load_from_args, positive_float,
+                      positive_int, positive_rational, relative_gap)
 
 
 def register(sub) -> None:
@@ -50,13 +30,13 @@ def register(sub) -> None:
                     "the grid are rounded up, so the ILP's schedule is always feasible.",
     )
     add_instance(p)
-    p.add_argument("--slot", type=_positive_rational, default=None, metavar="DELTA",
+    p.add_argument("--slot", type=positive_rational, default=None, metavar="DELTA",
                    help="slot length (e.g. 1, 0.5, 1/3); default: the largest that divides every "
                         "arrival and processing time, coarsened to about --max-slots slots")
     p.add_argument("--solver", choices=SOLVERS, default="highs", help="MILP backend (default highs)")
     p.add_argument("--time-limit", type=positive_float, default=None, metavar="S",
                    help="seconds for the solver; the bracket stays valid when it stops early")
-    p.add_argument("--gap", type=_gap, default=0.0, metavar="G",
+    p.add_argument("--gap", type=relative_gap, default=0.0, metavar="G",
                    help="relative MIP gap at which the solver may stop (default 0: proven optimum)")
     p.add_argument("--preemptive", action=argparse.BooleanOptionalAction, default=True,
                    help="bracket the preemptive optimum (default) or the non-preemptive one")

@@ -12,31 +12,10 @@ cluster) are one line, exit status 2.
 
 from __future__ import annotations
 
-import argparse
 
 from ..errors import InvalidParameterError
-from ._common import add_instance, add_json, emit_json, format_table, load_from_args, positive_float
-
-
-def _free_list(text: str) -> list[int]:
-    try:
-        values = [int(p) for p in text.replace(" ", "").split(",") if p != ""]
-        if not values or min(values) < 0:
-            raise ValueError
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a list of free GPUs per server such as 8,8,4") from None
-    return values
-
-
-def _gap(text: str) -> float:
-    try:
-        value = float(text)
-        if not 0 <= value < 1:
-            raise ValueError
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a relative gap in [0, 1)") from None
-    return value
+from ._common import (add_instance, add_json, add_plot, emit_json, format_table, free_gpu_list,
+                      load_from_args, positive_float, relative_gap, write_plot)
 
 
 def register(sub) -> None:
@@ -52,7 +31,7 @@ def register(sub) -> None:
     )
     add_instance(p, exact=False)
     p.add_argument("--job", required=True, metavar="ID", help="the job to place (a DNN job)")
-    p.add_argument("--free", type=_free_list, default=None, metavar="F1,F2,...",
+    p.add_argument("--free", type=free_gpu_list, default=None, metavar="F1,F2,...",
                    help="free GPUs per server, in the cluster's order (default: all GPUs)")
     p.add_argument("--method", default="ilp", choices=available_methods(),
                    help="placement method (default: ilp)")
@@ -61,11 +40,18 @@ def register(sub) -> None:
     p.add_argument("--solver", default="highs", choices=SOLVERS, help="MILP backend (default highs)")
     p.add_argument("--time-limit", type=positive_float, default=None, metavar="S",
                    help="seconds for the solver (default: none)")
-    p.add_argument("--gap", type=_gap, default=0.0, metavar="G",
+    p.add_argument("--gap", type=relative_gap, default=0.0, metavar="G",
                    help="relative MIP gap at which to stop (default 0: prove optimality)")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="seed of randomised methods")
     add_json(p)
+    add_plot(p, "the worker graph on its servers, cut edges highlighted")
     p.set_defaults(func=run)
+
+
+def _placement_figure(graph, placement, free):
+    from ..plots import placement_graph
+
+    return placement_graph(graph, placement, free_gpus=free)
 
 
 def run(args) -> int:
@@ -93,6 +79,7 @@ def run(args) -> int:
     p = place(graph, free, method=args.method, objective=args.objective, solver=args.solver,
               time_limit=args.time_limit, gap=args.gap, cluster=cluster, job=job, seed=args.seed)
     tau_star = best_iteration_time(job, cluster)
+    write_plot(args.plot, lambda: _placement_figure(graph, p, free))
     if args.json:
         payload = {"job": job.id, "model": job.model,
                    "parallelism": dict(zip(("dp", "pp", "tp"), job.parallelism.as_tuple())),

@@ -29,7 +29,8 @@ import os
 import sys
 
 from ..errors import InvalidParameterError
-from ._common import positive_float, positive_int
+from ._common import (distortion, free_gpu_list, positive_float, positive_int, relative_gap, safe_filename,
+                      split_specs)
 
 __all__ = ["register"]
 
@@ -79,20 +80,19 @@ def register(sub) -> None:
 
     from ..placement import OBJECTIVES, available_methods
     from ..solve import SOLVERS
-    from .place import _free_list, _gap
 
     pl = kinds.add_parser("placement", help="a DNN job's worker graph placed on servers, cut edges in red",
                           description="Place one DNN job of an instance (as 'asrpt place' does) and draw "
                                       "its worker graph on the servers used, edges between servers in red.")
     pl.add_argument("instance", metavar="INSTANCE", help="instance file with DNN jobs")
     pl.add_argument("--job", required=True, metavar="ID", help="the job to place (a DNN job)")
-    pl.add_argument("--free", type=_free_list, default=None, metavar="F1,F2,...",
+    pl.add_argument("--free", type=free_gpu_list, default=None, metavar="F1,F2,...",
                     help="free GPUs per server, in the cluster's order (default: all GPUs)")
     pl.add_argument("--method", default="ilp", choices=available_methods(), help="placement method (default ilp)")
     pl.add_argument("--objective", default="cut", choices=OBJECTIVES, help="cut (default) or tau")
     pl.add_argument("--solver", default="highs", choices=SOLVERS, help="MILP backend (default highs)")
     pl.add_argument("--time-limit", type=positive_float, default=None, metavar="S", help="solver seconds")
-    pl.add_argument("--gap", type=_gap, default=0.0, metavar="G", help="relative MIP gap (default 0)")
+    pl.add_argument("--gap", type=relative_gap, default=0.0, metavar="G", help="relative MIP gap (default 0)")
     pl.add_argument("--seed", type=_nonneg_int, default=0, metavar="N", help="seed of randomised methods")
     _out_options(pl)
     pl.set_defaults(func=_placement)
@@ -109,7 +109,6 @@ def register(sub) -> None:
     _out_options(r)
     r.set_defaults(func=_ratio)
 
-    from .worst_case import _mu
 
     w = kinds.add_parser("worst-case", aliases=["progress"], help="worst-case search progress per mu",
                          description="Run the worst-case search of 'asrpt worst-case' once per --mu "
@@ -117,7 +116,7 @@ def register(sub) -> None:
                                      "beside each cell's bound 1 + rho mu.")
     w.add_argument("--gpus", type=positive_int, required=True, metavar="M", help="GPUs of the server")
     w.add_argument("--max-jobs", type=positive_int, required=True, metavar="N", help="most jobs (1..8)")
-    w.add_argument("--mu", type=lambda t: [_mu(x) for x in t.split(",") if x.strip()], default=[1],
+    w.add_argument("--mu", type=lambda t: [distortion(x) for x in t.split(",") if x.strip()], default=[1],
                    metavar="MU[,MU...]", help="distortion bounds, one search each (default 1)")
     w.add_argument("--max-job-gpus", type=positive_int, default=None, metavar="G", help="largest gang")
     w.add_argument("--budget", type=positive_float, default=20.0, metavar="S",
@@ -230,7 +229,6 @@ def _gantt(args) -> int:
 
 def _results_dir_jcts(path: str, wanted: list[str] | None) -> dict:
     """``{policy: [JCT, ...]}`` from the per-job CSVs of an ``asrpt simulate --out`` directory."""
-    from .simulate import _safe
 
     summary = os.path.join(path, "summary.json")
     if not os.path.exists(summary):
@@ -245,7 +243,7 @@ def _results_dir_jcts(path: str, wanted: list[str] | None) -> dict:
         policies = wanted
     out = {}
     for policy in policies:
-        csv_path = os.path.join(path, f"{_safe(policy)}.jobs.csv")
+        csv_path = os.path.join(path, f"{safe_filename(policy)}.jobs.csv")
         if not os.path.exists(csv_path):
             raise InvalidParameterError(f"{path}: summary.json names {policy!r} but {csv_path} is missing")
         with open(csv_path, encoding="utf-8", newline="") as fh:
@@ -255,10 +253,9 @@ def _results_dir_jcts(path: str, wanted: list[str] | None) -> dict:
 
 def _jct(args) -> int:
     from ..plots import jct_bars, jct_cdf
-    from .simulate import _split_policies
 
     if os.path.isdir(args.input):
-        wanted = [s.strip() for s in _split_policies(args.policies) if s.strip()] if args.policies else None
+        wanted = split_specs(args.policies) if args.policies else None
         data = _results_dir_jcts(args.input, wanted)
     else:
         instance = _load(args)
@@ -332,10 +329,9 @@ def _accuracy(args) -> int:
     from ..predict.metrics import replay_predictions, run_predictions
     from ..sim import simulate
     from .predict_eval import load_workload
-    from .simulate import _split_policies
 
     instance, _ = load_workload(args)
-    specs = [s.strip() for s in _split_policies(args.predictor) if s.strip()]
+    specs = split_specs(args.predictor)
     if not specs:
         raise InvalidParameterError("--predictor names no predictor")
     logs = {}

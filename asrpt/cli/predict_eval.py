@@ -25,7 +25,7 @@ from ..predict.base import make_predictor
 from ..predict.metrics import replay_predictions, run_predictions
 from ..sim import simulate
 from ..traces.detect import FORMATS, read_trace
-from ._common import add_json, emit_json, format_table, positive_int
+from ._common import add_json, add_plot, emit_json, format_table, positive_int, write_plot
 
 __all__ = ["register", "load_workload"]
 
@@ -52,6 +52,7 @@ def register(sub) -> None:
     p.add_argument("--limit", type=positive_int, metavar="N", help="trace window: number of jobs")
     p.add_argument("--dnn", action="store_true", help="give trace jobs DNN models (asrpt.traces.assign)")
     add_json(p)
+    add_plot(p, "predicted against true work (log-log)")
     p.set_defaults(func=run)
 
 
@@ -76,6 +77,12 @@ def load_workload(args) -> tuple:
         spec = f'{spec}:cluster="{args.cluster}"'
     instance = make_workload(spec)
     return instance, {"source": spec, "family": name, "params": dict(instance.metadata.get("params", {}))}
+
+
+def _scatter_figure(log):
+    from ..plots import prediction_scatter
+
+    return prediction_scatter(log)
 
 
 def run(args) -> int:
@@ -104,6 +111,7 @@ def run(args) -> int:
                                      completions=result.completion_times)
     initial = log.accuracy()
     wall = time.perf_counter() - started
+    write_plot(args.plot, lambda: _scatter_figure(log))
     payload = {"workload": {**described, "jobs": instance.n_jobs, "gpus": instance.cluster.total_gpus},
                "predictor": args.predictor, "policy": policy_name,
                "mode": "replay" if args.replay else "run",

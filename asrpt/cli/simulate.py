@@ -12,7 +12,8 @@ from ..instance import Cluster
 from ..policies.base import make_policy, parse_policy_spec, policy_names
 from ..sim import simulate
 from ..traces.detect import FORMATS, read_trace
-from ._common import add_json, emit_json, format_table, nonneg_float, positive_int
+from ._common import (add_json, add_plot, emit_json, format_table, nonneg_float, positive_int, safe_filename,
+                      split_specs, write_plot)
 
 SUMMARY_COLUMNS = ("mean_jct", "median_jct", "p95_jct", "p99_jct", "makespan", "gpu_utilization",
                    "preemptions", "total_weighted_completion_time")
@@ -57,12 +58,13 @@ def register(sub) -> None:
     p.add_argument("input", metavar="INSTANCE_OR_TRACE", nargs="?", help="instance (.json) or trace (.csv)")
     p.add_argument("--list-policies", action="store_true", help="list the registered policies and exit")
     add_run_options(p)
+    add_plot(p, "the JCT CDF of the runs")
     p.set_defaults(func=run, policies_default="a-srpt,fifo")
 
 
 def policies_from(spec: str, predictor: str | None) -> list:
     out = []
-    for item in [s for s in _split_policies(spec) if s.strip()]:
+    for item in split_specs(spec):
         name, params = parse_policy_spec(item)
         policy = make_policy(item)
         if predictor is not None and "predictor" in policy.get_params() and "predictor" not in params:
@@ -74,27 +76,6 @@ def policies_from(spec: str, predictor: str | None) -> list:
     if not out:
         raise InvalidParameterError("no policy given (--policy a-srpt,fifo,...)")
     return out
-
-
-def _split_policies(spec: str) -> list[str]:
-    """Split on commas outside quotes and brackets (a policy's own lists may hold commas)."""
-    parts, depth, quote, cur = [], 0, None, []
-    for ch in spec:
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "[{(":
-            depth += 1
-        elif ch in "]})":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append("".join(cur))
-            cur = []
-            continue
-        cur.append(ch)
-    parts.append("".join(cur))
-    return parts
 
 
 def load_input(args):
@@ -133,7 +114,7 @@ def write_outputs(out_dir: str, instance, results, report) -> list[str]:
     os.makedirs(out_dir, exist_ok=True)
     written = []
     for r in results:
-        path = os.path.join(out_dir, f"{_safe(r.policy)}.jobs.csv")
+        path = os.path.join(out_dir, f"{safe_filename(r.policy)}.jobs.csv")
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(r.jobs_csv())
         written.append(path)
@@ -156,8 +137,10 @@ def write_outputs(out_dir: str, instance, results, report) -> list[str]:
     return written
 
 
-def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+def _jct_figure(results):
+    from ..plots import jct_cdf
+
+    return jct_cdf(results)
 
 
 def run(args) -> int:
@@ -173,6 +156,7 @@ def run(args) -> int:
     policies = policies_from(args.policies or args.policies_default, args.predictor)
     show = args.progress if args.progress is not None else sys.stderr.isatty()
     results = run_policies(instance, policies, args, progress=show)
+    write_plot(args.plot, lambda: _jct_figure(results))
     if args.out:
         written = write_outputs(args.out, instance, results, report)
         if not args.json:

@@ -10,23 +10,11 @@ a certified violation of Theorem 1 (``ALG / UB`` above the bound); 2 on bad inpu
 
 from __future__ import annotations
 
-import argparse
 import sys
-from fractions import Fraction
 
 from ..instance import save_instance
 from ..theory.worstcase import worst_case
-from ._common import add_json, emit_json, format_table, positive_float, positive_int
-
-
-def _mu(text: str):
-    try:
-        value = Fraction(text.strip())
-    except (ValueError, ZeroDivisionError):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number >= 1 such as 1, 4 or 5/2") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number >= 1 such as 1, 4 or 5/2")
-    return value.numerator if value.denominator == 1 else value
+from ._common import add_json, add_plot, distortion, emit_json, format_table, positive_float, positive_int, write_plot
 
 
 def register(sub) -> None:
@@ -44,7 +32,7 @@ def register(sub) -> None:
     p.add_argument("--gpus", type=positive_int, required=True, metavar="M", help="GPUs of the server")
     p.add_argument("--max-jobs", type=positive_int, required=True, metavar="N",
                    help="most jobs per instance (1..8; the ILP grows quickly)")
-    p.add_argument("--mu", type=_mu, default=1, metavar="MU",
+    p.add_argument("--mu", type=distortion, default=1, metavar="MU",
                    help="bound on the predictions' distortion mu_over * mu_under (default 1: exact)")
     p.add_argument("--max-job-gpus", type=positive_int, default=None, metavar="G",
                    help="largest gang (default M)")
@@ -59,7 +47,14 @@ def register(sub) -> None:
     p.add_argument("--out", default=None, metavar="FILE",
                    help="where to save the worst instance (default worst-case-M..-g..-mu...json)")
     add_json(p)
+    add_plot(p, "the search progress (best ratio against evaluations)")
     p.set_defaults(func=run)
+
+
+def _progress_figure(result):
+    from ..plots import worstcase_progress
+
+    return worstcase_progress([result])
 
 
 def run(args) -> int:
@@ -69,6 +64,7 @@ def run(args) -> int:
                    max_processing_time=args.max_processing_time, max_arrival=args.max_arrival, log=log)
     path = args.out or f"worst-case-{r.cell.name}.json"
     save_instance(r.instance, path)
+    write_plot(args.plot, lambda: _progress_figure(r))
     if args.json:
         emit_json({"instance_file": path, **r.to_dict()})
     else:

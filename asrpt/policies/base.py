@@ -39,7 +39,7 @@ from ..instance import Cluster, Number
 from ..sim.view import ClusterView, JobView
 
 __all__ = ["Decision", "Policy", "POLICIES", "register_policy", "make_policy", "policy_names",
-           "parse_policy_spec"]
+           "parse_policy_spec", "split_outside"]
 
 
 @dataclass(frozen=True)
@@ -139,10 +139,17 @@ def _parse_value(text: str) -> Any:
         return text
 
 
-def _split_top(spec: str) -> list[str]:
-    """Split on ':' outside quotes and brackets."""
+def split_outside(text: str, sep: str) -> list[str]:
+    """Split ``text`` on ``sep`` where it is outside quotes and brackets (a spec's own values
+    may contain the separator).
+
+    >>> split_outside('a-srpt:predictor="noisy:sigma=1",fifo', ",")
+    ['a-srpt:predictor="noisy:sigma=1"', 'fifo']
+    >>> split_outside("tiresias:thresholds=[1,2]", ":")
+    ['tiresias', 'thresholds=[1,2]']
+    """
     parts, depth, quote, cur = [], 0, None, []
-    for ch in spec:
+    for ch in text:
         if quote:
             quote = None if ch == quote else quote
         elif ch in "\"'":
@@ -151,7 +158,7 @@ def _split_top(spec: str) -> list[str]:
             depth += 1
         elif ch in "]})":
             depth -= 1
-        elif ch == ":" and depth == 0:
+        elif ch == sep and depth == 0:
             parts.append("".join(cur))
             cur = []
             continue
@@ -171,7 +178,7 @@ def parse_policy_spec(spec: str) -> tuple[str, dict]:
     >>> parse_policy_spec('a-srpt:predictor="noisy:sigma=1"')
     ('a-srpt', {'predictor': 'noisy:sigma=1'})
     """
-    name, *parts = _split_top(spec.strip())
+    name, *parts = split_outside(spec.strip(), ":")
     params = {}
     for part in parts:
         if "=" not in part:
