@@ -36,10 +36,9 @@ from sortedcontainers import SortedList
 
 from .._validation import Options
 from ..instance import id_key
-from ..predict.base import PredictionTracker, make_predictor
 from ..single.srpt import SRPTMachine
 from ..sizes import exact_div, exact_mul
-from .base import Decision, Policy, register_policy
+from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["ASRPT"]
 
@@ -54,7 +53,7 @@ _VIEW = itemgetter(3)  # the JobView in an entry (r~, tie, index, view) of the u
 @register_policy("a-srpt-srsf-order", order="actual")
 @register_policy("a-srpt-strict", backfill=False)
 @register_policy("a-srpt-consolidate", placement="best_fit")
-class ASRPT(Policy):
+class ASRPT(PredictorPolicy):
     """Adaptive SRPT guided by a virtual single machine.
 
     Parameters
@@ -108,17 +107,11 @@ class ASRPT(Policy):
         return self.preemption
 
     @property
-    def clairvoyant(self) -> bool:  # type: ignore[override]
-        pred = getattr(self, "tracker_", None)
-        return (pred.predictor if pred else make_predictor(self.predictor)).clairvoyant
-
-    @property
     def work_conserving(self) -> bool:  # type: ignore[override]
         return self.backfill and self.preemption
 
     def reset(self, cluster, *, seed=None):
         super().reset(cluster, seed=seed)
-        self.tracker_ = PredictionTracker(make_predictor(self.predictor), seed)
         self.total_gpus_ = cluster.total_gpus
         self._tie: dict[int, tuple] = {}
         self.machine_ = SRPTMachine(tie_key=self._tie.__getitem__)
@@ -270,6 +263,6 @@ class ASRPT(Policy):
             "virtual_completion_times": {keys[i]: c for i, c in sorted(
                 m.completion_times().items(), key=lambda item: id_key(keys[item[0]]))},
             "virtual_sizes": {k: self.virtual_sizes_[k] for k in sorted(self.virtual_sizes_, key=id_key)},
-            **self.tracker_.report(),
+            **super().report(),
             "adaptive_updates": self.adaptive_updates_,
         }

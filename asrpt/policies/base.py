@@ -38,7 +38,7 @@ from ..errors import InvalidParameterError
 from ..instance import Cluster, Number
 from ..sim.view import ClusterView, JobView
 
-__all__ = ["Decision", "Policy", "POLICIES", "register_policy", "make_policy", "policy_names",
+__all__ = ["Decision", "Policy", "PredictorPolicy", "POLICIES", "register_policy", "make_policy", "policy_names",
            "parse_policy_spec", "split_outside"]
 
 
@@ -99,6 +99,31 @@ class Policy(Params, abc.ABC):
     def describe(self) -> str:
         """The registered name plus the parameters that differ from the preset's."""
         return self.name
+
+
+class PredictorPolicy(Policy):
+    """Base class of policies with a ``predictor`` parameter (A-SRPT, SJF, SRSF, QSSF, Themis).
+
+    ``reset`` starts a :class:`~asrpt.predict.base.PredictionTracker` (``tracker_``); the policy is
+    clairvoyant exactly when its predictor is; ``report`` records every job's first and last
+    prediction by id (subclasses add their own data to it).
+    """
+
+    @property
+    def clairvoyant(self) -> bool:  # type: ignore[override]
+        from ..predict.base import make_predictor
+
+        tracker = getattr(self, "tracker_", None)
+        return (tracker.predictor if tracker else make_predictor(self.predictor)).clairvoyant
+
+    def reset(self, cluster: Cluster, *, seed=None) -> None:
+        from ..predict.base import PredictionTracker, make_predictor
+
+        super().reset(cluster, seed=seed)
+        self.tracker_ = PredictionTracker(make_predictor(self.predictor), seed)
+
+    def report(self) -> dict:
+        return self.tracker_.report()
 
 
 # name -> (class, preset parameters)

@@ -28,9 +28,8 @@ from operator import itemgetter
 
 from sortedcontainers import SortedList
 
-from ..predict.base import PredictionTracker, make_predictor
 from ..sizes import exact_mul
-from .base import Decision, Policy, register_policy
+from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["QSSF"]
 
@@ -39,7 +38,7 @@ _VIEW = itemgetter(5)
 
 @register_policy("qssf")
 @register_policy("qssf-ff", backfill=True)
-class QSSF(Policy):
+class QSSF(PredictorPolicy):
     """Quasi-shortest-service-first: smallest predicted GPU-time first, non-preemptive.
 
     Parameters
@@ -74,17 +73,11 @@ class QSSF(Policy):
         self.backfill = backfill
 
     @property
-    def clairvoyant(self) -> bool:  # type: ignore[override]
-        tracker = getattr(self, "tracker_", None)
-        return (tracker.predictor if tracker else make_predictor(self.predictor)).clairvoyant
-
-    @property
     def work_conserving(self) -> bool:  # type: ignore[override]
         return self.backfill
 
     def reset(self, cluster, *, seed=None):
         super().reset(cluster, seed=seed)
-        self.tracker_ = PredictionTracker(make_predictor(self.predictor), seed)
         self._queue = SortedList()          # (gpu-time, gpus, arrival, id key, index, view) of waiting jobs
         self._entry: dict[int, tuple] = {}
 
@@ -99,6 +92,3 @@ class QSSF(Policy):
             entry[job.index] = e
             queue.add(e)
         return Decision(map(_VIEW, queue), backfill=self.backfill)
-
-    def report(self) -> dict:
-        return self.tracker_.report()

@@ -19,9 +19,8 @@ from operator import itemgetter
 
 from sortedcontainers import SortedList
 
-from ..predict.base import PredictionTracker, make_predictor
 from .._validation import Options
-from .base import Decision, Policy, register_policy
+from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["SJF"]
 
@@ -31,7 +30,7 @@ _VIEW = itemgetter(4)
 @register_policy("sjf")
 @register_policy("sjf-strict", backfill=False)
 @register_policy("sjf-duration", key="duration")
-class SJF(Policy):
+class SJF(PredictorPolicy):
     """Shortest (predicted) job first, non-preemptive.
 
     Parameters
@@ -58,16 +57,11 @@ class SJF(Policy):
         self.backfill = backfill
 
     @property
-    def clairvoyant(self) -> bool:
-        return make_predictor(self.predictor).clairvoyant
-
-    @property
     def work_conserving(self) -> bool:
         return self.backfill
 
     def reset(self, cluster, *, seed=None):
         super().reset(cluster, seed=seed)
-        self.tracker_ = PredictionTracker(make_predictor(self.predictor), seed)
         self._queue = SortedList()          # (size, arrival, id key, index, view) of waiting jobs
         self._entry: dict[int, tuple] = {}
 
@@ -83,6 +77,3 @@ class SJF(Policy):
             entry[job.index] = e
             queue.add(e)
         return Decision(map(_VIEW, queue), backfill=self.backfill)
-
-    def report(self) -> dict:
-        return self.tracker_.report()

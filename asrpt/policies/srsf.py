@@ -47,9 +47,8 @@ from __future__ import annotations
 from numbers import Real
 
 from .._validation import Interval, Options
-from ..predict.base import PredictionTracker, make_predictor
 from ..sizes import exact_mul
-from .base import Decision, Policy, register_policy
+from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["SRSF"]
 
@@ -59,7 +58,7 @@ __all__ = ["SRSF"]
 @register_policy("srsf-pred", predictor="instance")
 @register_policy("srtf-pred", key="time", predictor="instance")
 @register_policy("srsf-mean", predictor="group_mean")
-class SRSF(Policy):
+class SRSF(PredictorPolicy):
     """Shortest remaining service (GPU-time) or remaining time first, preemptive.
 
     Parameters
@@ -104,14 +103,8 @@ class SRSF(Policy):
         self.adaptive = adaptive
         self.epsilon = epsilon
 
-    @property
-    def clairvoyant(self) -> bool:  # type: ignore[override]
-        tracker = getattr(self, "tracker_", None)
-        return (tracker.predictor if tracker else make_predictor(self.predictor)).clairvoyant
-
     def reset(self, cluster, *, seed=None):
         super().reset(cluster, seed=seed)
-        self.tracker_ = PredictionTracker(make_predictor(self.predictor), seed)
         self.adaptive_updates_ = 0
         self._left: dict[int, object] = {}  # index -> predicted remaining work at the last decision
 
@@ -176,4 +169,4 @@ class SRSF(Policy):
         return wake
 
     def report(self) -> dict:
-        return {**self.tracker_.report(), "adaptive_updates": self.adaptive_updates_}
+        return {**super().report(), "adaptive_updates": self.adaptive_updates_}

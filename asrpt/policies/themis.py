@@ -46,9 +46,8 @@ import math
 from numbers import Real
 
 from .._validation import Interval, validate_params
-from ..predict.base import PredictionTracker, make_predictor
 from ..sizes import exact_div, exact_mul
-from .base import Decision, Policy, register_policy
+from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["Themis", "finish_time_fairness"]
 
@@ -115,7 +114,7 @@ def finish_time_fairness(elapsed, executed, remaining, iso_share):
 
 
 @register_policy("themis")
-class Themis(Policy):
+class Themis(PredictorPolicy):
     """Themis-style finish-time-fair rounds with leases (greedy form).
 
     Parameters
@@ -156,14 +155,8 @@ class Themis(Policy):
         self.fairness_knob = fairness_knob
         self.predictor = predictor
 
-    @property
-    def clairvoyant(self) -> bool:  # type: ignore[override]
-        tracker = getattr(self, "tracker_", None)
-        return (tracker.predictor if tracker else make_predictor(self.predictor)).clairvoyant
-
     def reset(self, cluster, *, seed=None):
         super().reset(cluster, seed=seed)
-        self.tracker_ = PredictionTracker(make_predictor(self.predictor), seed)
         self._total_gpus = cluster.total_gpus
         self.rounds_ = 0
         self.round_end_ = None
@@ -218,4 +211,4 @@ class Themis(Policy):
         return Decision(order, backfill=True, wake_at=wake)
 
     def report(self) -> dict:
-        return {"rounds": self.rounds_, **self.tracker_.report()}
+        return {"rounds": self.rounds_, **super().report()}
