@@ -58,6 +58,8 @@ __all__ = [
     "instance_problems",
     "load_instance",
     "loads_instance",
+    "read_text",
+    "read_json",
     "instance_to_dict",
     "dumps_instance",
     "save_instance",
@@ -707,16 +709,37 @@ def parse_instance(data: Any, *, source: str | None = None, exact: bool = False)
     return inst
 
 
-def loads_instance(text: str, *, source: str | None = None, exact: bool = False) -> Instance:
-    """Parse an instance from JSON text (InvalidInstance also for malformed JSON)."""
+def read_json(text: str, *, source: str | None = None, exact: bool = False) -> Any:
+    """Parse JSON text for an instance (floats as exact rationals with ``exact=True``).
+
+    Raises InvalidInstance naming the line and column of malformed JSON.
+    """
     try:
-        data = json.loads(text, parse_float=(lambda s: parse_number(Fraction(s), exact=True)) if exact else float)
+        return json.loads(text, parse_float=(lambda s: parse_number(Fraction(s), exact=True)) if exact else float)
     except json.JSONDecodeError as exc:
         raise InvalidInstance([Problem("", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")],
                               source=source) from None
     except RecursionError:
         raise InvalidInstance([Problem("", "invalid JSON: nested too deeply")], source=source) from None
-    return parse_instance(data, source=source, exact=exact)
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """The text of an instance file; InvalidInstance for a missing, directory or unreadable file."""
+    source = os.fspath(path)
+    try:
+        with open(source, encoding="utf-8") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise InvalidInstance([Problem("", "no such file")], source=source) from None
+    except IsADirectoryError:
+        raise InvalidInstance([Problem("", "is a directory, not an instance file")], source=source) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInstance([Problem("", f"cannot read: {exc}")], source=source) from None
+
+
+def loads_instance(text: str, *, source: str | None = None, exact: bool = False) -> Instance:
+    """Parse an instance from JSON text (InvalidInstance also for malformed JSON)."""
+    return parse_instance(read_json(text, source=source, exact=exact), source=source, exact=exact)
 
 
 def load_instance(path: str | os.PathLike, *, exact: bool = False) -> Instance:
@@ -726,16 +749,7 @@ def load_instance(path: str | os.PathLike, *, exact: bool = False) -> Instance:
     file, malformed JSON, or an invalid instance.
     """
     source = os.fspath(path)
-    try:
-        with open(source, encoding="utf-8") as fh:
-            text = fh.read()
-    except FileNotFoundError:
-        raise InvalidInstance([Problem("", "no such file")], source=source) from None
-    except IsADirectoryError:
-        raise InvalidInstance([Problem("", "is a directory, not an instance file")], source=source) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInstance([Problem("", f"cannot read: {exc}")], source=source) from None
-    return loads_instance(text, source=source, exact=exact)
+    return loads_instance(read_text(source), source=source, exact=exact)
 
 
 def instance_to_dict(inst: Instance) -> dict:

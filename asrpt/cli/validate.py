@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from fractions import Fraction
 
-from ..errors import InvalidInstance, Problem
-from ..instance import instance_problems, parse_number
+from ..errors import InvalidInstance
+from ..instance import instance_problems, read_json, read_text
 from ._common import add_instance, add_json, emit_json
 
 
@@ -26,23 +24,11 @@ def register(sub) -> None:
 
 def run(args) -> int:
     path = args.instance
+    text = read_text(path)  # an unreadable file is an error (exit 2), not a list of problems
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except FileNotFoundError:
-        raise InvalidInstance([Problem("", "no such file")], source=path) from None
-    except IsADirectoryError:
-        raise InvalidInstance([Problem("", "is a directory, not an instance file")], source=path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInstance([Problem("", f"cannot read: {exc}")], source=path) from None
-    try:
-        parse_float = (lambda s: parse_number(Fraction(s), exact=True)) if args.exact else float
-        data = json.loads(text, parse_float=parse_float)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-        problems, inst = [Problem("", f"invalid JSON{where}")], None
-    else:
-        problems, inst = instance_problems(data, exact=args.exact)
+        problems, inst = instance_problems(read_json(text, source=path, exact=args.exact), exact=args.exact)
+    except InvalidInstance as exc:  # malformed JSON: one problem, reported like the others
+        problems, inst = list(exc.problems), None
     if args.json:
         payload = {"file": path, "valid": not problems,
                    "problems": [{"location": p.location, "message": p.message} for p in problems]}
