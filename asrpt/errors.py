@@ -13,12 +13,15 @@ Hierarchy::
     ├── NotFittedError          a predictor was used before ``fit``
     └── TraceError              a trace file could not be read
 
-The CLI maps each of them to one line on stderr and exit status 2.
+The CLI maps each of them to one line on stderr and exit status 2. :func:`did_you_mean` and
+:func:`unknown_name` word the "unknown name" messages of every registry the same way.
 """
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
+from typing import Iterable
 
 __all__ = [
     "AsrptError",
@@ -29,6 +32,8 @@ __all__ = [
     "SolverError",
     "NotFittedError",
     "TraceError",
+    "did_you_mean",
+    "unknown_name",
 ]
 
 
@@ -95,3 +100,39 @@ class NotFittedError(AsrptError, RuntimeError):
 
 class TraceError(AsrptError, ValueError):
     """A trace file is missing, unreadable, or has a malformed header."""
+
+
+def did_you_mean(name: str, known: Iterable[str], *, cutoff: float = 0.6) -> str:
+    """The hint `` (did you mean 'x'?)`` for a misspelt ``name``, or ``""`` when nothing in
+    ``known`` is close (difflib ratio >= ``cutoff``; exact case first, then ignoring case).
+
+    Examples
+    --------
+    >>> did_you_mean("gredy", ["greedy", "kl"])
+    " (did you mean 'greedy'?)"
+    >>> did_you_mean("h200", ["H200", "A100"])
+    " (did you mean 'H200'?)"
+    >>> did_you_mean("zzz", ["greedy"])
+    ''
+    """
+    known = [str(k) for k in known]
+    close = difflib.get_close_matches(name, known, n=1, cutoff=cutoff)
+    if not close:
+        lowered = {k.lower(): k for k in known}
+        close = [lowered[c] for c in difflib.get_close_matches(name.lower(), list(lowered), n=1,
+                                                               cutoff=cutoff)]
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def unknown_name(what: str, name: str, known: Iterable[str]) -> InvalidParameterError:
+    """The error for a name missing from a registry: what it is, the closest known name, and
+    every known name (sorted).
+
+    Examples
+    --------
+    >>> str(unknown_name("policy", "fifoo", ["sjf", "fifo"]))
+    "unknown policy 'fifoo' (did you mean 'fifo'?); known: fifo, sjf"
+    """
+    known = sorted(str(k) for k in known)
+    return InvalidParameterError(f"unknown {what} {name!r}{did_you_mean(name, known)}; known: "
+                                 f"{', '.join(known)}")

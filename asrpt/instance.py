@@ -31,7 +31,6 @@ True
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import os
@@ -43,7 +42,7 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Sequence, Union
 
 from ._validation import is_integer, is_number
-from .errors import InvalidInstance, Problem
+from .errors import InvalidInstance, Problem, did_you_mean
 
 __all__ = [
     "Number",
@@ -122,12 +121,6 @@ def _number_to_json(x: Number) -> Any:
     if is_integer(x):
         return int(x)
     return float(x)
-
-
-def _did_you_mean(name: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
-
 
 def _freeze(value: Any) -> Any:
     """Deep read-only copy of JSON-like metadata."""
@@ -220,7 +213,7 @@ class _Checker:
         for key in obj:
             if key not in known:
                 self.problems.append(
-                    Problem(self.at(str(key)), f"unknown field{_did_you_mean(str(key), known)}")
+                    Problem(self.at(str(key)), f"unknown field{did_you_mean(str(key), known)}")
                 )
 
 

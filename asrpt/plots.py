@@ -27,7 +27,6 @@ import os
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from numbers import Integral
-from typing import Any
 
 from matplotlib import colormaps
 from matplotlib.collections import PolyCollection

@@ -181,10 +181,17 @@ def heuristic_gaps(seed: int = 3, cases: int = 500, time_limit: float = 30.0) ->
                      for h, g in gaps.items()}}
 
 
-def report(cases: int = 500, seed: int = 0) -> dict:
-    return {"ilp_by_size": ilp_by_size(seed), "onto_eight_servers": onto_eight_servers(seed + 1),
-            "plain_vs_count": plain_vs_count(seed + 2),
-            "heuristic_gaps": heuristic_gaps(seed + 3, cases)}
+def report(cases: int = 500, seed: int = 0, time_limit: float = 30.0, part: str = "all") -> dict:
+    """The full report (``part="all"``) or one of its parts: "size", "eight", "plain", "gaps"."""
+    parts = {"size": lambda: {"ilp_by_size": ilp_by_size(seed, time_limit=time_limit)},
+             "eight": lambda: {"onto_eight_servers": onto_eight_servers(seed + 1,
+                                                                        time_limit=time_limit)},
+             "plain": lambda: {"plain_vs_count": plain_vs_count(seed + 2, time_limit=time_limit)},
+             "gaps": lambda: {"heuristic_gaps": heuristic_gaps(seed + 3, cases,
+                                                               time_limit=time_limit)}}
+    if part != "all":
+        return parts[part]()
+    return {k: v for f in parts.values() for k, v in f().items()}
 
 
 def _print(rep: dict) -> None:
@@ -253,12 +260,10 @@ if __name__ == "__main__":
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--part", choices=["all", "size", "eight", "plain", "gaps"], default="all")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--time-limit", type=float, default=30.0,
+                    help="seconds per ILP solve (default 30)")
     a = ap.parse_args()
-    parts = {"size": lambda: {"ilp_by_size": ilp_by_size(a.seed)},
-             "eight": lambda: {"onto_eight_servers": onto_eight_servers(a.seed + 1)},
-             "plain": lambda: {"plain_vs_count": plain_vs_count(a.seed + 2)},
-             "gaps": lambda: {"heuristic_gaps": heuristic_gaps(a.seed + 3, a.cases)}}
-    rep = report(a.cases, a.seed) if a.part == "all" else parts[a.part]()
+    rep = report(a.cases, a.seed, a.time_limit, a.part)
     if a.json:
         with open(a.json, "w") as fh:
             json.dump(rep, fh, indent=1, default=str)

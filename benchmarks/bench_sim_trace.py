@@ -14,7 +14,6 @@ import argparse
 import json
 import subprocess
 import sys
-import time
 
 CHILD = r"""
 import json, resource, sys, time

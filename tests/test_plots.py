@@ -18,7 +18,7 @@ from asrpt.cli import main
 from asrpt.errors import InvalidParameterError
 from asrpt.instance import Cluster, Instance, Job, Parallelism, load_instance, save_instance
 from asrpt.sim import simulate
-from asrpt.single import srpt_schedule, virtual_schedule
+from asrpt.single import virtual_schedule
 from asrpt.testing.strategies import instances
 
 SMALL = "instances/small-cluster.json"

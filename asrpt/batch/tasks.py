@@ -40,7 +40,6 @@ Examples
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import os
@@ -53,7 +52,7 @@ from typing import Any, Callable, Mapping
 
 from .._json import jsonable
 from .._validation import InstanceOf, Interval, Options, validate_parameter_constraints, validate_params
-from ..errors import AsrptError, InvalidParameterError
+from ..errors import AsrptError, InvalidParameterError, did_you_mean, unknown_name
 from ..instance import Instance, loads_instance
 
 __all__ = [
@@ -368,10 +367,7 @@ def place_task(instance: Instance, *, method: str = "ilp", objective: str = "cut
     from ..placement import available_methods, place
 
     if method not in available_methods():
-        close = difflib.get_close_matches(method, available_methods(), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InvalidParameterError(f"unknown placement method {method!r}{hint}; known: "
-                                    f"{', '.join(available_methods())}")
+        raise unknown_name("placement method", method, available_methods())
     dnn = [j for j in instance.jobs if not j.is_abstract]
     if not dnn:
         raise InvalidParameterError("place: the instance has no DNN job (abstract jobs have no "
@@ -487,9 +483,7 @@ def get_task(name: str) -> Task:
     asrpt.errors.InvalidParameterError: unknown task 'certfy' (did you mean 'certify'?); known: certify, opt, place, simulate, srpt
     """
     if name not in TASKS:
-        close = difflib.get_close_matches(name, list(TASKS), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InvalidParameterError(f"unknown task {name!r}{hint}; known: {', '.join(task_names())}")
+        raise unknown_name("task", name, TASKS)
     return TASKS[name]
 
 
@@ -532,9 +526,8 @@ def normalize_options(task: str, options: Mapping[str, Any] | None = None) -> di
     given = dict(options or {})
     for key, value in given.items():
         if key not in defaults:
-            close = difflib.get_close_matches(key, sorted(defaults), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise InvalidParameterError(f"task {task!r} has no option {key!r}{hint}; its options: "
+            raise InvalidParameterError(f"task {task!r} has no option {key!r}"
+                                        f"{did_you_mean(key, defaults)}; its options: "
                                         f"{', '.join(sorted(defaults))}")
         if not isinstance(value, _JSON_SCALARS) or (isinstance(value, float) and value != value):
             raise InvalidParameterError(f"option {key!r} of task {task!r} must be a JSON scalar "

@@ -10,7 +10,6 @@ from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
 from .._json import jsonable
-from ..errors import InvalidParameterError
 from ..instance import Instance, load_instance
 
 __all__ = [

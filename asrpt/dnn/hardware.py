@@ -28,14 +28,13 @@ Examples
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
 from .._validation import InstanceOf, Interval, Integral, validate_params
 from ..instance import Cluster
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, did_you_mean
 
 __all__ = [
     "GPUSpec",
@@ -249,12 +248,6 @@ _ALIASES = {
 }
 _LOOKUP = {**{k.lower(): k for k in GPU_TABLE}, **_ALIASES}
 
-
-def _did_you_mean(name: str, known) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.5)
-    return f" (did you mean '{close[0]}'?)" if close else ""
-
-
 def _known_gpu_names() -> list[str]:
     return sorted(GPU_TABLE) + ["A100", "V100"]
 
@@ -290,7 +283,7 @@ def gpu_spec(name: str) -> GPUSpec:
     if key is None:
         known = _known_gpu_names()
         raise InvalidParameterError(
-            f"unknown GPU type {name!r}{_did_you_mean(name, known)}; known: {', '.join(known)}")
+            f"unknown GPU type {name!r}{did_you_mean(name, known, cutoff=0.5)}; known: {', '.join(known)}")
     return GPU_TABLE[key]
 
 
@@ -337,7 +330,7 @@ def precision_info(name: str) -> Precision:
     key = _PRECISION_ALIASES.get(key, key)
     if key not in PRECISIONS:
         raise InvalidParameterError(
-            f"unknown precision {name!r}{_did_you_mean(key, PRECISIONS)}; "
+            f"unknown precision {name!r}{did_you_mean(key, PRECISIONS, cutoff=0.5)}; "
             f"known: {', '.join(PRECISIONS)}")
     return PRECISIONS[key]
 

@@ -31,26 +31,15 @@ jobs[1].batch_size: batch size 4 is smaller than dp = 8: every data-parallel rep
 
 from __future__ import annotations
 
-import difflib
 from functools import lru_cache
 from typing import Sequence
 
 from .._validation import InstanceOf, validate_params
-from ..errors import AsrptError, Infeasible, InvalidParameterError, Problem
+from ..errors import AsrptError, Infeasible, InvalidParameterError, Problem, did_you_mean
 from ..instance import Cluster
 from .hardware import DEFAULT_GPU_TYPE, GPU_TABLE, PRECISIONS, gpu_spec, precision_info
 
 __all__ = ["instance_problems", "job_problems"]
-
-
-def _did_you_mean(name: str, known) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-    if not close:
-        lowered = {k.lower(): k for k in known}
-        close = [lowered[c] for c in difflib.get_close_matches(name.lower(), list(lowered), n=1,
-                                                               cutoff=0.6)]
-    return f" (did you mean '{close[0]}'?)" if close else ""
-
 
 @lru_cache(maxsize=1)
 def _model_names() -> tuple[str, ...]:
@@ -67,7 +56,7 @@ def _gpu_problems(cluster: Cluster) -> list[Problem]:
             gpu_spec(cluster.gpu_type)
         except InvalidParameterError:
             problems.append(Problem("cluster.gpu_type", f"unknown GPU type {cluster.gpu_type!r}"
-                                    f"{_did_you_mean(cluster.gpu_type, known)}"))
+                                    f"{did_you_mean(cluster.gpu_type, known)}"))
     seen = set()
     for h, s in enumerate(cluster.servers):
         if s.gpu_type is None or s.gpu_type in seen:
@@ -78,7 +67,7 @@ def _gpu_problems(cluster: Cluster) -> list[Problem]:
         except InvalidParameterError:
             problems.append(Problem(f"cluster.servers[{h}].gpu_type",
                                     f"unknown GPU type {s.gpu_type!r}"
-                                    f"{_did_you_mean(s.gpu_type, known)}"))
+                                    f"{did_you_mean(s.gpu_type, known)}"))
     return problems
 
 
@@ -194,7 +183,7 @@ def _job_problems(job, cluster: Cluster, _token=None) -> list[tuple[str, str]]:
     if model is None:
         return []
     if model not in _model_names():
-        return [("model", f"unknown model {model!r}{_did_you_mean(model, _model_names())}")]
+        return [("model", f"unknown model {model!r}{did_you_mean(model, _model_names())}")]
     out: list[tuple[str, str]] = []
     precision = getattr(job, "precision", None)
     if precision is not None:
@@ -202,7 +191,7 @@ def _job_problems(job, cluster: Cluster, _token=None) -> list[tuple[str, str]]:
             precision = precision_info(precision).name
         except InvalidParameterError:
             return [("precision", f"unknown precision {precision!r}"
-                                  f"{_did_you_mean(precision, PRECISIONS)}; known: "
+                                  f"{did_you_mean(precision, PRECISIONS)}; known: "
                                   f"{', '.join(PRECISIONS)}")]
     par = job.parallelism
     if par is None:

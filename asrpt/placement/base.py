@@ -40,7 +40,6 @@ Examples
 from __future__ import annotations
 
 import abc
-import difflib
 import math
 import time
 from dataclasses import dataclass, field
@@ -52,7 +51,7 @@ import networkx as nx
 import numpy as np
 
 from .._validation import InstanceOf, Interval, Options, Params, validate_params
-from ..errors import Infeasible, InvalidParameterError
+from ..errors import Infeasible, InvalidParameterError, unknown_name
 from ..instance import Cluster, Parallelism
 from ..solve import SOLVERS
 
@@ -621,10 +620,7 @@ def make_method(spec) -> PlacementMethod:
         method = METHODS[spec]()
         method._validate_params()
         return method
-    close = difflib.get_close_matches(spec, list(METHODS), n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise InvalidParameterError(
-        f"unknown placement method {spec!r}{hint}; known: {', '.join(available_methods())}")
+    raise unknown_name("placement method", spec, METHODS)
 
 
 # ---------------------------------------------------------------------------------------------

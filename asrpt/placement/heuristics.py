@@ -45,7 +45,7 @@ from typing import Sequence
 import networkx as nx
 import numpy as np
 
-from .._validation import Interval, Integral, Options, validate_params
+from .._validation import Interval, Integral, validate_params
 from ..errors import SolverError
 from ..random import as_generator
 from .base import MethodResult, PlacementMethod, PlacementProblem, register

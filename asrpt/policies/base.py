@@ -28,13 +28,12 @@ store parameters, ``parameter_constraints``, state built in ``reset``. They regi
 from __future__ import annotations
 
 import abc
-import difflib
 import json
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from .._validation import Params
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, unknown_name
 from ..instance import Cluster, Number
 from ..sim.view import ClusterView, JobView
 
@@ -223,9 +222,7 @@ def make_policy(spec: "str | Policy", **params: Any) -> Policy:
     _load_all()
     name, spec_params = parse_policy_spec(spec)
     if name not in POLICIES:
-        close = difflib.get_close_matches(name, list(POLICIES), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InvalidParameterError(f"unknown policy {name!r}{hint}; known: {', '.join(sorted(POLICIES))}")
+        raise unknown_name("policy", name, POLICIES)
     cls, preset = POLICIES[name]
     kwargs = {**preset, **spec_params, **params}
     known = set(cls._param_names())

@@ -22,15 +22,14 @@ user / global fallbacks) and ``constant`` (one processing time for every job: "n
 from __future__ import annotations
 
 import abc
-import difflib
 import math
 import statistics
 from collections import defaultdict
 from numbers import Integral, Real
 from typing import Any, Sequence
 
-from .._validation import Interval, Options, Params
-from ..errors import InvalidParameterError, NotFittedError
+from .._validation import Interval, Params
+from ..errors import InvalidParameterError, NotFittedError, unknown_name
 from ..random import job_generator
 from ..sim.view import CompletedJob, JobView
 
@@ -107,9 +106,7 @@ def make_predictor(spec: "str | Predictor") -> Predictor:
         pass
     name, params = parse_policy_spec(spec)
     if name not in PREDICTORS:
-        close = difflib.get_close_matches(name, list(PREDICTORS), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InvalidParameterError(f"unknown predictor {name!r}{hint}; known: {', '.join(sorted(PREDICTORS))}")
+        raise unknown_name("predictor", name, PREDICTORS)
     cls, preset = PREDICTORS[name]
     kwargs = {**preset, **params}
     unknown = sorted(set(kwargs) - set(cls._param_names()))

@@ -41,11 +41,11 @@ import numpy as np
 
 from .._validation import InstanceOf, Options, validate_params
 from ..errors import InvalidParameterError
-from ..instance import Instance, id_key
+from ..instance import Instance
 from ..sim.metrics import percentile
 from ..sim.records import SimResult
-from ..sim.view import CompletedJob, JobView, job_views
-from ..sizes import best_iteration_times, exact_div, exact_mul
+from ..sim.view import CompletedJob, job_views
+from ..sizes import exact_div, exact_mul
 from .base import Predictor, make_predictor
 
 __all__ = ["mae", "mape", "r2_log", "distortion", "accuracy", "Distortion", "PredictionAccuracy",

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from .._validation import Options, Params
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, unknown_name
 from ..instance import Cluster
 from .view import JobView
 
@@ -98,12 +98,7 @@ def make_placer(spec: "str | Placer") -> Placer:
             placer = PLACERS[spec]()
             placer._validate_params()
             return placer
-        import difflib
-
-        close = difflib.get_close_matches(spec, list(PLACERS), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InvalidParameterError(
-            f"unknown placement {spec!r}{hint}; known: {', '.join(sorted(PLACERS))}")
+        raise unknown_name("placement", spec, PLACERS)
     raise InvalidParameterError(f"placement must be a name or a Placer, got {type(spec).__name__}")
 
 

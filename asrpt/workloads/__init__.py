@@ -12,11 +12,10 @@
 
 from __future__ import annotations
 
-import difflib
 from typing import Callable
 
 from .._validation import validate_params
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, unknown_name
 from ..instance import Instance
 from .generators import (FAMILIES, bursty_instance, dnn_instance, family_names, generate,
                          generate_files, generate_one, heavy_tailed_instance, philly_instance,
@@ -70,10 +69,7 @@ def make_workload(spec: str) -> Instance:
     if name not in WORKLOADS:
         if name.replace("-", "_") in FAMILIES:
             return generate_one(name, **params)
-        names = sorted(set(WORKLOADS) | set(FAMILIES))
-        close = difflib.get_close_matches(name, names, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InvalidParameterError(f"unknown workload family {name!r}{hint}; known: {', '.join(names)}")
+        raise unknown_name("workload family", name, set(WORKLOADS) | set(FAMILIES))
     try:
         return WORKLOADS[name](**params)
     except TypeError as exc:  # an unknown keyword

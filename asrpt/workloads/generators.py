@@ -58,7 +58,6 @@ True
 
 from __future__ import annotations
 
-import difflib
 import functools
 import inspect
 import math
@@ -71,7 +70,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from .._validation import Interval, Options, validate_params
-from ..errors import InvalidInstance, InvalidParameterError
+from ..errors import InvalidInstance, InvalidParameterError, did_you_mean, unknown_name
 from ..instance import Cluster, Instance, Job, Parallelism, dumps_instance, save_instance
 from ..random import as_generator
 from .profiles import PROFILES
@@ -1053,10 +1052,7 @@ def dnn_instance(n_jobs: int = 8, *, cluster: str = "2x8", gpu_type: str = "A100
     models = tuple(models)
     if not models or any(not isinstance(m, str) or m not in known for m in models):
         bad = [m for m in models if m not in known]
-        hint = ""
-        if bad and isinstance(bad[0], str):
-            close = difflib.get_close_matches(bad[0], sorted(known), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(bad[0], known) if bad and isinstance(bad[0], str) else ""
         raise InvalidParameterError(
             f"The 'models' parameter of dnn_instance must be a non-empty list of zoo models. "
             f"Got {bad[0] if bad else 'an empty list'!r}{hint} instead.")
@@ -1147,10 +1143,7 @@ def get_family(name: str) -> Family:
     """
     key = name.strip().replace("-", "_")
     if key not in FAMILIES:
-        close = difflib.get_close_matches(key, list(FAMILIES), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InvalidParameterError(
-            f"unknown generator family {name!r}{hint}; known: {', '.join(family_names())}")
+        raise unknown_name("generator family", name, FAMILIES)
     return FAMILIES[key]
 
 
@@ -1184,10 +1177,9 @@ def _check_params(family: Family, params: Mapping[str, Any]) -> None:
     allowed = set(family.defaults) - {"seed"}
     for key in params:
         if key not in allowed:
-            close = difflib.get_close_matches(key, sorted(allowed), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise InvalidParameterError(
-                f"family {family.name!r} has no parameter {key!r}{hint}; its parameters: "
+                f"family {family.name!r} has no parameter {key!r}{did_you_mean(key, allowed)}; "
+                f"its parameters: "
                 f"{', '.join(sorted(allowed))}")
 
 

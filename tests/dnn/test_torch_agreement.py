@@ -92,7 +92,7 @@ class CifarResNet18(nn.Module):
         super().__init__()
         self.conv1 = nn.Conv2d(3, 64, 3, 1, 1, bias=False)
         self.bn1 = nn.BatchNorm2d(64)
-        layers, in_planes = [], 64
+        in_planes = 64
         for i, planes in enumerate((64, 128, 256, 512)):
             stride = 1 if i == 0 else 2
             setattr(self, f"layer{i + 1}", nn.Sequential(CifarBlock(in_planes, planes, stride),

@@ -14,7 +14,7 @@ from asrpt.placement import (METHODS, FrozenMapping, ILPPlacement, MethodResult,
                              PlacementMethod, PlacementProblem, available_methods, has_pymetis,
                              is_worker_graph, make_method, place, register, validate_placement)
 
-from _placement_strategies import synthetic_worker_graph
+from ._placement_strategies import synthetic_worker_graph
 
 
 def gpt2(d, p, t, gpu="A100"):

@@ -10,7 +10,7 @@ from asrpt.instance import Cluster, Job, Parallelism
 from asrpt.placement import (METHODS, consolidation_servers, has_pymetis, place,
                              validate_placement)
 
-from _placement_strategies import free_vectors, small_graphs, worker_graphs
+from ._placement_strategies import free_vectors, small_graphs, worker_graphs
 
 HEURISTICS = sorted(name for name, cls in METHODS.items() if not cls.exact and name != "metis")
 if has_pymetis():

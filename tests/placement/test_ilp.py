@@ -15,7 +15,8 @@ from asrpt.placement import (ILPPlacement, PlacementProblem, cut_lower_bound, fi
                              place, ring_structure, validate_placement)
 from asrpt.solve import available_solvers
 
-from _placement_strategies import free_vectors, small_graphs, synthetic_worker_graph, worker_graphs
+from ._placement_strategies import (free_vectors, small_graphs, synthetic_worker_graph,
+                                    worker_graphs)
 
 PLAIN = ILPPlacement(formulation="plain", shortcuts=False)
 COUNT = ILPPlacement(formulation="count", shortcuts=False)

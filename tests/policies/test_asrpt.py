@@ -1,7 +1,6 @@
 """A-SRPT (model.md section 6): the worked example, the incremental order against a plain sort of
 the virtual machine's priority keys, the options, and the adaptive step."""
 
-from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
