@@ -510,16 +510,6 @@ class PlacementMethod(Params, abc.ABC):
     def run(self, problem: PlacementProblem) -> MethodResult:
         """Place the workers of ``problem``; the assignment must respect ``problem.free``."""
 
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in sorted(self.get_params().items()))
-        return f"{type(self).__name__}({args})"
-
-    def __eq__(self, other) -> bool:
-        return type(other) is type(self) and other.get_params() == self.get_params()
-
-    def __hash__(self) -> int:
-        return hash((type(self).__name__, tuple(sorted(self.get_params().items()))))
-
 
 class _MethodSpec:
     def is_satisfied_by(self, value: Any) -> bool:

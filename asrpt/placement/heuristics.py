@@ -300,11 +300,6 @@ class BestFit(PlacementMethod):
     ((1, 4),)
     """
 
-    parameter_constraints: dict = {}
-
-    def __init__(self):
-        pass
-
     def run(self, problem: PlacementProblem) -> MethodResult:
         a = problem.best(_packings(problem))
         return MethodResult(a, "heuristic", None, {"servers": len(set(a.tolist()))})
@@ -323,11 +318,6 @@ class Greedy(PlacementMethod):
     >>> place(G, [2, 2], method=Greedy()).cut_bytes
     1.0
     """
-
-    parameter_constraints: dict = {}
-
-    def __init__(self):
-        pass
 
     def run(self, problem: PlacementProblem) -> MethodResult:
         pb = problem
@@ -540,11 +530,6 @@ class RandomPlacement(PlacementMethod):
     True
     """
 
-    parameter_constraints: dict = {}
-
-    def __init__(self):
-        pass
-
     def run(self, problem: PlacementProblem) -> MethodResult:
         rng = as_generator(problem.seed)
         slots = np.repeat(np.arange(len(problem.free)), problem.free)
@@ -563,11 +548,6 @@ class Spread(PlacementMethod):
     >>> place(G, [1, 3, 3], method="spread").server_gpus
     ((0, 1), (1, 2), (2, 1))
     """
-
-    parameter_constraints: dict = {}
-
-    def __init__(self):
-        pass
 
     def run(self, problem: PlacementProblem) -> MethodResult:
         pb = problem

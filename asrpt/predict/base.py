@@ -100,10 +100,7 @@ def make_predictor(spec: "str | Predictor") -> Predictor:
         raise InvalidParameterError(f"a predictor must be a name or a Predictor, got {type(spec).__name__}")
     from ..policies.base import parse_policy_spec  # the same "name:key=value" syntax
 
-    try:
-        from . import forest  # noqa: F401  (registers the random forest when present)
-    except ImportError:
-        pass
+    from . import forest  # noqa: F401  (registers the random forest; forest imports this module)
     name, params = parse_policy_spec(spec)
     if name not in PREDICTORS:
         raise unknown_name("predictor", name, PREDICTORS)

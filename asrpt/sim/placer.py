@@ -103,10 +103,9 @@ def make_placer(spec: "str | Placer") -> Placer:
 
 
 def _load_graph_placers() -> None:
-    try:  # the communication-aware placements register themselves on import
-        from .. import placement  # noqa: F401
-    except ImportError:
-        pass
+    """Import asrpt.placement, whose communication-aware placers register themselves (imported
+    late: asrpt.placement imports this module)."""
+    from .. import placement  # noqa: F401
 
 
 def _server_order(order: str, free: Sequence[int], per: int, count: int) -> list[int]:
