@@ -122,6 +122,7 @@ def _number_to_json(x: Number) -> Any:
         return int(x)
     return float(x)
 
+
 def _freeze(value: Any) -> Any:
     """Deep read-only copy of JSON-like metadata."""
     if isinstance(value, Mapping):

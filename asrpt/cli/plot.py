@@ -109,7 +109,6 @@ def register(sub) -> None:
     _out_options(r)
     r.set_defaults(func=_ratio)
 
-
     w = kinds.add_parser("worst-case", aliases=["progress"], help="worst-case search progress per mu",
                          description="Run the worst-case search of 'asrpt worst-case' once per --mu "
                                      "value and draw the best ratio found against the evaluations, "

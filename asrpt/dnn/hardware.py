@@ -248,6 +248,7 @@ _ALIASES = {
 }
 _LOOKUP = {**{k.lower(): k for k in GPU_TABLE}, **_ALIASES}
 
+
 def _known_gpu_names() -> list[str]:
     return sorted(GPU_TABLE) + ["A100", "V100"]
 

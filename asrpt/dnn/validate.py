@@ -41,6 +41,7 @@ from .hardware import DEFAULT_GPU_TYPE, GPU_TABLE, PRECISIONS, gpu_spec, precisi
 
 __all__ = ["instance_problems", "job_problems"]
 
+
 @lru_cache(maxsize=1)
 def _model_names() -> tuple[str, ...]:
     from .parallel import _zoo_model_names

@@ -1179,8 +1179,7 @@ def _check_params(family: Family, params: Mapping[str, Any]) -> None:
         if key not in allowed:
             raise InvalidParameterError(
                 f"family {family.name!r} has no parameter {key!r}{did_you_mean(key, allowed)}; "
-                f"its parameters: "
-                f"{', '.join(sorted(allowed))}")
+                f"its parameters: {', '.join(sorted(allowed))}")
 
 
 @validate_params({"family": [str], "seed": _SEED, "params": "no_validation"})
