@@ -141,6 +141,24 @@ def onto_eight_servers(seed: int = 1, cases: int = 30, time_limit: float = 30.0)
             "layout_tight_8x8": tight}
 
 
+def limit_gaps(seed: int = 4, cases: int = 12, time_limit: float = 30.0) -> dict:
+    """64 workers onto 12-16 servers of 8 GPUs with random free GPUs (the hard cases of
+    ``ilp_by_size``): the count formulation's status and, when the time limit stops it, the
+    relative gap (cut - bound) / cut of the placement it returns."""
+    rng = np.random.default_rng(seed)
+    times, gaps, labels = [], [], []
+    for _ in range(cases):
+        W, label = graph(rng, 64)
+        free = free_gpus(rng, 64, int(rng.integers(12, 17)))
+        p, dt = timed(W, free, COUNT, time_limit)
+        times.append(dt)
+        if p.status != "optimal":
+            gaps.append((p.cut_bytes - p.bound) / p.cut_bytes if p.cut_bytes > 0 else 0.0)
+            labels.append(label)
+    return {"time": _stats(times), "not_proven_in_limit": len(gaps), "gap_at_limit": _stats(gaps),
+            "unproven_configurations": labels}
+
+
 def plain_vs_count(seed: int = 2, per_size: int = 12, time_limit: float = 30.0) -> dict:
     rng = np.random.default_rng(seed)
     out = {}
@@ -185,13 +203,15 @@ def heuristic_gaps(seed: int = 3, cases: int = 500, time_limit: float = 30.0) ->
 
 
 def report(cases: int = 500, seed: int = 0, time_limit: float = 30.0, part: str = "all") -> dict:
-    """The full report (``part="all"``) or one of its parts: "size", "eight", "plain", "gaps"."""
+    """The full report (``part="all"``) or one of its parts: "size", "eight", "plain", "gaps",
+    "limit"."""
     parts = {"size": lambda: {"ilp_by_size": ilp_by_size(seed, time_limit=time_limit)},
              "eight": lambda: {"onto_eight_servers": onto_eight_servers(seed + 1,
                                                                         time_limit=time_limit)},
              "plain": lambda: {"plain_vs_count": plain_vs_count(seed + 2, time_limit=time_limit)},
              "gaps": lambda: {"heuristic_gaps": heuristic_gaps(seed + 3, cases,
-                                                               time_limit=time_limit)}}
+                                                               time_limit=time_limit)},
+             "limit": lambda: {"limit_gaps": limit_gaps(seed + 4, time_limit=time_limit)}}
     if part != "all":
         return parts[part]()
     return {k: v for f in parts.values() for k, v in f().items()}
@@ -207,6 +227,10 @@ def _print(rep: dict) -> None:
     print(f"64 workers onto 8 servers, count: all free 8x8 median {e['all_free_8x8']['median']:.3f}"
           f" worst {e['all_free_8x8']['worst']:.3f}; random free 8x16 median "
           f"{e['random_free_8x16']['median']:.3f} worst {e['random_free_8x16']['worst']:.3f}")
+    m = rep["limit_gaps"]
+    print(f"64 workers onto 12-16 servers, count: median {m['time']['median']:.3f} s, "
+          f"{m['not_proven_in_limit']} of {m['time']['n']} stopped by the limit, gap at the limit "
+          f"median {m['gap_at_limit'].get('median', 0):.4f} worst {m['gap_at_limit'].get('worst', 0):.4f}")
     print("plain vs count (non-trivial cases), s")
     for n, r in rep["plain_vs_count"].items():
         print(f"  {n:>3}: plain median {r['plain']['median']:.3f} worst {r['plain']['worst']:.3f}"
@@ -261,7 +285,8 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--part", choices=["all", "size", "eight", "plain", "gaps"], default="all")
+    ap.add_argument("--part", choices=["all", "size", "eight", "plain", "gaps", "limit"],
+                    default="all")
     ap.add_argument("--json", default=None)
     ap.add_argument("--time-limit", type=float, default=30.0,
                     help="seconds per ILP solve (default 30)")
