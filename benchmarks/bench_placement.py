@@ -9,19 +9,23 @@ Targets (issue 4):
 
 Run the speed targets with ``pytest benchmarks/bench_placement.py --benchmark-only -m "slow or
 not slow"``; print the full report (the figures of docs/placement.md) with ``python
-benchmarks/bench_placement.py [--cases 500] [--seed 0] [--json FILE]``.
+benchmarks/bench_placement.py [--cases 500] [--seed 0] [--time-limit 30] [--jobs 1] [--part
+all|size|eight|plain|gaps|limit] [--json FILE]``.
 
 Cases: a zoo model and a parallel configuration (dp, pp, tp) with 8, 16, 32 or 64 workers that
 fits in A100 memory; 2-16 servers of 8 GPUs (a server of 16 for the "onto 8 servers" cases)
-with free GPUs drawn uniformly and redrawn until the job fits; for the gap study the free GPUs
-per server are capped at n - 1, so no single server holds the job (otherwise every method gets
-cut 0). Times are wall seconds of ``place()`` on one thread.
+with free GPUs drawn uniformly conditioned on holding the job (exact sampling); for the gap
+study the free GPUs per server are capped at n - 1, so no single server holds the job (otherwise
+every method gets cut 0). Times are wall seconds of ``place()`` on one thread (``--jobs`` runs
+the gap study's cases in worker processes; the cases do not depend on it).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import multiprocessing
 import statistics
 import time
 
@@ -65,11 +69,32 @@ def graph(rng, n: int):
 
 
 def free_gpus(rng, n: int, servers: int, per_server: int = 8, cap: int | None = None) -> list:
+    """Free GPUs per server, uniform over {0..top}^servers conditioned on a sum >= n (exact
+    sequential sampling: each value is drawn with the number of completions it leaves)."""
     top = per_server if cap is None else min(per_server, cap)
-    while True:
-        free = [int(x) for x in rng.integers(0, top + 1, servers)]
-        if sum(free) >= n:
-            return free
+    if servers * top < n:
+        raise ValueError(f"{servers} servers of {top} free GPUs cannot hold {n} workers")
+
+    @functools.lru_cache(maxsize=None)
+    def completions(length: int, need: int) -> int:  # vectors in {0..top}^length, sum >= need
+        if need <= 0:
+            return (top + 1) ** length
+        if length == 0:
+            return 0
+        return sum(completions(length - 1, need - v) for v in range(top + 1))
+
+    free, need = [], n
+    for i in range(servers):
+        weights = [completions(servers - i - 1, need - v) for v in range(top + 1)]
+        total = sum(weights)
+        r = int(rng.integers(total)) if total < 2 ** 63 else int(rng.random() * total)
+        v = 0
+        while r >= weights[v]:
+            r -= weights[v]
+            v += 1
+        free.append(v)
+        need -= v
+    return free
 
 
 def case(rng, n: int, *, nontrivial: bool = False):
@@ -178,31 +203,53 @@ def plain_vs_count(seed: int = 2, per_size: int = 12, time_limit: float = 30.0) 
     return out
 
 
-def heuristic_gaps(seed: int = 3, cases: int = 500, time_limit: float = 30.0) -> dict:
-    """Relative gap (cut - OPT) / OPT of each heuristic over random non-trivial cases."""
+def _gap_case(args):
+    """(size, {heuristic: gap}) of one case, or (size, None) when the ILP did not prove its
+    optimum within the time limit."""
+    i, n, W, free, time_limit = args
+    opt = place(W, free, time_limit=time_limit)
+    if opt.status != "optimal":
+        return n, None
+    out = {}
+    for h in HEURISTICS:
+        cut = place(W, free, method=h, seed=i).cut_bytes
+        out[h] = (0.0 if cut <= opt.cut_bytes * (1 + 1e-9) else
+                  (cut - opt.cut_bytes) / opt.cut_bytes if opt.cut_bytes > 0 else float("inf"))
+    return n, out
+
+
+def heuristic_gaps(seed: int = 3, cases: int = 500, time_limit: float = 30.0,
+                   jobs: int = 1) -> dict:
+    """Relative gap (cut - OPT) / OPT of each heuristic over random non-trivial cases (the cases
+    are drawn first, so ``jobs`` worker processes solve the same cases as one)."""
     rng = np.random.default_rng(seed)
-    gaps = {h: [] for h in HEURISTICS}
-    skipped = 0
-    sizes = {}
+    todo = []
     for i in range(cases):
         n = SIZES[int(rng.integers(len(SIZES)))]
         W, free, _ = case(rng, n, nontrivial=True)
-        opt = place(W, free, time_limit=time_limit)
-        if opt.status != "optimal":
+        todo.append((i, n, W, free, time_limit))
+    if jobs > 1:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            results = pool.map(_gap_case, todo, chunksize=1)
+    else:
+        results = [_gap_case(t) for t in todo]
+    gaps = {h: [] for h in HEURISTICS}
+    skipped, sizes = 0, {}
+    for n, out in results:
+        if out is None:
             skipped += 1
             continue
         sizes[n] = sizes.get(n, 0) + 1
-        for h in HEURISTICS:
-            cut = place(W, free, method=h, seed=i).cut_bytes
-            gaps[h].append(0.0 if cut <= opt.cut_bytes * (1 + 1e-9) else
-                           (cut - opt.cut_bytes) / opt.cut_bytes if opt.cut_bytes > 0 else
-                           float("inf"))
-    return {"cases": cases, "not_proven_optimal": skipped, "by_size": sizes,
+        for h, g in out.items():
+            gaps[h].append(g)
+    return {"cases": cases, "time_limit": time_limit, "not_proven_optimal": skipped,
+            "by_size": sizes,
             "gaps": {h: _stats(g) | {"optimal_share": sum(x == 0 for x in g) / max(1, len(g))}
                      for h, g in gaps.items()}}
 
 
-def report(cases: int = 500, seed: int = 0, time_limit: float = 30.0, part: str = "all") -> dict:
+def report(cases: int = 500, seed: int = 0, time_limit: float = 30.0, part: str = "all",
+           jobs: int = 1) -> dict:
     """The full report (``part="all"``) or one of its parts: "size", "eight", "plain", "gaps",
     "limit"."""
     parts = {"size": lambda: {"ilp_by_size": ilp_by_size(seed, time_limit=time_limit)},
@@ -210,7 +257,8 @@ def report(cases: int = 500, seed: int = 0, time_limit: float = 30.0, part: str 
                                                                         time_limit=time_limit)},
              "plain": lambda: {"plain_vs_count": plain_vs_count(seed + 2, time_limit=time_limit)},
              "gaps": lambda: {"heuristic_gaps": heuristic_gaps(seed + 3, cases,
-                                                               time_limit=time_limit)},
+                                                               time_limit=time_limit,
+                                                               jobs=jobs)},
              "limit": lambda: {"limit_gaps": limit_gaps(seed + 4, time_limit=time_limit)}}
     if part != "all":
         return parts[part]()
@@ -290,8 +338,10 @@ if __name__ == "__main__":
     ap.add_argument("--json", default=None)
     ap.add_argument("--time-limit", type=float, default=30.0,
                     help="seconds per ILP solve (default 30)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="worker processes for the heuristic-gap study (default 1)")
     a = ap.parse_args()
-    rep = report(a.cases, a.seed, a.time_limit, a.part)
+    rep = report(a.cases, a.seed, a.time_limit, a.part, a.jobs)
     if a.json:
         with open(a.json, "w") as fh:
             json.dump(rep, fh, indent=1, default=str)
