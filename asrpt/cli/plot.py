@@ -31,6 +31,7 @@ import sys
 from ..errors import InvalidParameterError
 from ._common import (distortion, free_gpu_list, positive_float, positive_int, relative_gap, safe_filename,
                       split_specs)
+from .predict_eval import add_workload_arguments, load_workload
 
 __all__ = ["register"]
 
@@ -130,20 +131,13 @@ def register(sub) -> None:
                          description="Run each predictor on a workload (inside a policy, as "
                                      "'asrpt predict-eval' does, or --replay) and draw its predictions "
                                      "at submission against the true work.")
-    a.add_argument("workload", metavar="WORKLOAD",
-                   help="instance, trace or generator spec such as recurring:n_jobs=2000:load=0.9")
     a.add_argument("--predictor", default="forest", metavar="SPEC[,SPEC...]",
                    help="predictors, one series each (default forest)")
     a.add_argument("--policy", default="a-srpt:adaptive=\"repredict\"", metavar="SPEC",
                    help="policy that uses the predictor (default a-srpt with adaptive re-prediction)")
     a.add_argument("--replay", action="store_true", help="score the predictors without a scheduler")
     a.add_argument("--seed", type=_nonneg_int, default=0, help="seed of the run and of a generated workload")
-    a.add_argument("--cluster", metavar="SPEC", help="cluster such as 8x8")
-    a.add_argument("--gpu-type", metavar="TYPE", help="GPU type of the --cluster servers")
-    a.add_argument("--format", choices=_formats(), default="auto", help="input file format")
-    a.add_argument("--start", type=int, default=0, metavar="N", help="trace window: first job")
-    a.add_argument("--limit", type=positive_int, metavar="N", help="trace window: number of jobs")
-    a.add_argument("--dnn", action="store_true", help="give trace jobs DNN models")
+    add_workload_arguments(a)
     _out_options(a)
     a.set_defaults(func=_accuracy)
 
@@ -327,7 +321,6 @@ def _accuracy(args) -> int:
     from ..predict.base import make_predictor
     from ..predict.metrics import replay_predictions, run_predictions
     from ..sim import simulate
-    from .predict_eval import load_workload
 
     instance, _ = load_workload(args)
     specs = split_specs(args.predictor)

@@ -37,23 +37,29 @@ def register(sub) -> None:
         description=__doc__.split("\n\n", 1)[1].strip(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("workload", metavar="WORKLOAD",
-                   help="instance (.json), trace (.csv) or generator spec (recurring:key=value:...)")
     p.add_argument("--predictor", default="forest", metavar="SPEC",
                    help="predictor spec (default forest), e.g. group_mean, 'forest:n_estimators=50'")
     p.add_argument("--policy", default="a-srpt:adaptive=\"repredict\"", metavar="SPEC",
                    help="policy that uses the predictor (default a-srpt with adaptive re-prediction)")
     p.add_argument("--replay", action="store_true", help="score the predictor without a scheduler")
     p.add_argument("--seed", type=int, default=0, help="seed of the run and of a generated workload")
+    add_workload_arguments(p)
+    add_json(p)
+    add_plot(p, "predicted against true work (log-log)")
+    p.set_defaults(func=run)
+
+
+def add_workload_arguments(p) -> None:
+    """The WORKLOAD argument and the options :func:`load_workload` reads besides ``--seed``
+    (shared with ``asrpt plot accuracy``)."""
+    p.add_argument("workload", metavar="WORKLOAD",
+                   help="instance (.json), trace (.csv) or generator spec (recurring:key=value:...)")
     p.add_argument("--cluster", metavar="SPEC", help="cluster such as 8x8 (traces and instance files)")
     p.add_argument("--gpu-type", metavar="TYPE", help="GPU type of the --cluster servers")
     p.add_argument("--format", choices=("auto",) + FORMATS, default="auto", help="input file format")
     p.add_argument("--start", type=int, default=0, metavar="N", help="trace window: first job")
     p.add_argument("--limit", type=positive_int, metavar="N", help="trace window: number of jobs")
     p.add_argument("--dnn", action="store_true", help="give trace jobs DNN models (asrpt.traces.assign)")
-    add_json(p)
-    add_plot(p, "predicted against true work (log-log)")
-    p.set_defaults(func=run)
 
 
 def load_workload(args) -> tuple:
