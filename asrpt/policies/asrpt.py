@@ -1,48 +1,72 @@
-"""A-SRPT, the online algorithm of model.md section 6, with every option exposed.
+"""A-SRPT, the online algorithm: a virtual machine guides the cluster's order, every option exposed.
 
 At every decision point:
 
-1. advance the virtual single machine (preemptive SRPT, :class:`~asrpt.single.srpt.SRPTMachine`)
-   to now;
-2. predict each new job's work N^_j (the ``predictor``), compute its virtual size
-   ``p~_j = g_j N^_j tau*_j / M`` and add it to the virtual machine;
-3. adaptive step (``adaptive``): a job whose work done reached its prediction without finishing
-   gets a new prediction, ``"doubling"`` (N^ <- 2 N^) or ``"repredict"`` (the predictor again,
-   given the work done); its virtual size grows accordingly. ``"off"`` (the theorem's setting)
-   keeps predictions static;
-4. priority list: unfinished jobs by (virtual remaining r~_j, C~_j for virtually finished jobs,
-   job id) (``order="virtual"``), or by predicted remaining GPU-time g_j (N^_j - n_j) tau*_j
-   (``order="actual"``, the SRSF-PRED ablation);
+1. advance the virtual machine to now. Two are available (``virtual``):
+
+   - ``"gang"`` (default): the gang-aware fluid relaxation of :mod:`asrpt.single.gang`, in which
+     job j is served on at most g_j of the M GPUs, by gang-capped SRPT on the predicted time
+     ``P^_j = N^_j tau*_j``; its completions satisfy ``C~_j >= a_j + P^_j``;
+   - ``"fluid"``: the single machine of the reference model (every job may use all M GPUs; size
+     ``p~_j = g_j N^_j tau*_j / M``, preemptive SRPT, :class:`~asrpt.single.srpt.SRPTMachine`).
+     Its completions come far earlier than any real one can (on the Philly window, median
+     ``C~_j - a_j`` of 2 s against a median P*_j of 929 s), so nearly every active job is
+     "virtually finished" and the virtual order degenerates to a preemptive FIFO (docs/asrpt.md);
+     it is kept as the paper-faithful ablation ``a-srpt-fluid``;
+
+2. predict each new job's work N^_j (the ``predictor``) and add it to the virtual machine;
+3. adaptive step (``adaptive``): a running job whose work done reached its prediction without
+   finishing gets a new prediction, ``"doubling"`` (N^ <- 2 N^) or ``"repredict"`` (the predictor
+   again, given the work done); its virtual size grows accordingly. ``"off"`` (the theorems'
+   setting) keeps predictions static;
+4. priority list (``order``):
+
+   - ``"guarded"`` (default): a job is **overdue** from its deadline
+     ``d_j = a_j + kappa (C~_j - a_j)`` on (known once the virtual machine has finished it, since
+     ``kappa >= 1``). Overdue jobs come first, by ``(C~_j, id)``, admitted greedily while they fit
+     in ``share * M`` GPUs (the first overdue job is always admitted); then every other active
+     job by predicted remaining GPU-time ``g_j (N^_j - n_j) tau*_j`` (SRSF on predictions). The
+     guard bounds every job's completion by its virtual one (Theorem 2, ``proofs/theorem2.md``)
+     without handing the whole cluster to an earliest-deadline order under overload;
+   - ``"virtual"``: the reference model's order, by (virtual remaining, C~_j for virtually
+     finished jobs, id) (Theorem 1);
+   - ``"actual"``: predicted remaining GPU-time only (SRSF-PRED, the ablation without a guide);
+
 5. the engine selects greedily in that order (``backfill``), preempts running jobs left out
    (``preemption``; without it running jobs keep their GPUs and only waiting jobs are ordered)
-   and places the new ones (``placement``).
+   and places the new ones (the run's placement).
 
-The virtual machine's completion times C~_j, the virtual sizes and the predictions are recorded in
-the run's ``policy_data`` (the certificate of Theorem 1 reads them).
+The virtual machine's completion times C~_j, the virtual sizes, the predictions and (guarded
+order) the jobs that became overdue are recorded in the run's ``policy_data`` (the certificates
+of :mod:`asrpt.theory.certificate` read them).
 
-The priority list is maintained incrementally: virtually finished jobs in finishing order, then
-the virtually unfinished ones in a sorted list whose keys change only for the job the virtual
-machine is processing; a decision costs O(log n) per arrival, completion or resize plus the
-length of the prefix the engine reads, never O(number of finished jobs).
+Cost: the orders are maintained incrementally. Waiting jobs sit in a sorted list whose keys change
+only when a prediction changes; running jobs (at most M) are ranked at each decision and merged
+in; overdue jobs sit in a sorted list by C~. A decision costs O(R log R + log n) for R running
+jobs plus the prefix the engine reads, never O(number of waiting or finished jobs).
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
+import math
+from numbers import Real
 from operator import itemgetter
 
 from sortedcontainers import SortedList
 
-from .._validation import Options
+from .._validation import Interval, Options
 from ..instance import id_key
+from ..single.gang import GangSRPTMachine
 from ..single.srpt import SRPTMachine
 from ..sizes import exact_div, exact_mul
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["ASRPT"]
 
-_VIEW = itemgetter(3)  # the JobView in an entry (r~, tie, index, view) of the unfinished list
+_VIEW = itemgetter(3)  # the JobView in an entry (r~, tie, index, view) of the fluid unfinished list
+_INDEX = itemgetter(2)
 
 
 @register_policy("a-srpt")
@@ -53,50 +77,70 @@ _VIEW = itemgetter(3)  # the JobView in an entry (r~, tie, index, view) of the u
 @register_policy("a-srpt-srsf-order", order="actual")
 @register_policy("a-srpt-strict", backfill=False)
 @register_policy("a-srpt-consolidate", placement="best_fit")
+@register_policy("a-srpt-virtual", order="virtual")
+@register_policy("a-srpt-fluid", virtual="fluid", order="virtual")
 class ASRPT(PredictorPolicy):
-    """Adaptive SRPT guided by a virtual single machine.
+    """Adaptive SRPT guided by a virtual machine.
 
     Parameters
     ----------
     predictor : str or Predictor
         Source of N^_j (default ``"instance"``: the instance's own predictions, the truth where a
-        job has none).
-    order : {"virtual", "actual"}
-        Priority by virtual remaining size (A-SRPT) or by predicted remaining GPU-time (SRSF-PRED).
+        job has none; ``asrpt run`` gives every policy the online forest instead).
+    virtual : {"gang", "fluid"}
+        The virtual machine (module docstring).
+    order : {"guarded", "virtual", "actual"}
+        The priority list (module docstring).
+    kappa : float >= 1
+        Guarded order: a job is overdue from ``a_j + kappa (C~_j - a_j)`` on.
+    share : float in (0, 1]
+        Guarded order: overdue jobs are admitted ahead of the others within ``share * M`` GPUs.
     backfill : bool
         Let smaller jobs further down the list fill the gaps.
     preemption : bool
         Preempt running jobs that fall out of the selected set.
     adaptive : {"off", "doubling", "repredict"}
         What to do when a job outlives its prediction (default ``"doubling"``; ``"off"`` for the
-        theorem).
+        theorems).
     placement : str or None
-        Placement method for starting jobs (None: the simulator's default, ``"best_fit"``).
+        Deprecated place for the run's placement method (None: the simulator's default,
+        ``"best_fit"``); prefer ``simulate(..., placement=...)``.
 
     Examples
     --------
-    The worked example of model.md section 9:
+    The worked example of the reference model: the gang machine finishes each job exactly when
+    the cluster does; the fluid machine finishes them earlier.
 
     >>> from asrpt.instance import load_instance
     >>> from asrpt.sim import simulate
-    >>> res = simulate(load_instance("instances/worked-example.json"), "a-srpt")
+    >>> inst = load_instance("instances/worked-example.json")
+    >>> res = simulate(inst, "a-srpt")
     >>> res.completion_times, res.policy_data["virtual_completion_times"]
-    ({'A': 5, 'B': 1, 'C': 3}, {'A': Fraction(7, 2), 'B': 1, 'C': Fraction(3, 2)})
+    ({'A': 5, 'B': 1, 'C': 3}, {'A': 5, 'B': 1, 'C': 3})
+    >>> simulate(inst, "a-srpt-fluid").policy_data["virtual_completion_times"]
+    {'A': Fraction(7, 2), 'B': 1, 'C': Fraction(3, 2)}
     """
 
     parameter_constraints = {
         "predictor": "no_validation",
-        "order": [Options(str, {"virtual", "actual"})],
+        "virtual": [Options(str, {"gang", "fluid"})],
+        "order": [Options(str, {"guarded", "virtual", "actual"})],
+        "kappa": [Interval(Real, 1, None, closed="left")],
+        "share": [Interval(Real, 0, 1, closed="right")],
         "backfill": ["boolean"],
         "preemption": ["boolean"],
         "adaptive": [Options(str, {"off", "doubling", "repredict"})],
         "placement": [None, str],
     }
 
-    def __init__(self, *, predictor="instance", order: str = "virtual", backfill: bool = True,
+    def __init__(self, *, predictor="instance", virtual: str = "gang", order: str = "guarded",
+                 kappa: float = 2.0, share: float = 0.5, backfill: bool = True,
                  preemption: bool = True, adaptive: str = "doubling", placement: str | None = None):
         self.predictor = predictor
+        self.virtual = virtual
         self.order = order
+        self.kappa = kappa
+        self.share = share
         self.backfill = backfill
         self.preemption = preemption
         self.adaptive = adaptive
@@ -112,38 +156,54 @@ class ASRPT(PredictorPolicy):
 
     def reset(self, cluster, *, seed=None):
         super().reset(cluster, seed=seed)
-        self.total_gpus_ = cluster.total_gpus
+        m = self.total_gpus_ = cluster.total_gpus
+        self.share_gpus_ = max(1, math.floor(self.share * m))
+        self._kappa = int(self.kappa) if float(self.kappa).is_integer() else self.kappa
         self._tie: dict[int, tuple] = {}
-        self.machine_ = SRPTMachine(tie_key=self._tie.__getitem__)
+        tie = self._tie.__getitem__
+        self._gang = self.virtual == "gang"
+        self.machine_ = GangSRPTMachine(m, tie_key=tie) if self._gang else SRPTMachine(tie_key=tie)
         self._views: dict = {}
+        self._active: set = set()
         self._done_order: dict = {}                 # virtually finished, active: index -> view
-        self._unfinished = SortedList()             # (r~, tie, index) of virtually unfinished, active
-        self._stored: dict[int, tuple] = {}         # index -> its entry in _unfinished
+        self._unfinished = SortedList()             # fluid: (r~, tie, index, view) of the unfinished
+        self._stored: dict[int, tuple] = {}         # fluid: index -> its entry in _unfinished
+        self._fresh: list = []                      # fluid: finished jobs not yet collected
+        self._waiting = SortedList()                # (remaining GPU-time, arrival, tie, index)
+        self._wentry: dict[int, tuple] = {}
+        self._overdue = SortedList()                # (C~, tie, index) of overdue active jobs
+        self._oentry: dict[int, tuple] = {}
+        self._deadlines: list = []                  # heap (d, tie, index, token)
+        self._dtoken: dict[int, int] = {}
+        self.overdue_at_: dict[str, object] = {}
         self.virtual_sizes_: dict[str, object] = {}
         self.adaptive_updates_ = 0
         self._alarms: list = []                     # (time, index, token) heap of prediction crossings
         self._alarm_token: dict[int, int] = {}
 
-    # -- the virtual machine and the incremental order ------------------------------------------
+    # -- the virtual machine --------------------------------------------------------------------
     def _virtual_size(self, job, work):
-        return exact_div(exact_mul(job.gpus, exact_mul(work, job.tau_star)), self.total_gpus_)
+        size = exact_mul(work, job.tau_star)
+        return size if self._gang else exact_div(exact_mul(job.gpus, size), self.total_gpus_)
 
     def _insert(self, i: int) -> None:
         entry = (self.machine_.remaining(i), self._tie[i], i, self._views[i])
         self._stored[i] = entry
         self._unfinished.add(entry)
 
-    def _remove(self, i: int) -> None:
-        entry = self._stored.pop(i, None)
-        if entry is not None:
-            self._unfinished.remove(entry)
-        else:
-            self._done_order.pop(i, None)
+    def _newly_finished(self) -> list:
+        """Jobs the virtual machine finished since the last call, in finishing order."""
+        if self._gang:
+            return self.machine_.pop_finished()
+        out, self._fresh = self._fresh, []
+        out.extend(self._pop_fluid())
+        return out
 
-    def _sync(self) -> None:
-        """Move jobs the virtual machine finished to the done list (they sit at the front of the
-        unfinished list, in finishing order) and refresh the running job's stale key."""
+    def _pop_fluid(self) -> list:
+        """Fluid machine: finished jobs sit at the front of the unfinished list, in finishing
+        order; pop them and refresh the running job's stale key."""
         m = self.machine_
+        out = []
         unfinished = self._unfinished
         while unfinished:
             i = unfinished[0][2]
@@ -151,77 +211,206 @@ class ASRPT(PredictorPolicy):
                 break
             unfinished.pop(0)
             del self._stored[i]
-            self._done_order[i] = self._views[i]
+            out.append(i)
         cur = m.running
         if cur is not None and cur in self._stored:
-            self._unfinished.remove(self._stored[cur])
+            unfinished.remove(self._stored[cur])
             self._insert(cur)
+        return out
+
+    def _virtually_finished(self, now) -> None:
+        for i in self._newly_finished():
+            if i not in self._active:
+                continue
+            self._done_order[i] = self._views[i]
+            if self.order == "guarded":
+                job = self._views[i]
+                c = self.machine_.completion_time(i)
+                d = job.arrival + exact_mul(self._kappa, c - job.arrival)
+                token = self._dtoken[i] = self._dtoken.get(i, 0) + 1
+                if d <= now:
+                    self._make_overdue(i, now)
+                else:
+                    heapq.heappush(self._deadlines, (d, self._tie[i], i, token))
+
+    def _make_overdue(self, i: int, now) -> None:
+        entry = (self.machine_.completion_time(i), self._tie[i], i)
+        self._oentry[i] = entry
+        self._overdue.add(entry)
+        self.overdue_at_.setdefault(self._views[i].id, now)
+
+    def _unguard(self, i: int) -> None:
+        """Forget a job's virtual finish: it completed for real, or a new prediction reopened it."""
+        self._done_order.pop(i, None)
+        self._dtoken[i] = self._dtoken.get(i, 0) + 1
+        entry = self._oentry.pop(i, None)
+        if entry is not None:
+            self._overdue.remove(entry)
+
+    def _promote(self, now) -> None:
+        """Jobs whose deadline has come become overdue."""
+        heap, tokens = self._deadlines, self._dtoken
+        while heap and heap[0][0] <= now:
+            _, _, i, token = heapq.heappop(heap)
+            if token == tokens.get(i) and i in self._active:
+                self._make_overdue(i, now)
+
+    # -- the ranking by predicted remaining GPU-time ----------------------------------------------
+    def _rank_key(self, view, job) -> tuple:
+        left = self.tracker_.predicted[job.index] - view.attained_work(job)
+        if left < 0:
+            left = 0
+        return (exact_mul(exact_mul(left, job.tau_star), job.gpus), job.arrival, job.key, job.index)
+
+    def _wait(self, view, job) -> None:
+        self._unwait(job.index)
+        entry = self._wentry[job.index] = self._rank_key(view, job)
+        self._waiting.add(entry)
+
+    def _unwait(self, i: int) -> None:
+        entry = self._wentry.pop(i, None)
+        if entry is not None:
+            self._waiting.remove(entry)
+
+    def _ranked(self, view, skip=()):
+        """Active jobs by predicted remaining GPU-time: running ones ranked now, merged with the
+        waiting list (whose keys do not move while the jobs wait)."""
+        views = self._views
+        running = sorted(self._rank_key(view, j) for j in view.running)
+        for entry in heapq.merge(running, self._waiting):
+            i = entry[3]
+            if i not in skip:
+                yield views[i]
+
+    def _observe(self, view) -> None:
+        """Jobs the engine started or stopped since the last view: re-arm their alarms and move
+        them between the waiting list and the running set."""
+        tokens = self._alarm_token
+        for job in itertools.chain(view.stopped, view.started):
+            i = job.index
+            tokens[i] = tokens.get(i, 0) + 1
+            if view.is_running(job):
+                self._unwait(i)
+                if self.adaptive != "off":
+                    self._arm(view, job)
+            elif i in self._active:
+                self._wait(view, job)
+
+    # -- the decision ------------------------------------------------------------------------------
+    def _admit(self, view, job, now) -> None:
+        i = job.index
+        work = self.tracker_.predicted[i]
+        self._views[i] = job
+        self._tie[i] = job.key
+        self._active.add(i)
+        size = self._virtual_size(job, work)
+        self.virtual_sizes_[job.id] = size
+        if self._gang:
+            self.machine_.add(i, now, size, job.gpus)
+        else:
+            self._fresh.extend(self._pop_fluid())
+            self.machine_.add(i, now, size)
+            if self.machine_.completion_time(i) is None:
+                self._insert(i)
+            else:                               # a zero-size job finishes virtually at once
+                self._fresh.append(i)
+            self._fresh.extend(self._pop_fluid())
+        self._wait(view, job)
+
+    def _forget(self, i: int) -> None:
+        self._active.discard(i)
+        entry = self._stored.pop(i, None)
+        if entry is not None:
+            self._unfinished.remove(entry)
+        self._unguard(i)
+        self._unwait(i)
+        self._alarm_token.pop(i, None)
 
     def _resize(self, view, job, work) -> None:
         self.tracker_.set(job, work)
         self.adaptive_updates_ += 1
         i = job.index
+        m = self.machine_
         size = self._virtual_size(job, work)
-        self._remove(i)
-        self.machine_.resize(i, max(size, self.machine_.attained(i)))
-        self.virtual_sizes_[job.id] = self.machine_.size(i)
-        if self.machine_.completion_time(i) is None:
-            self._insert(i)
-        else:
-            self._done_order[i] = job
-        self._sync()
+        was_done = m.completion_time(i) is not None
+        entry = self._stored.pop(i, None)
+        if entry is not None:
+            self._unfinished.remove(entry)
+        m.resize(i, max(size, m.attained(i)))
+        self.virtual_sizes_[job.id] = m.size(i)
+        if m.completion_time(i) is None:
+            if was_done:
+                self._unguard(i)
+            if not self._gang:
+                self._insert(i)
+        elif not self._gang and not was_done:
+            self._fresh.append(i)
+        if not self._gang:
+            self._fresh.extend(self._pop_fluid())
+        if not view.is_running(job):
+            self._wait(view, job)
 
     def decide(self, view):
         now = view.now
-        m = self.machine_
-        m.advance(now)
-        self._sync()
+        self._observe(view)
+        self.machine_.advance(now)
+        self._virtually_finished(now)
         for c in view.completed:
-            self._remove(c.job.index)
-            self._alarm_token.pop(c.job.index, None)
+            self._forget(c.job.index)
         for job in self.tracker_.update(view):
-            i = job.index
-            work = self.tracker_.predicted[i]
-            self._views[i] = job
-            self._tie[i] = job.key
-            size = self._virtual_size(job, work)
-            self.virtual_sizes_[job.id] = size
-            m.add(i, now, size)
-            self._sync()
-            if m.completion_time(i) is None:
-                self._insert(i)
-            else:                                   # a zero-size job finishes virtually at once
-                self._done_order[i] = job
+            if job.index in self._views:        # a new prediction for a known job
+                self._resize(view, job, self.tracker_.predicted[job.index])
+            else:
+                self._admit(view, job, now)
+        self._virtually_finished(now)
         if self.adaptive != "off":
             self._adaptive_step(view)
-        if self.order == "virtual":
-            order = itertools.chain(self._done_order.values(), map(_VIEW, self._unfinished))
+            self._virtually_finished(now)
+        if self.order == "guarded":
+            self._promote(now)
+            order = self._guarded_order(view)
+        elif self.order == "virtual":
+            order = self._virtual_order()
         else:
-            pred = self.tracker_.predicted
-            order = sorted(view.active(), key=lambda j: (
-                j.gpus * (pred[j.index] - view.attained_work(j)) * j.tau_star, j.key))
+            order = self._ranked(view)
         if not self.preemption:
             order = [j for j in order if not view.is_running(j)]
         return Decision(order, backfill=self.backfill)
 
-    # -- the adaptive step: an alarm per running job at the time it reaches its prediction -----
-    def _track(self, view) -> None:
-        """Arm alarms for jobs that started, disarm them for jobs that stopped."""
-        tokens = self._alarm_token
-        for job in view.stopped:
-            tokens[job.index] = tokens.get(job.index, 0) + 1
-        for job in view.started:
-            tokens[job.index] = tokens.get(job.index, 0) + 1
-            self._arm(view, job)
+    def _virtual_order(self):
+        views, active = self._views, self._active
+        if self._gang:
+            rest = (views[i] for i in self.machine_.iter_ranked() if i in active)
+        else:
+            rest = map(_VIEW, self._unfinished)
+        return itertools.chain(self._done_order.values(), rest)
 
+    def _guarded_order(self, view):
+        """Overdue jobs by C~ within the share (the first always), then the rest by predicted
+        remaining GPU-time."""
+        views = self._views
+        admitted = []
+        budget = self.share_gpus_
+        for _, _, i in self._overdue:
+            g = views[i].gpus
+            if g <= budget or not admitted:
+                admitted.append(i)
+                budget -= g
+                if budget <= 0:
+                    break
+        if not admitted:
+            return self._ranked(view)
+        skip = set(admitted)
+        return itertools.chain((views[i] for i in admitted), self._ranked(view, skip))
+
+    # -- the adaptive step: an alarm per running job at the time it reaches its prediction -----
     def _arm(self, view, job) -> None:
         left = self.tracker_.predicted[job.index] - view.attained_work(job)
         t = view.now + left * view.iteration_time(job) if left > 0 else view.now
         heapq.heappush(self._alarms, (t, job.index, self._alarm_token[job.index]))
 
     def _adaptive_step(self, view) -> None:
-        """Re-predict running jobs whose work done reached their prediction (model.md 6, step 3)."""
-        self._track(view)
+        """Re-predict running jobs whose work done reached their prediction (step 3)."""
         alarms, tokens, pred = self._alarms, self._alarm_token, self.tracker_.predicted
         now = view.now
         due = []
@@ -247,22 +436,40 @@ class ASRPT(PredictorPolicy):
             self._arm(view, job)
 
     def next_wake(self, view):
-        if self.adaptive == "off":
-            return None
-        self._track(view)
-        alarms, tokens = self._alarms, self._alarm_token
-        while alarms and alarms[0][2] != tokens.get(alarms[0][1]):
-            heapq.heappop(alarms)
-        return alarms[0][0] if alarms else None
+        self._observe(view)
+        wake = None
+        if self.adaptive != "off":
+            alarms, tokens = self._alarms, self._alarm_token
+            while alarms and alarms[0][2] != tokens.get(alarms[0][1]):
+                heapq.heappop(alarms)
+            if alarms:
+                wake = alarms[0][0]
+        if self.order == "guarded":
+            heap, dtokens = self._deadlines, self._dtoken
+            while heap and heap[0][3] != dtokens.get(heap[0][2]):
+                heapq.heappop(heap)
+            m = self.machine_
+            if self._gang:
+                finish = m.next_completion()
+            else:
+                finish = None if m.running is None else m.now + m.remaining(m.running)
+            for t in (heap[0][0] if heap else None, finish):
+                if t is not None and t > view.now and (wake is None or t < wake):
+                    wake = t
+        return wake
 
     def report(self) -> dict:
         m = self.machine_
         m.run()
         keys = {i: self._views[i].id for i in self._views}
-        return {
+        data = {
+            "virtual": self.virtual,
             "virtual_completion_times": {keys[i]: c for i, c in sorted(
                 m.completion_times().items(), key=lambda item: id_key(keys[item[0]]))},
             "virtual_sizes": {k: self.virtual_sizes_[k] for k in sorted(self.virtual_sizes_, key=id_key)},
             **super().report(),
             "adaptive_updates": self.adaptive_updates_,
         }
+        if self.order == "guarded":
+            data["overdue_at"] = {k: self.overdue_at_[k] for k in sorted(self.overdue_at_, key=id_key)}
+        return data

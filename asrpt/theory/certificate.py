@@ -617,7 +617,8 @@ _RUN_CONSTRAINTS = {
 def run_asrpt(instance: Instance, *, predictor="instance", placement: str | None = None, seed=0,
               adaptive: str = "off", backfill: bool = True, preemption: bool = True,
               preemption_cost=0, preemption_point: str = "immediate") -> SimResult:
-    """Simulate A-SRPT on ``instance``; the defaults are Theorem 1's assumptions.
+    """Simulate A-SRPT on ``instance`` as Theorem 1 states it (the fluid virtual machine, the
+    virtual order); the defaults are Theorem 1's assumptions.
 
     Parameters
     ----------
@@ -660,7 +661,7 @@ def run_asrpt(instance: Instance, *, predictor="instance", placement: str | None
     from ..sim import simulate
 
     policy = ASRPT(predictor=predictor, adaptive=adaptive, backfill=backfill, preemption=preemption,
-                   order="virtual", placement=placement)
+                   virtual="fluid", order="virtual", placement=placement)
     policy.name = "a-srpt"
     return simulate(instance, policy, preemption_cost=preemption_cost, seed=seed,
                     preemption_point=preemption_point)

@@ -1,6 +1,7 @@
-"""The A-SRPT ablation presets of baselines.md section 4.5, each pinned on a tiny instance where it
-decides differently from plain ``a-srpt`` (predictor "instance", virtual order, backfill,
-preemption, doubling, the simulator's default placement)."""
+"""The A-SRPT ablation presets, each pinned on a tiny instance where it decides differently from
+plain ``a-srpt`` (predictor "instance", gang virtual machine, guarded order, backfill, preemption,
+doubling, the simulator's default placement), and the reference model's order (``a-srpt-fluid``,
+``a-srpt-virtual``)."""
 
 from fractions import Fraction
 
@@ -20,7 +21,9 @@ def test_presets_set_one_option_each():
     changed = {"a-srpt-oracle": {"predictor": "oracle"}, "a-srpt-mean": {"predictor": "group_mean"},
                "a-srpt-static": {"adaptive": "off"}, "a-srpt-no-preemption": {"preemption": False},
                "a-srpt-srsf-order": {"order": "actual"}, "a-srpt-strict": {"backfill": False},
-               "a-srpt-consolidate": {"placement": "best_fit"}}
+               "a-srpt-consolidate": {"placement": "best_fit"},
+               "a-srpt-virtual": {"order": "virtual"},
+               "a-srpt-fluid": {"virtual": "fluid", "order": "virtual"}}
     for name, diff in changed.items():
         assert POLICIES[name][1] == diff
         assert make_policy(name).get_params() == {**plain, **diff}
@@ -90,12 +93,46 @@ GANGS = Instance(Cluster.homogeneous(1, 2), (
 
 
 def test_virtual_order_on_the_gang_instance():
-    # t=0: B (2), A (3), D (3, after A by id): B runs, A does not fit beside it and is skipped, D
-    # fills the other GPU. t=4: B done; the virtual machine has served A for 2 of its 3: A (1)
-    # before D (3): A takes both GPUs and D is preempted. A 4-7, D resumes 7-9.
-    res = simulate(GANGS, "a-srpt", check_invariants=True)
+    # The fluid machine of the reference model. t=0: B (2), A (3), D (3, after A by id): B runs, A
+    # does not fit beside it and is skipped, D fills the other GPU. t=4: B done; the virtual
+    # machine has served A for 2 of its 3: A (1) before D (3): A takes both GPUs and D is
+    # preempted. A 4-7, D resumes 7-9.
+    res = simulate(GANGS, "a-srpt-fluid", check_invariants=True)
     assert segments(res) == {"A": [(4, 7)], "B": [(0, 4)], "D": [(0, 4), (7, 9)]}
     assert res.policy_data["virtual_completion_times"] == {"A": 5, "B": 2, "D": 8}
+
+
+def test_gang_machine_respects_gangs_on_the_gang_instance():
+    # Gang machine (2 GPUs, A at most 2, B and D at most 1), by remaining time at full rate:
+    # A (3) before B (4) before D (6). A takes both GPUs 0-3; then B 3-7 and D 3-9 side by side.
+    # Every C~_j >= a_j + P_j. The default (guarded) order ranks by predicted remaining GPU-time:
+    # B 4, A 6, D 6 (D after A by id): B and D run, A waits; no job is overdue (A's deadline is
+    # 2 * 3 = 6, and A starts at 4 when B ends), so the run equals SRSF-PRED: A 6-9 behind D.
+    res = simulate(GANGS, "a-srpt", check_invariants=True)
+    assert res.policy_data["virtual_completion_times"] == {"A": 3, "B": 7, "D": 9}
+    assert segments(res) == {"A": [(6, 9)], "B": [(0, 4)], "D": [(0, 6)]}
+    assert res.policy_data["overdue_at"] == {"A": 6}
+    virtual = simulate(GANGS, "a-srpt-virtual", check_invariants=True)    # the virtual order, gang machine
+    assert segments(virtual) == {"A": [(0, 3)], "B": [(3, 7)], "D": [(3, 9)]}
+
+
+# One 2-GPU server, truth as predictions. W (2 GPUs, P=2) and S1, S2 (1 GPU, P=3) at 0; S3, S4
+# (1 GPU, P=3) at 3. The gang machine finishes W at 2 (2 < 3), so W's deadline is 2 * 2 = 4.
+GUARD = Instance(Cluster.homogeneous(1, 2), (
+    Job("W", 0, 2, processing_time=2), Job("S1", 0, 1, processing_time=3), Job("S2", 0, 1, processing_time=3),
+    Job("S3", 3, 1, processing_time=3), Job("S4", 3, 1, processing_time=3)))
+
+
+def test_guard_runs_an_overdue_job_first():
+    # By GPU-time the 1-GPU jobs (3) beat W (4): S1, S2 0-3, then S3, S4 from 3. At W's deadline 4
+    # it is overdue and first: it preempts S3 and S4 and runs 4-6; they resume 6-8. Without the
+    # guard (SRSF order) W waits until 6.
+    res = simulate(GUARD, "a-srpt", check_invariants=True)
+    assert res.completion_times == {"W": 6, "S1": 3, "S2": 3, "S3": 8, "S4": 8}
+    assert res.policy_data["overdue_at"] == {"W": 4}
+    srsf = simulate(GUARD, "a-srpt-srsf-order", check_invariants=True)
+    assert srsf.completion_times == {"W": 8, "S1": 3, "S2": 3, "S3": 6, "S4": 6}
+    assert srsf.completion_times == simulate(GUARD, "srsf").completion_times
 
 
 def test_srsf_order_ablation_ranks_by_predicted_remaining_gpu_time():
@@ -129,5 +166,5 @@ def test_consolidate_ablation_pins_the_best_fit_placer():
                                   "a-srpt-srsf-order", "a-srpt-strict"])
 def test_each_ablation_differs_from_plain_a_srpt_on_one_of_the_instances(name):
     differs = [simulate(inst, name).records != simulate(inst, "a-srpt").records
-               for inst in (UNDER, NO_PRED, LATE, GANGS)]
+               for inst in (UNDER, NO_PRED, LATE, GANGS, GUARD)]
     assert any(differs)

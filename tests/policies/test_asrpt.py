@@ -10,8 +10,15 @@ from asrpt.policies.asrpt import ASRPT
 from asrpt.policies.base import Decision, make_policy
 from asrpt.sim import simulate
 from asrpt.single import srpt_schedule
+from asrpt.single.gang import gang_schedule
 from asrpt.single.virtual import virtual_sizes
+from asrpt.sizes import predicted_processing_times
 from asrpt.testing.strategies import instances
+
+
+def _srsf_key(policy, view, j):
+    left = max(policy.tracker_.predicted[j.index] - view.attained_work(j), 0)
+    return (left * j.tau_star * j.gpus, j.arrival, j.key)
 
 
 class _Checked(ASRPT):
@@ -20,19 +27,43 @@ class _Checked(ASRPT):
     def decide(self, view):
         decision = super().decide(view)
         order = list(decision.order)
-        if self.order == "virtual":
-            m = self.machine_
-            reference = sorted(view.active(), key=lambda j: m.priority_key(j.index))
-            if not self.preemption:
-                reference = [j for j in reference if not view.is_running(j)]
-            assert [j.id for j in order] == [j.id for j in reference], view.now
+        m = self.machine_
+        active = list(view.active())
+        if self.order == "virtual" and self.virtual == "fluid":
+            reference = sorted(active, key=lambda j: m.priority_key(j.index))
+        elif self.order == "virtual":
+            def key(j):
+                c = m.completion_time(j.index)
+                return (0, c, j.key) if c is not None else (1, m.remaining(j.index), j.key)
+            reference = sorted(active, key=key)
+        else:
+            reference = sorted(active, key=lambda j: _srsf_key(self, view, j))
+            if self.order == "guarded":
+                def overdue(j):
+                    c = m.completion_time(j.index)
+                    return c is not None and view.now >= j.arrival + self._kappa * (c - j.arrival)
+                admitted, budget = [], max(1, int(self.share * view.total_gpus))
+                for j in sorted(filter(overdue, active), key=lambda j: (m.completion_time(j.index), j.key)):
+                    if j.gpus <= budget or not admitted:
+                        admitted.append(j)
+                        budget -= j.gpus
+                        if budget <= 0:
+                            break
+                reference = admitted + [j for j in reference if j not in admitted]
+        if not self.preemption:
+            reference = [j for j in reference if not view.is_running(j)]
+        assert [j.id for j in order] == [j.id for j in reference], view.now
         return Decision(order, decision.backfill, decision.wake_at)
 
 
 @settings(max_examples=40)
 @given(instances(max_jobs=8, exact=True, predictions=True))
 def test_incremental_order_equals_the_virtual_machine_priority_order(instance):
-    for kwargs in ({}, {"adaptive": "off"}, {"preemption": False}, {"backfill": False}):
+    for kwargs in ({}, {"adaptive": "off"}, {"preemption": False}, {"backfill": False},
+                   {"kappa": 1, "share": 0.25}, {"kappa": 1.5, "adaptive": "off"},
+                   {"order": "virtual"}, {"order": "actual"}, {"order": "guarded", "virtual": "fluid"},
+                   {"virtual": "fluid", "order": "virtual"}, {"virtual": "fluid", "order": "virtual", "adaptive": "off"},
+                   {"virtual": "fluid", "order": "virtual", "preemption": False}):
         simulate(instance, _Checked(**kwargs), check_invariants=True)
 
 
@@ -41,12 +72,25 @@ def test_incremental_order_equals_the_virtual_machine_priority_order(instance):
 def test_static_virtual_machine_is_srpt_on_the_virtual_sizes(instance):
     """With static predictions, C~ recorded by the run equals single-machine SRPT on p~ (CHK-18's
     virtual side): the virtual machine is exact and independent of the real schedule."""
-    res = simulate(instance, "a-srpt:adaptive=off")
+    res = simulate(instance, "a-srpt-fluid:adaptive=off")
     sizes = virtual_sizes(instance, predicted=True)
     expected = srpt_schedule([j.arrival for j in instance.jobs], sizes, ids=[j.id for j in instance.jobs])
     assert res.policy_data["virtual_completion_times"] == {
         j.id: c for j, c in zip(instance.jobs, expected.completion_times)}
     assert res.policy_data["virtual_sizes"] == {j.id: s for j, s in zip(instance.jobs, sizes)}
+
+
+@given(instances(max_jobs=8, exact=True, predictions=True))
+def test_static_gang_machine_is_gang_srpt_on_the_predicted_times(instance):
+    """The default virtual machine: C~ recorded by the run equals gang-capped SRPT on the
+    predicted times P^_j with caps g_j, independent of the real schedule."""
+    res = simulate(instance, "a-srpt:adaptive=off")
+    times = predicted_processing_times(instance)
+    expected = gang_schedule([j.arrival for j in instance.jobs], times, [j.gpus for j in instance.jobs],
+                             instance.cluster.total_gpus, ids=[j.id for j in instance.jobs])
+    assert res.policy_data["virtual_completion_times"] == {j.id: c for j, c in zip(instance.jobs, expected)}
+    assert all(res.policy_data["virtual_completion_times"][j.id] >= j.arrival + p
+               for j, p in zip(instance.jobs, times))
 
 
 def test_virtually_finished_jobs_come_first_by_virtual_completion():
@@ -102,7 +146,10 @@ class _Sized(ASRPT):
     def decide(self, view):
         decision = super().decide(view)
         active = len(view.waiting) + len(view.running)
-        assert len(self._stored) + len(self._done_order) == active
+        if self.virtual == "fluid":
+            assert len(self._stored) + len(self._done_order) == active
+        assert len(self._waiting) == len(view.waiting)
+        assert len(self._done_order) <= active and len(self._overdue) <= active
         assert len(self._alarm_token) <= active + len(view.completed)
         return decision
 
@@ -113,3 +160,4 @@ def test_per_decision_state_is_bounded_by_active_jobs_not_finished_ones(instance
     """A-SRPT's order and alarms hold only active jobs, so a decision never scans finished jobs
     (its cost does not grow with the number of jobs already done)."""
     simulate(instance, _Sized())
+    simulate(instance, _Sized(virtual="fluid", order="virtual"))

@@ -23,7 +23,10 @@ def test_worked_example_model_md_section_9():
     res = simulate(load_instance("instances/worked-example.json"), "a-srpt", check_invariants=True)
     assert res.completion_times == {"A": 5, "B": 1, "C": 3}
     assert res.summary["total_completion_time"] == 9
-    assert res.policy_data["virtual_completion_times"] == {"A": Fraction(7, 2), "B": 1, "C": Fraction(3, 2)}
+    assert res.policy_data["virtual_completion_times"] == {"A": 5, "B": 1, "C": 3}   # the gang machine
+    fluid = simulate(load_instance("instances/worked-example.json"), "a-srpt-fluid", check_invariants=True)
+    assert fluid.completion_times == res.completion_times
+    assert fluid.policy_data["virtual_completion_times"] == {"A": Fraction(7, 2), "B": 1, "C": Fraction(3, 2)}
     a = res.record("A")
     assert a.start == 1 and a.queueing_delay == 1 and a.preemptions == 0 and a.jct == 5
 

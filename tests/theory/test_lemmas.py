@@ -71,13 +71,14 @@ class _Recorder(ASRPT):
 def test_fact_f1_asrpt_order_is_the_virtual_finishing_order(inst):
     """Fact F1 as the certificate uses it: with static predictions, A-SRPT's priority list at every
     decision is the active jobs sorted by their final virtual completion time C~ (ties by id)."""
-    orders = []
-    res = simulate(inst, _Recorder(adaptive="off"))
-    c_virtual = res.policy_data["virtual_completion_times"]
-    for now, order in res.policy_data["orders"]:
-        orders.append(order)
-        assert order == sorted(order, key=lambda i: c_virtual[i]), now
-    assert orders
+    for virtual in ("fluid", "gang"):     # F1 holds for both virtual machines
+        orders = []
+        res = simulate(inst, _Recorder(adaptive="off", virtual=virtual, order="virtual"))
+        c_virtual = res.policy_data["virtual_completion_times"]
+        for now, order in res.policy_data["orders"]:
+            orders.append(order)
+            assert order == sorted(order, key=lambda i: c_virtual[i]), (virtual, now)
+        assert orders
 
 
 @settings(max_examples=40)

@@ -1,0 +1,121 @@
+"""The gang-aware virtual machine (asrpt.single.gang): special cases equal known rules, every
+schedule is feasible for the relaxation, and the facts the proofs use hold on every example."""
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, strategies as st
+
+from asrpt.errors import InvalidParameterError
+from asrpt.single.gang import GangSRPTMachine, gang_schedule
+from asrpt.single.rules import multi_srpt_schedule
+from asrpt.single.srpt import srpt_schedule
+
+
+@st.composite
+def gang_jobs(draw, max_jobs=7, capacity=None):
+    m = capacity if capacity is not None else draw(st.integers(1, 6))
+    n = draw(st.integers(1, max_jobs))
+    releases = draw(st.lists(st.integers(0, 8), min_size=n, max_size=n))
+    times = draw(st.lists(st.integers(0, 8), min_size=n, max_size=n))
+    gpus = draw(st.lists(st.integers(1, m), min_size=n, max_size=n))
+    return m, releases, times, gpus
+
+
+def _machine(m, releases, times, gpus):
+    mach = GangSRPTMachine(m, record=True)
+    for j, (a, p, g) in enumerate(zip(releases, times, gpus)):
+        mach.add(j, a, p, g)
+    mach.run()
+    return mach
+
+
+def test_worked_example():
+    # model.md's worked example: the gang machine finishes jobs exactly when the cluster does.
+    assert gang_schedule([0, 0, 1], [4, 1, 2], [2, 4, 1], 4, ids=["A", "B", "C"]) == (5, 1, 3)
+
+
+@given(gang_jobs(), st.data())
+def test_unit_gangs_are_srpt_on_m_machines(case, data):
+    m, releases, times, _ = case
+    assert gang_schedule(releases, times, [1] * len(times), m) == \
+        multi_srpt_schedule(releases, times, m).completion_times
+
+
+@given(gang_jobs())
+def test_full_gangs_are_single_machine_srpt(case):
+    m, releases, times, _ = case
+    assert gang_schedule(releases, times, [m] * len(times), m) == srpt_schedule(releases, times).completion_times
+
+
+@given(gang_jobs())
+def test_schedule_is_feasible_for_the_relaxation(case):
+    m, releases, times, gpus = case
+    mach = _machine(m, releases, times, gpus)
+    received = [0] * len(times)
+    for piece in mach.pieces:
+        assert sum(r for _, r in piece.rates) <= m
+        for j, r in piece.rates:
+            assert 0 < r <= gpus[j] and piece.start >= releases[j]
+            received[j] += r * (piece.end - piece.start)
+    for j, (a, p, g) in enumerate(zip(releases, times, gpus)):
+        assert received[j] == g * p
+        assert mach.completion_time(j) >= a + p          # C~_j >= a_j + P_j
+
+
+@given(gang_jobs())
+def test_jobs_below_full_rate_wait_behind_earlier_finishers(case):
+    """While j is released, unfinished and below its full rate, jobs finishing no later than j hold
+    at least M - g_j + 1 GPUs (F1 and the capacity fact of the module docstring)."""
+    m, releases, times, gpus = case
+    mach = _machine(m, releases, times, gpus)
+    done = mach.completion_times()
+    for piece in mach.pieces:
+        rates = dict(piece.rates)
+        for j in range(len(times)):
+            if releases[j] <= piece.start and done[j] >= piece.end and rates.get(j, 0) < gpus[j]:
+                ahead = sum(r for k, r in rates.items() if k != j and (done[k], k) < (done[j], j))
+                assert ahead >= m - gpus[j] + 1 or ahead + rates.get(j, 0) == m
+
+
+def test_exact_fractional_rates():
+    mach = GangSRPTMachine(3)
+    mach.add("a", 0, 1, 2)
+    mach.add("b", 0, 2, 2)
+    assert mach.rates() == {"a": 2, "b": 1}
+    mach.advance(1)
+    assert mach.remaining("b") == Fraction(3, 2) and mach.completion_time("a") == 1
+    mach.run()
+    assert mach.completion_time("b") == Fraction(5, 2)   # 1/2 rate for 1 s, then full
+
+
+def test_incremental_resize_reopens_and_completes():
+    mach = GangSRPTMachine(2)
+    mach.add("a", 0, 1, 2)
+    mach.advance(2)
+    assert mach.completion_time("a") == 1
+    mach.resize("a", 3)                       # a new prediction: two more seconds at full rate
+    assert mach.completion_time("a") is None and mach.remaining("a") == 2
+    mach.resize("a", 1)                       # back to what it attained: done now
+    assert mach.completion_time("a") == 2
+
+
+def test_incremental_equals_batch_on_floats():
+    releases, times, gpus = [0.0, 0.5, 0.25, 3.0], [2.5, 0.1, 1.0, 0.75], [3, 1, 2, 4]
+    mach = GangSRPTMachine(4)
+    for t, j in sorted((a, j) for j, a in enumerate(releases)):
+        mach.advance(t)
+        mach.add(j, t, times[j], gpus[j])
+    mach.run()
+    assert tuple(mach.completion_time(j) for j in range(4)) == gang_schedule(releases, times, gpus, 4)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: GangSRPTMachine(0), "capacity"),
+    (lambda: GangSRPTMachine(2).add("a", 0, 1, 3), "gpus"),
+    (lambda: GangSRPTMachine(2).add("a", 0, -1, 1), "time"),
+    (lambda: GangSRPTMachine(2, start=5).add("a", 1, 1, 1), "release"),
+])
+def test_bad_input_is_named(call, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        call()
