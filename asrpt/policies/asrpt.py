@@ -276,11 +276,9 @@ class ASRPT(PredictorPolicy):
         """Active jobs by predicted remaining GPU-time: running ones ranked now, merged with the
         waiting list (whose keys do not move while the jobs wait)."""
         views = self._views
+        # Ranked now, not when the engine reads on: the engine may stop jobs while it reads.
         running = sorted(self._rank_key(view, j) for j in view.running)
-        for entry in heapq.merge(running, self._waiting):
-            i = entry[3]
-            if i not in skip:
-                yield views[i]
+        return (views[e[3]] for e in heapq.merge(running, self._waiting) if e[3] not in skip)
 
     def _observe(self, view) -> None:
         """Jobs the engine started or stopped since the last view: re-arm their alarms and move

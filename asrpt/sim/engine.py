@@ -15,6 +15,17 @@ asks the policy for a :class:`~asrpt.policies.base.Decision`, and applies it (se
 started through the placement step (:mod:`asrpt.sim.placer`), one by one in the policy's order,
 so each start sees the GPUs taken by the previous ones.
 
+A preemptive selection counts GPUs, but some it counts on may not be usable now: a job left out
+may still hold its GPUs (running on to an iteration boundary, or finishing before its next one),
+or the placer may refuse a selected job (gang instances on fragmented servers, graph placers).
+Then the idle GPUs go, in the policy's order, to jobs the selection left out, without delaying a
+selected job: jobs that stop at once when preempted may use any idle GPU; DNN jobs that would run
+on to a boundary only use GPUs that no blocked selected job will need when the jobs left out
+release theirs. A job stopped and given back the same GPUs in the same pass never stopped (no
+preemption is counted). Every pass also checks, always and cheaply, that no server is
+over-allocated and that a work-conserving policy left no job waiting that fits in the idle GPUs
+(with a placer that fits whenever the GPUs suffice); ``check_invariants=True`` checks more.
+
 Running jobs progress at ``1 / tau`` units of work per second, where ``tau`` is the iteration time
 of their placement (abstract jobs: one second of work per second, anywhere). A preempted DNN job
 runs on to its next iteration boundary (a preemption-point event) and then releases its GPUs,
@@ -32,10 +43,13 @@ waiting forever (a stalled run raises :class:`~asrpt.errors.AsrptError`).
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import time as _time
 from numbers import Real
 from typing import Callable
+
+from sortedcontainers import SortedList
 
 from .._validation import Interval, Options, validate_params
 from ..errors import AsrptError
@@ -118,6 +132,10 @@ class _Engine:
         # per-instance-size capacity cache (sum of free // per), valid until GPUs are taken or freed
         self.capacity: dict[int, int] | None = {} if placer.fits_iff_capacity else None
         self.has_next_wake = type(policy).next_wake is not _policy_base.Policy.next_wake
+        self.undo: dict = {}     # jobs stopped at once in this pass: index -> (segment, tau, restart_until)
+        self.future = None       # after a pass that filled idle GPUs: what the left-out jobs will free
+        # GPU counts of waiting jobs, kept only where work conservation is checkable cheaply
+        self.waiting_gpus = SortedList() if (policy.work_conserving and placer.fits_iff_capacity) else None
 
     # -- time accounting ---------------------------------------------------------------------------
     def work_done(self, i: int):
@@ -157,6 +175,10 @@ class _Engine:
     # -- state changes -------------------------------------------------------------------------------
     def _start(self, i: int, jv: JobView, alloc: Allocation) -> None:
         st = self.states[i]
+        undo = self.undo.pop(i, None) if self.undo else None
+        if undo is not None and undo[0].servers == alloc.servers:
+            self._resume(i, jv, st, undo)
+            return
         free = self.free
         for h, g in alloc.servers:
             free[h] -= g
@@ -176,7 +198,34 @@ class _Engine:
             st.first_start = now
         st.version += 1
         self.started.append(i)  # removed from `waiting` after the scan (the order may be a live view)
+        if self.waiting_gpus is not None and not jv.instances:
+            self.waiting_gpus.remove(jv.gpus)
         self.just_started.append(jv)
+        self.running[i] = jv
+        self._push(self._completion_time(st), _COMPLETE, i, st.version)
+
+    def _resume(self, i: int, jv: JobView, st: _JobState, undo) -> None:
+        """Undo a preemption made earlier in this decision pass: the job gets the same GPUs back
+        at the same instant, so it simply never stopped (no preemption, no restart)."""
+        seg, tau, restart_until = undo
+        for h, g in seg.servers:
+            self.free[h] -= g
+        self.free_total -= jv.gpus
+        if self.capacity:
+            self.capacity.clear()
+        st.segments.pop()
+        st.executed -= seg.end - seg.start
+        st.status = _RUNNING
+        st.servers = seg.servers
+        st.tau = tau
+        st.seg_start = seg.start
+        st.restart_until = restart_until
+        st.preemptions -= 1
+        st.version += 1
+        self.just_stopped.remove(jv)
+        self.started.append(i)
+        if self.waiting_gpus is not None and not jv.instances:
+            self.waiting_gpus.remove(jv.gpus)
         self.running[i] = jv
         self._push(self._completion_time(st), _COMPLETE, i, st.version)
 
@@ -211,13 +260,17 @@ class _Engine:
         st.tau = None
         self.waiting[i] = self.views[i]
         self.just_stopped.append(self.views[i])
+        if self.waiting_gpus is not None and not self.views[i].instances:
+            self.waiting_gpus.add(self.views[i].gpus)
 
     def _preempt(self, i: int) -> None:
         st = self.states[i]
         now = self.now
         self._advance(st, now)
         if st.tau is None or now <= st.restart_until or self.immediate:
+            tau, restart_until = st.tau, st.restart_until
             self._stop_now(i, st)
+            self.undo[i] = (st.segments[-1], tau, restart_until)
             return
         # DNN job: run on to the next iteration boundary (floats within 1e-9 of one count as on it).
         done = st.done
@@ -269,16 +322,20 @@ class _Engine:
 
     def _decide(self) -> None:
         self.passes += 1
+        self.undo.clear()
         policy = self.policy
         decision = policy.decide(self._view())
         self._request_wake(decision.wake_at)
         backfill = decision.backfill
         states = self.states
+        self.future = None
         if policy.preemptive:
             budget = self.total_gpus
             selected: list[JobView] = []
+            skipped: list[JobView] = []         # scanned, not selected (candidates for idle GPUs)
             take = selected.append
-            for jv in decision.order:           # greedy by GPU count, in priority order
+            order = iter(decision.order)
+            for jv in order:                    # greedy by GPU count, in priority order
                 g = jv.gpus
                 if g <= budget:
                     take(jv)
@@ -287,23 +344,33 @@ class _Engine:
                         break
                 elif not backfill:
                     break
+                else:
+                    skipped.append(jv)
             chosen = {jv.index for jv in selected}
             if len(chosen) != len(selected):
                 raise AsrptError(f"policy {policy.name} listed a job twice")
             for idx in [i for i in self.running if i not in chosen]:
                 if states[idx].status == _RUNNING:
                     self._preempt(idx)
+            blocked: list[JobView] = []         # selected, waiting, and not placeable now
             for jv in selected:
                 st = states[jv.index]
                 status = st.status
                 if status == _WAITING:
-                    if not self._try_start(jv) and not backfill:
-                        break
+                    if not self._try_start(jv):
+                        if not backfill:
+                            break
+                        blocked.append(jv)
                 elif status == _STOPPING:       # selected again before its boundary: keep running
                     st.status = _RUNNING
                     st.stop_token += 1
                 elif status != _RUNNING:
                     raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
+            # GPUs the selection counted on but cannot use now: held by jobs left out that are still
+            # running (to an iteration boundary, or to a completion before one), or refused by the
+            # placer. Other jobs may use them, in the policy's order, without delaying a selected one.
+            if backfill and self.free_total and (blocked or len(self.running) > len(chosen)):
+                self._fill_idle(itertools.chain(skipped, order), chosen, blocked)
         else:
             for jv in decision.order:
                 if self.free_total == 0:
@@ -316,10 +383,66 @@ class _Engine:
         for i in self.started:
             del self.waiting[i]
         self.started.clear()
+        self._check_cheap()
         if self.check:
             self._check_state(decision)
         if self.has_next_wake:
             self._request_wake(policy.next_wake(self._view()))
+
+    def _fill_idle(self, candidates, chosen: set, blocked: list) -> None:
+        """Start jobs the selection left out on GPUs that are idle now.
+
+        ``future`` is what each server will have once the jobs left out release their GPUs; the
+        blocked selected jobs reserve their placement in it first. A candidate that stops at once
+        when preempted (abstract jobs, or ``preemption_point="immediate"``) may use any idle GPU
+        (it never delays a selected job); a DNN job that would run on to an iteration boundary
+        only uses idle GPUs that no reservation needs.
+        """
+        states, free, cluster = self.states, self.free, self.cluster
+        future = list(free)
+        for i in self.running:
+            if i not in chosen:
+                for h, g in states[i].servers:
+                    future[h] += g
+        for jv in blocked:
+            alloc = self.placer.allocate(jv, future, cluster)
+            if alloc is not None:
+                for h, g in alloc.servers:
+                    future[h] -= g
+        self.future = future
+        for jv in candidates:
+            if not self.free_total:
+                break
+            i = jv.index
+            if i in chosen or states[i].status != _WAITING or i in self.running or jv.gpus > self.free_total:
+                continue
+            if jv.is_abstract or self.immediate:
+                self._try_start(jv)
+                continue
+            avail = [f if f < u else u for f, u in zip(free, future)]
+            if jv.gpus > sum(avail):
+                continue
+            alloc = self.placer.allocate(jv, avail, cluster)
+            if alloc is None:
+                continue
+            if self.check:
+                self._check_allocation(jv, alloc)
+            for h, g in alloc.servers:
+                future[h] -= g
+            self._start(i, jv, alloc)
+
+    def _check_cheap(self) -> None:
+        """Always on: no server over-allocated, and (policies that promise it, with a placer that
+        fits whenever the GPUs suffice) no waiting job that fits in the idle GPUs."""
+        if self.free_total < 0 or min(self.free) < 0:
+            raise AsrptError(f"t={self.now}: policy {self.policy.name}: a server's GPUs are over-allocated "
+                             f"({list(self.free)} free)")
+        wg = self.waiting_gpus
+        if wg and wg[0] <= self.free_total and self.future is None and not any(
+                self.states[i].status == _STOPPING for i in self.running):
+            jv = next(v for v in self.waiting.values() if v.gpus == wg[0] and not v.instances)
+            raise AsrptError(f"t={self.now}: work-conserving policy {self.policy.name} left job {jv.id} "
+                             f"({jv.gpus} GPUs) waiting with {self.free_total} GPUs idle")
 
     # -- invariants (check_invariants=True) ---------------------------------------------------------------
     def _check_allocation(self, jv: JobView, alloc: Allocation) -> None:
@@ -342,8 +465,12 @@ class _Engine:
             if used[h] + self.free[h] != cap or self.free[h] < 0:
                 raise AssertionError(f"t={self.now}: server {h} accounting broken ({used[h]} used, {self.free[h]} free)")
         if self.policy.work_conserving and not any(s.status == _STOPPING for s in self.states):
+            reserved = self.future
             for jv in self.waiting.values():
-                if jv.gpus <= self.free_total and self.placer.allocate(jv, self.free, self.cluster) is not None:
+                free = self.free
+                if reserved is not None and not (jv.is_abstract or self.immediate):
+                    free = [f if f < u else u for f, u in zip(self.free, reserved)]
+                if jv.gpus <= sum(free) and self.placer.allocate(jv, free, self.cluster) is not None:
                     raise AssertionError(f"t={self.now}: work-conserving policy {self.policy.name} left "
                                          f"job {jv.id} waiting although it fits")
 
@@ -385,6 +512,8 @@ class _Engine:
                 states[i].status = _WAITING
                 self.waiting[i] = views[i]
                 self.arrived.append(views[i])
+                if self.waiting_gpus is not None and not views[i].instances:
+                    self.waiting_gpus.add(views[i].gpus)
                 changed = True
             while heap and heap[0][0] == t and heap[0][1] == _WAKE:
                 heapq.heappop(heap)

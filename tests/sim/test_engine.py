@@ -177,3 +177,43 @@ def test_a_job_selected_again_before_its_boundary_keeps_running():
     ra = res.record("A")
     assert ra.preemptions == 0 and len(ra.segments) == 1 and ra.completion == pytest.approx(50 * tau)
     assert res.record("B").start == pytest.approx(50 * tau)
+
+
+def _spans(res):
+    return {r.id: [(s.start, s.end) for s in r.segments] for r in res.records}
+
+
+def test_gpus_held_by_a_job_left_out_go_to_the_next_jobs():
+    """Two 4-GPU servers. At t=11 the order is j4 (8 GPUs), j3 (6), j5: j5, a one-iteration DNN job
+    left out, cannot stop before it finishes (t~153), so j4 cannot start; the 6 idle GPUs go to
+    j3 instead of staying idle (they used to, for 142 s)."""
+    jobs = (Job("j1", 3, 4, processing_time=8), Job("j3", 5, 6, processing_time=9),
+            Job("j4", 5, 8, processing_time=5), Job("j5", 5, 2, model="gpt3-6.7b", iterations=1))
+    instance = Instance(Cluster.homogeneous(2, 4), jobs)
+    for policy in ("srsf", "a-srpt", "a-srpt-fluid"):
+        res = simulate(instance, policy, check_invariants=True)
+        assert _spans(res)["j3"] == [(11, 20)], policy
+        assert res.record("j4").start == res.record("j5").completion
+        assert res.summary["preemptions"] == 0
+
+
+def test_a_job_the_placer_refuses_does_not_hold_the_gpus_it_was_counted_on():
+    """Y (2 GPUs) runs on server 0; X (two 3-GPU instances) is selected next but no server pair
+    has 3 + 3 free; Z (2 GPUs), left out of the selection, runs on the idle GPUs meanwhile."""
+    jobs = (Job("Y", 0, 2, processing_time=10), Job("X", 1, 6, processing_time=11, instances=2),
+            Job("Z", 1, 2, processing_time=100))
+    res = simulate(Instance(Cluster.homogeneous(2, 4), jobs), "srsf", check_invariants=True)
+    assert res.record("Z").start == 1
+    # At 10 both X and Z are selected, but Z's GPUs on server 1 leave 4 + 2: X still cannot be
+    # placed (the count placer does not move running jobs to defragment) and waits for Z.
+    assert res.record("X").start == res.record("Z").completion == 101
+
+
+def test_a_preemption_undone_in_the_same_pass_is_no_preemption():
+    # j3 of the first test is left out at t=15 (A-SRPT's guard puts the overdue j4 first) but gets
+    # its GPUs back in the same pass: one segment, no preemption, no restart cost.
+    jobs = (Job("j1", 3, 4, processing_time=8), Job("j3", 5, 6, processing_time=9),
+            Job("j4", 5, 8, processing_time=5), Job("j5", 5, 2, model="gpt3-6.7b", iterations=1))
+    res = simulate(Instance(Cluster.homogeneous(2, 4), jobs), "a-srpt", preemption_cost=30, check_invariants=True)
+    assert res.policy_data["overdue_at"]["j4"] == 15
+    assert _spans(res)["j3"] == [(11, 20)] and res.record("j3").preemptions == 0
