@@ -5,6 +5,11 @@ A window of the Philly trace (20,000 jobs from rank 40,000, shipped in ``asrpt/d
 :mod:`asrpt.traces.assign` (``--no-dnn`` keeps the trace's durations as abstract jobs), A-SRPT
 against the main baselines, with a progress bar, the comparison
 table, per-job CSVs, ``summary.json`` and a JCT CDF plot (``jct_cdf.png``) in ``--out``.
+
+Predictions are honest: every policy that uses one (A-SRPT, SRSF, SJF, QSSF, Themis) gets the
+same predictor, ``forest`` (learned online from the jobs completed so far; ``--predictor``
+changes it), and the table says which predictor each row used. Clairvoyant references (A-SRPT and
+SRSF with the true sizes) appear only with ``--oracle``, labelled ``[oracle]``.
 """
 
 from __future__ import annotations
@@ -19,6 +24,10 @@ from .simulate import add_run_options, comparison_rows, policies_from, run_polic
 from ._common import emit_json, format_table
 
 DEFAULT_POLICIES = "a-srpt,srsf,sjf,qssf,tiresias,gavel,themis,fifo"
+# Every policy that takes a predictor gets the same real one: learned online from completed jobs.
+DEFAULT_PREDICTOR = "forest"
+# With --oracle: the clairvoyant references, labelled as such.
+ORACLE_POLICIES = "a-srpt,srsf"
 
 
 def register(sub) -> None:
@@ -30,8 +39,22 @@ def register(sub) -> None:
                     "write per-job CSVs, summary.json and a JCT CDF plot to --out (default out/run).",
     )
     p.add_argument("--trace", metavar="FILE", help="another Philly-format trace instead of the bundled window")
+    p.add_argument("--oracle", action="store_true",
+                   help=f"also run the clairvoyant references ({ORACLE_POLICIES} with the true sizes)")
     add_run_options(p, dnn_default=True)
     p.set_defaults(func=run)
+
+
+def predictor_label(result) -> str:
+    """Which predictor a run used: its policy's ``predictor`` parameter, or "none" for policies
+    that use no prediction (FIFO, Tiresias, Gavel).
+
+    >>> from asrpt.sim import simulate
+    >>> predictor_label(simulate(two_server_instance, "fifo")), predictor_label(simulate(two_server_instance, "srsf"))
+    ('none', 'oracle')
+    """
+    value = result.options.get("policy_params", {}).get("predictor")
+    return "none" if value is None else str(value)
 
 
 def run(args) -> int:
@@ -43,7 +66,9 @@ def run(args) -> int:
         print(report.summary(), file=sys.stderr)
         print(f"cluster: {cluster.n_servers} servers, {cluster.total_gpus} GPUs; {instance.n_jobs} jobs",
               file=sys.stderr)
-    policies = policies_from(args.policies or DEFAULT_POLICIES, args.predictor)
+    policies = policies_from(args.policies or DEFAULT_POLICIES, args.predictor or DEFAULT_PREDICTOR)
+    if args.oracle:
+        policies += policies_from(ORACLE_POLICIES, "oracle")
     show = args.progress if args.progress is not None else not args.json
     results = run_policies(instance, policies, args, progress=show)
     out = args.out or os.path.join("out", "run")
@@ -56,6 +81,7 @@ def run(args) -> int:
         emit_json({"jobs": instance.n_jobs, "gpus": cluster.total_gpus, "out": out, "plot": png,
                    "results": [r.to_dict() for r in results]})
     else:
-        print(format_table(("policy",) + SUMMARY_COLUMNS + ("wall_s",), comparison_rows(results)))
+        rows = [[row[0], predictor_label(r)] + row[1:] for row, r in zip(comparison_rows(results), results)]
+        print(format_table(("policy", "predictor") + SUMMARY_COLUMNS + ("wall_s",), rows))
         print(f"\nper-job CSVs, summary.json and {png} written to {out}/", file=sys.stderr)
     return 0

@@ -1,0 +1,149 @@
+"""Evaluation of A-SRPT against the registered baselines on four workloads: one table, one run.
+
+Workloads (``--workloads``, comma-separated):
+
+- ``window``: the bundled default of ``asrpt run`` (20,000 Philly jobs from rank 40,000, DNN
+  models by the seeded assignment rule, 64 x 8 GPUs);
+- ``full``: the whole Philly trace (82,247 jobs, read through ``ASRPT_SHARED``), 64 x 8 GPUs,
+  DNN models (``--full-abstract`` keeps the trace's durations as abstract jobs: much faster);
+- ``recurring``: the recurring-job generator (Philly profile, ``--recurring-jobs`` jobs at load
+  0.9 on 8 x 8 A100), DNN jobs with users, groups and models to learn from;
+- ``pai``: the Alibaba 2023 GPU pods (openb) by the existing importer, on its node list.
+
+Every policy that takes a predictor gets the same one (``--predictor``, default ``forest``: the
+random forest trained online on completed jobs), as in ``asrpt run``. For each run the table has
+mean, median and p99 JCT, the mean JCT relative to SRSF on the same workload, the mean queueing
+delay of jobs under one GPU-hour, preemptions and the process CPU seconds of the run. With
+``--plot PNG`` it draws the mean waiting time by job size (GPU-time buckets) per policy and
+workload; ``--json FILE`` keeps every figure.
+
+Run (the window alone takes a few minutes)::
+
+    .venv/bin/python benchmarks/eval_asrpt.py --workloads window,recurring,pai --json out/eval_asrpt.json
+    .venv/bin/python benchmarks/eval_asrpt.py --workloads full --full-abstract
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from importlib import resources
+
+POLICIES = ("a-srpt", "a-srpt-virtual", "a-srpt-fluid", "a-srpt-srsf-order", "srsf", "sjf", "qssf",
+            "tiresias", "gavel", "themis", "fifo")
+BUCKETS = (0, 3600, 8 * 3600, 64 * 3600, math.inf)   # job GPU-time (GPU-seconds)
+
+
+def load(name: str, args):
+    from asrpt.instance import Cluster
+    from asrpt.traces.base import shared_path
+    from asrpt.traces.philly import read_philly
+
+    if name == "window":
+        path = str(resources.files("asrpt").joinpath("data/philly-40000-20000.csv.gz"))
+        return read_philly(path, cluster=Cluster.from_spec("64x8"), dnn=True, seed=0)[0]
+    if name == "full":
+        path = shared_path("traces", "philly-pollux-processed", "philly.csv")
+        return read_philly(path, cluster=Cluster.from_spec("64x8"), dnn=not args.full_abstract, seed=0)[0]
+    if name == "recurring":
+        from asrpt.workloads import recurring_workload
+
+        return recurring_workload(args.recurring_jobs, load=0.9, cluster="8x8", seed=0)
+    if name == "pai":
+        from asrpt.traces.alibaba import read_alibaba_pods
+
+        return read_alibaba_pods(shared_path("traces", "alibaba-pai-gpu-v2023-openb", "openb_pod_list_default.csv"))[0]
+    raise SystemExit(f"eval_asrpt: unknown workload {name!r} (window, full, recurring, pai)")
+
+
+def spec_for(policy: str, predictor: str) -> str:
+    from asrpt.policies.base import make_policy
+
+    return f"{policy}:predictor={json.dumps(predictor)}" if "predictor" in make_policy(policy).get_params() else policy
+
+
+def one_run(instance, policy: str, predictor: str) -> dict:
+    from asrpt.sim import simulate
+
+    cpu = time.process_time()
+    res = simulate(instance, spec_for(policy, predictor))
+    cpu = time.process_time() - cpu
+    jct = sorted(r.jct for r in res.records)
+    waits = [[] for _ in BUCKETS[:-1]]
+    for r in res.records:
+        area = r.gpus * r.processing_time
+        k = next(i for i in range(len(BUCKETS) - 1) if area < BUCKETS[i + 1])
+        waits[k].append(float(r.completion - r.arrival - r.processing_time))
+    return {"policy": policy, "predictor": predictor if spec_for(policy, predictor) != policy else "none",
+            "mean_jct": statistics.fmean(jct), "median_jct": statistics.median(jct),
+            "p99_jct": jct[min(len(jct) - 1, math.ceil(0.99 * len(jct)) - 1)],
+            "preemptions": res.summary["preemptions"], "cpu_s": cpu,
+            "wait_by_size": [statistics.fmean(w) if w else None for w in waits],
+            "small_wait": statistics.fmean(waits[0]) if waits[0] else None}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--workloads", default="window,recurring,pai")
+    ap.add_argument("--policies", default=",".join(POLICIES))
+    ap.add_argument("--predictor", default="forest")
+    ap.add_argument("--recurring-jobs", type=int, default=4000)
+    ap.add_argument("--full-abstract", action="store_true")
+    ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--plot", metavar="PNG")
+    args = ap.parse_args(argv)
+    rows = []
+    for name in args.workloads.split(","):
+        instance = load(name, args)
+        print(f"# {name}: {instance.n_jobs} jobs on {instance.cluster.total_gpus} GPUs", file=sys.stderr, flush=True)
+        runs = []
+        for policy in args.policies.split(","):
+            run = {"workload": name, **one_run(instance, policy, args.predictor)}
+            runs.append(run)
+            print(f"  {policy:<18} mean {run['mean_jct']:>12.1f}  p99 {run['p99_jct']:>12.1f}  "
+                  f"cpu {run['cpu_s']:.1f}s", file=sys.stderr, flush=True)
+        ref = next((r for r in runs if r["policy"] == "srsf"), None)
+        best = min(r["mean_jct"] for r in runs)
+        for r in runs:
+            r["vs_srsf"] = r["mean_jct"] / ref["mean_jct"] if ref else None
+            r["vs_best"] = r["mean_jct"] / best
+        rows += runs
+    cols = ("workload", "policy", "predictor", "mean_jct", "median_jct", "p99_jct", "vs_srsf", "vs_best",
+            "small_wait", "preemptions", "cpu_s")
+    print("| " + " | ".join(cols) + " |")
+    print("|" + "---|" * len(cols))
+    for r in rows:
+        cells = [f"{r[c]:.3f}" if c in ("vs_srsf", "vs_best") and r[c] is not None else
+                 f"{r[c]:.1f}" if isinstance(r[c], float) else str(r[c]) for c in cols]
+        print("| " + " | ".join(cells) + " |")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(rows, fh, indent=1)
+    if args.plot:
+        from matplotlib.figure import Figure
+
+        names = sorted({r["workload"] for r in rows}, key=[r["workload"] for r in rows].index)
+        fig = Figure(figsize=(5 * len(names), 4), layout="constrained")
+        labels = ["< 1", "1-8", "8-64", ">= 64"]
+        for k, name in enumerate(names):
+            ax = fig.add_subplot(1, len(names), k + 1)
+            sub = [r for r in rows if r["workload"] == name]
+            width = 0.8 / len(sub)
+            for j, r in enumerate(sub):
+                ax.bar([x + j * width for x in range(4)], [w or 0 for w in r["wait_by_size"]], width, label=r["policy"])
+            ax.set_xticks([x + 0.4 for x in range(4)], labels)
+            ax.set_yscale("log")
+            ax.set_xlabel("job size (GPU-hours)")
+            ax.set_ylabel("mean waiting time (s)")
+            ax.set_title(name)
+        fig.axes[0].legend(fontsize=7)
+        fig.savefig(args.plot, dpi=110)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
