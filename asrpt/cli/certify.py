@@ -11,6 +11,7 @@ The ``--adaptive``, ``--strict`` and ``--preemption-cost`` options leave the the
 from __future__ import annotations
 
 from ..theory.certificate import certify, run_asrpt
+from ..theory.guarded import certify_guarded, run_guarded
 from ._common import add_instance, add_json, add_plot, emit_json, format_table, load_from_args, nonneg_float, write_plot
 
 _ROWS = ("per_job", "total", "lemma2", "theorem", "lemma3", "lemma3_premise", "running", "per_job_refined")
@@ -45,6 +46,11 @@ def register(sub) -> None:
     p.add_argument("--preemption-point", choices=("immediate", "iteration"), default="immediate",
                    help="where a preempted DNN job stops: at once (default, the theorem's setting) "
                         "or at its next iteration boundary (model.md's step 6, outside the theorem)")
+    p.add_argument("--theorem", type=int, choices=(1, 2), default=1,
+                   help="1: the reference model's A-SRPT (fluid virtual machine, virtual order; default); "
+                        "2: the default guarded A-SRPT on the gang machine (proofs/theorem2.md)")
+    p.add_argument("--kappa", type=float, default=2.0, metavar="K", help="Theorem 2: the guard's kappa (>= 1)")
+    p.add_argument("--share", type=float, default=0.5, metavar="S", help="Theorem 2: the guard's GPU share in (0, 1]")
     p.add_argument("--jobs", action="store_true", help="include the per-job rows")
     add_json(p)
     add_plot(p, "a Gantt chart of the run beside its virtual SRPT schedule")
@@ -64,6 +70,8 @@ def run(args) -> int:
         from ..errors import InvalidParameterError
 
         raise InvalidParameterError(f"--seed must be >= 0, got {args.seed}")
+    if args.theorem == 2:
+        return _run_theorem2(args, inst)
     cost = args.preemption_cost
     cost = int(cost) if float(cost).is_integer() else cost
     result = run_asrpt(inst, predictor=args.predictor, placement=args.placement, seed=args.seed,
@@ -84,7 +92,8 @@ def run(args) -> int:
             ["lower bound", cert.lower_bound], ["sum C~_j", cert.virtual_total], ["beta", cert.beta],
             ["rho", cert.rho], ["mu_over", cert.mu_over], ["mu_under", cert.mu_under], ["mu", cert.mu],
             ["beta (1 + rho mu)", cert.ratio_bound], ["bound", cert.bound],
-            ["ALG / LB", cert.ratio_to_lb]]))
+            ["ALG / LB", cert.ratio_to_lb], ["flow time sum (C_j - a_j)", cert.flow_time],
+            ["flow lower bound LB - sum a_j", cert.flow_lower_bound], ["flow ALG / LB", cert.flow_ratio_to_lb]]))
         print()
         print(format_table(["inequality", "lhs", "rhs", "slack", "holds", "job"],
                            [[q.name, q.lhs, q.rhs, q.slack, "yes" if q.holds else "NO", q.job or ""]
@@ -98,4 +107,39 @@ def run(args) -> int:
                 ["job", "a", "g", "C", "P*", "C~", "wait", "blocked", "bound", "slack", "holds"],
                 [[j.id, j.arrival, j.gpus, j.completion, j.processing_time, j.virtual_completion,
                   j.waiting, j.blocked, j.bound, j.slack, "yes" if j.holds else "NO"] for j in cert.jobs]))
+    return 0 if cert.holds else 1
+
+
+def _run_theorem2(args, inst) -> int:
+    from ..errors import InvalidParameterError
+
+    if args.adaptive != "off" or args.strict or args.preemption_cost or args.preemption_point != "immediate":
+        raise InvalidParameterError("--theorem 2 runs under its assumptions only: drop --adaptive, --strict, "
+                                    "--preemption-cost and --preemption-point")
+    kappa = int(args.kappa) if float(args.kappa).is_integer() else args.kappa
+    result = run_guarded(inst, predictor=args.predictor, kappa=kappa, share=args.share, seed=args.seed,
+                         placement=args.placement)
+    cert = certify_guarded(inst, result, tolerance=args.tolerance)
+    write_plot(args.plot, lambda: _gantt_figure(inst, result))
+    if args.json:
+        emit_json({"file": args.instance, **cert.to_dict()})
+        return 0 if cert.holds else 1
+    verdict = "holds" if cert.holds else "FAILS"
+    scope = "within" if cert.covered else "outside"
+    print(f"Theorem 2 certificate for {args.instance}: {verdict} ({inst.n_jobs} jobs, {cert.total_gpus} GPUs, "
+          f"{'exact' if cert.exact else 'float'} arithmetic, {scope} the theorem's assumptions)")
+    print(format_table(["quantity", "value"], [
+        ["sum C_j (A-SRPT)", cert.total_completion_time], ["lower bound", cert.lower_bound],
+        ["sum C~_j (gang machine)", cert.virtual_total], ["kappa", cert.kappa], ["share", cert.share],
+        ["rho'", cert.rho_prime], ["beta", cert.beta], ["mu_over", cert.mu_over], ["mu_under", cert.mu_under],
+        ["overdue jobs", cert.overdue_jobs], ["flow time sum (C_j - a_j)", cert.flow_time],
+        ["flow lower bound LB - sum a_j", cert.flow_lower_bound], ["flow ALG / LB", cert.flow_ratio_to_lb],
+        ["virtual flow time", cert.virtual_flow_time]]))
+    print()
+    print(format_table(["inequality", "lhs", "rhs", "slack", "holds", "job"],
+                       [[q.name, q.lhs, q.rhs, q.slack, "yes" if q.holds else "NO", q.job or ""]
+                        for q in cert.inequalities]))
+    missing = [k for k, v in cert.assumptions.items() if not v]
+    if missing:
+        print(f"\nassumptions not met: {', '.join(missing)}")
     return 0 if cert.holds else 1

@@ -118,9 +118,10 @@ class GangSRPTMachine:
         self._pending_keys: set = set()
         self._queue = SortedList()        # (remaining, tie key, key): released, not served
         self._qentry: dict = {}
-        self._served: list = []           # keys in service, in rank order (all full rate but the last)
-        self._rem: dict = {}              # remaining time at full rate of served jobs (as of now)
-        self._rate: dict = {}             # fraction of full rate of served jobs (1 for all but the last)
+        self._full = SortedList()         # (finish, tie key, key): served at full rate; remaining = finish - now
+        self._fentry: dict = {}
+        self._full_gpus = 0
+        self._frac = None                 # [key, remaining, rate]: the one job served below full rate
         self._done: dict = {}             # key -> completion time, in finishing order
         self._log: list = []              # finished since the last pop_finished()
 
@@ -132,7 +133,8 @@ class GangSRPTMachine:
         return len(self._size)
 
     def __repr__(self) -> str:
-        return (f"GangSRPTMachine(capacity={self.capacity}, now={self.now!r}, served={len(self._served)}, "
+        served = len(self._full) + (self._frac is not None)
+        return (f"GangSRPTMachine(capacity={self.capacity}, now={self.now!r}, served={served}, "
                 f"queued={len(self._queue)}, pending={len(self._pending_keys)}, done={len(self._done)})")
 
     def _known(self, method: str, key) -> None:
@@ -144,8 +146,11 @@ class GangSRPTMachine:
     def remaining(self, key):
         """Remaining time at full rate at :attr:`now` (the full ``P_j`` before release, 0 once done)."""
         self._known("remaining", key)
-        if key in self._rem:
-            return self._rem[key]
+        entry = self._fentry.get(key)
+        if entry is not None:
+            return entry[0] - self.now
+        if self._frac is not None and self._frac[0] == key:
+            return self._frac[1]
         entry = self._qentry.get(key)
         if entry is not None:
             return entry[0]
@@ -173,7 +178,10 @@ class GangSRPTMachine:
 
     def rates(self) -> dict:
         """GPUs each served job receives now (the machine's current allocation)."""
-        return {k: exact_mul(self._rate[k], self._gpus[k]) for k in self._served}
+        out = {e[2]: self._gpus[e[2]] for e in self._full}
+        if self._frac is not None:
+            out[self._frac[0]] = exact_mul(self._frac[2], self._gpus[self._frac[0]])
+        return out
 
     def ranked(self) -> list:
         """Released unfinished jobs in rank order (served first)."""
@@ -181,7 +189,10 @@ class GangSRPTMachine:
 
     def iter_ranked(self):
         """Iterate over the released unfinished jobs in rank order, lazily (O(1) per job read)."""
-        yield from self._served
+        for entry in self._full:
+            yield entry[2]
+        if self._frac is not None:
+            yield self._frac[0]
         for entry in self._queue:
             yield entry[2]
 
@@ -193,9 +204,7 @@ class GangSRPTMachine:
 
     def next_completion(self):
         """The time the first-ranked job completes if nothing else happens first, or None."""
-        if not self._served:
-            return None
-        return self.now + self._rem[self._served[0]]
+        return self._full[0][0] if self._full else None
 
     @property
     def pieces(self) -> tuple:
@@ -262,9 +271,11 @@ class GangSRPTMachine:
         rem = time - attained
         if key in self._done:
             del self._done[key]
-        elif key in self._rem:
-            self._served.remove(key)
-            del self._rem[key], self._rate[key]
+        elif key in self._fentry:
+            self._full.remove(self._fentry.pop(key))
+            self._full_gpus -= self._gpus[key]
+        elif self._frac is not None and self._frac[0] == key:
+            self._frac = None
         else:
             self._queue.remove(self._qentry.pop(key))
         if rem == 0:
@@ -309,81 +320,83 @@ class GangSRPTMachine:
             self._enqueue(key, self._size[key])
 
     def _elapse(self, t) -> None:
+        """Move time to ``t``: full-rate jobs keep their finish times; only the fractional job's
+        remaining time changes."""
         dt = t - self.now
         if dt > 0:
-            if self._record and self._served:
+            if self._record and (self._full or self._frac is not None):
                 self._pieces.append(GangPiece(self.now, t, tuple(self.rates().items())))
-            rem, rate = self._rem, self._rate
-            for k in self._served:
-                r = rate[k]
-                rem[k] = rem[k] - dt if r == 1 else rem[k] - exact_mul(r, dt)
+            frac = self._frac
+            if frac is not None:
+                frac[1] = frac[1] - exact_mul(frac[2], dt)
         self.now = t
 
+    def _to_full(self, key, rem) -> None:
+        entry = (self.now + rem, self._tiekey[key], key)
+        self._fentry[key] = entry
+        self._full.add(entry)
+        self._full_gpus += self._gpus[key]
+
     def _rebalance(self) -> None:
-        """Hand the capacity out again in rank order (after releases, completions, resizes)."""
-        old, queue, tie = self._served, self._queue, self._tiekey
-        rem, rate, gpus = self._rem, self._rate, self._gpus
-        cap = self.capacity
-        served = []
-        i = 0
-        while cap > 0:
-            from_old = i < len(old)
-            if queue and (not from_old or (queue[0][0], queue[0][1]) < (rem[old[i]], tie[old[i]])):
-                r, _, key = queue.pop(0)
-                del self._qentry[key]
-                rem[key] = r
-            elif from_old:
-                key = old[i]
-                i += 1
-            else:
-                break
+        """Hand the capacity out again in rank order (after releases, completions, resizes):
+        jobs ranked ahead of the last full-rate ones move in, the last ones move out, and the
+        first job that does not fit gets what is left."""
+        queue, full, gpus, now = self._queue, self._full, self._gpus, self.now
+        if self._frac is not None:
+            key, rem, _ = self._frac
+            self._frac = None
+            self._enqueue(key, rem)
+        cap = self.capacity - self._full_gpus
+        while queue:
+            rem, tie, key = queue[0]
             g = gpus[key]
+            if full:
+                finish, ftie, fkey = full[-1]
+                ahead = (rem, tie) < (finish - now, ftie)
+            else:
+                ahead = False
+            if ahead and g > cap:               # the head outranks the last full-rate job: swap
+                full.pop()
+                del self._fentry[fkey]
+                self._full_gpus -= gpus[fkey]
+                cap += gpus[fkey]
+                self._enqueue(fkey, finish - now)
+                continue
+            if not ahead and cap == 0:
+                break
+            queue.pop(0)
+            del self._qentry[key]
             if g <= cap:
-                rate[key] = 1
+                self._to_full(key, rem)
                 cap -= g
             else:
-                rate[key] = exact_div(cap, g)
-                cap = 0
-            served.append(key)
-        for key in old[i:]:  # pushed out of service by jobs ranked ahead
-            self._enqueue(key, rem.pop(key))
-            del rate[key]
-        self._served = served
+                self._frac = [key, rem, exact_div(cap, g)]
+                break
 
     def _advance(self, t) -> None:
         pending = self._pending
         while True:
-            finish = self.now + self._rem[self._served[0]] if self._served else None
+            finish = self._full[0][0] if self._full else None
             release = pending[0][0] if pending else None
             nxt = min((x for x in (finish, release) if x is not None), default=None)
             if nxt is None or (t is not None and nxt > t):
                 if t is not None:
                     self._elapse(t)
                 return
-            if finish is not None and finish < self.now:  # float rounding only
-                finish = nxt = self.now
+            if nxt < self.now:  # float rounding only
+                nxt = self.now
             self._elapse(nxt)
-            if finish is not None and nxt == finish:
-                self._complete_head()
+            full = self._full
+            while full and full[0][0] <= nxt:   # every full-rate job finishing now
+                key = full.pop(0)[2]
+                del self._fentry[key]
+                self._full_gpus -= self._gpus[key]
+                self._finish(key)
             while pending and pending[0][0] <= self.now:
                 key = heapq.heappop(pending)[2]
                 self._pending_keys.discard(key)
                 self._release(key)
             self._rebalance()
-
-    def _complete_head(self) -> None:
-        """Complete the first-ranked job and every full-rate job that reached the same remaining
-        value (equal sizes finish together, also in floating point)."""
-        served, rem, rate = self._served, self._rem, self._rate
-        level = rem[served[0]]
-        keep = []
-        for k in served:
-            if rate[k] == 1 and rem[k] <= level:
-                self._finish(k)
-                del rem[k], rate[k]
-            else:
-                keep.append(k)
-        self._served = keep
 
 
 def gang_schedule(releases: Sequence, times: Sequence, gpus: Sequence[int], capacity: int, *,
