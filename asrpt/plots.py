@@ -361,8 +361,9 @@ def _jct_series(results, who: str) -> list[tuple[str, list]]:
     return out
 
 
-@validate_params({"results": "no_validation", "log_x": ["boolean"], "title": [None, str]})
-def jct_cdf(results, *, log_x: bool = True, title: str | None = None) -> Figure:
+@validate_params({"results": "no_validation", "log_x": ["boolean"], "complementary": ["boolean"],
+                  "title": [None, str]})
+def jct_cdf(results, *, log_x: bool = True, complementary: bool = False, title: str | None = None) -> Figure:
     """Empirical CDF of job completion times (JCT = C_j - a_j), one line per run.
 
     Parameters
@@ -371,6 +372,9 @@ def jct_cdf(results, *, log_x: bool = True, title: str | None = None) -> Figure:
         Runs (one line each, labelled by policy), or JCTs read elsewhere (e.g. per-job CSVs).
     log_x : bool
         Logarithmic time axis (JCTs span orders of magnitude in real traces).
+    complementary : bool
+        Draw the fraction of jobs with a JCT above each value (1 - CDF) on a logarithmic axis, so
+        the tail that decides the mean is visible instead of squeezed against 1.
     title : str or None
 
     Returns
@@ -390,6 +394,8 @@ def jct_cdf(results, *, log_x: bool = True, title: str | None = None) -> Figure:
     2
     >>> len(jct_cdf({"mine": [1, 2, 4]}).axes[0].lines)
     1
+    >>> jct_cdf({"mine": [1, 2, 4]}, complementary=True).axes[0].get_yscale()
+    'log'
     """
     series = _jct_series(results, "jct_cdf")
     fig = Figure(figsize=(6.4, 4.2), layout="constrained")
@@ -398,15 +404,24 @@ def jct_cdf(results, *, log_x: bool = True, title: str | None = None) -> Figure:
         if not jcts:
             continue
         n = len(jcts)
-        ax.step(jcts, [(i + 1) / n for i in range(n)], where="post", label=label,
-                color=_series_color(k), linestyle=_LINESTYLES[k % len(_LINESTYLES)])
+        if complementary:   # P(JCT > x); the last point (0) cannot be drawn on a log axis
+            ax.step(jcts[:-1] or jcts, [(n - i - 1) / n for i in range(max(n - 1, 1))] if n > 1 else [1],
+                    where="post", label=label, color=_series_color(k),
+                    linestyle=_LINESTYLES[k % len(_LINESTYLES)])
+        else:
+            ax.step(jcts, [(i + 1) / n for i in range(n)], where="post", label=label,
+                    color=_series_color(k), linestyle=_LINESTYLES[k % len(_LINESTYLES)])
     if log_x and any(jcts and jcts[0] > 0 for _, jcts in series):
         ax.set_xscale("log")
     ax.set_xlabel("job completion time (s)")
-    ax.set_ylabel("fraction of jobs")
-    ax.set_ylim(0, 1.01)
+    if complementary:
+        ax.set_ylabel("fraction of jobs with a longer JCT")
+        ax.set_yscale("log")
+    else:
+        ax.set_ylabel("fraction of jobs")
+        ax.set_ylim(0, 1.01)
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="lower right", fontsize="small")
+    ax.legend(loc="lower left" if complementary else "lower right", fontsize="small")
     if title:
         ax.set_title(title)
     return fig

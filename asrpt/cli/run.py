@@ -4,7 +4,8 @@ A window of the Philly trace (20,000 jobs from rank 40,000, shipped in ``asrpt/d
 64-server x 8-GPU cluster, each job given a DNN model and configuration by the seeded rule of
 :mod:`asrpt.traces.assign` (``--no-dnn`` keeps the trace's durations as abstract jobs), A-SRPT
 against the main baselines, with a progress bar, the comparison
-table, per-job CSVs, ``summary.json`` and a JCT CDF plot (``jct_cdf.png``) in ``--out``.
+table, per-job CSVs, ``summary.json`` and a JCT plot (``jct_cdf.png``: the fraction of jobs above each JCT, log-log, so the tail that
+decides the mean is visible) in ``--out``.
 
 Predictions are honest: every policy that uses one (A-SRPT, SRSF, SJF, QSSF, Themis) gets the
 same predictor, ``forest`` (learned online from the jobs completed so far; ``--predictor``
@@ -75,7 +76,8 @@ def run(args) -> int:
     write_outputs(out, instance, results, report)
     from ..plots import jct_cdf, save_png
 
-    png = save_png(jct_cdf(results, title=f"{instance.n_jobs} Philly jobs on {cluster.total_gpus} GPUs"),
+    png = save_png(jct_cdf(results, complementary=True,
+                           title=f"{instance.n_jobs} Philly jobs on {cluster.total_gpus} GPUs"),
                    os.path.join(out, "jct_cdf.png"))
     if args.json:
         emit_json({"jobs": instance.n_jobs, "gpus": cluster.total_gpus, "out": out, "plot": png,
