@@ -25,11 +25,10 @@ import functools
 import inspect
 import math
 import numbers
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
-
-import numpy as np
 
 from .errors import InvalidParameterError
 
@@ -51,12 +50,12 @@ Integral = numbers.Integral
 
 def is_number(value: Any) -> bool:
     """True for int, float, Fraction and numpy numbers, False for bool and everything else."""
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)  # numpy.bool_ is not Real
 
 
 def is_integer(value: Any) -> bool:
     """True for int and numpy integers, False for bool, floats (even integral ones) and others."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def _fmt(x: Any) -> str:
@@ -142,13 +141,25 @@ class InstanceOf:
         return f"an instance of {names}"
 
 
+def _is_numpy_bool(value: Any) -> bool:
+    # numpy is not imported here (this module is on every command's start-up path): before numpy
+    # is loaded no value can be a numpy one
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(value, np.bool_)
+
+
+def _is_numpy_generator(value: Any) -> bool:
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(value, np.random.Generator)
+
+
 def _satisfied(constraint: Any, value: Any) -> bool:
     if constraint is None:
         return value is None
     if constraint == "boolean":
-        return isinstance(value, (bool, np.bool_))
+        return isinstance(value, bool) or _is_numpy_bool(value)
     if constraint == "seed":
-        return value is None or isinstance(value, np.random.Generator) or (
+        return value is None or _is_numpy_generator(value) or (
             is_integer(value) and value >= 0
         )
     if constraint is callable:
