@@ -50,11 +50,15 @@ Integral = numbers.Integral
 
 def is_number(value: Any) -> bool:
     """True for int, float, Fraction and numpy numbers, False for bool and everything else."""
+    if type(value) in (int, float):  # the common case, without the abstract-class check
+        return True
     return isinstance(value, numbers.Real) and not isinstance(value, bool)  # numpy.bool_ is not Real
 
 
 def is_integer(value: Any) -> bool:
     """True for int and numpy integers, False for bool, floats (even integral ones) and others."""
+    if type(value) is int:
+        return True
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
