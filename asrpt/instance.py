@@ -39,7 +39,8 @@ from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Sequence, Union
+from collections.abc import Mapping  # not typing.Mapping: its isinstance is several times slower
+from typing import Any, Iterable, Sequence, Union
 
 from ._validation import is_integer, is_number
 from .errors import InvalidInstance, Problem, did_you_mean
