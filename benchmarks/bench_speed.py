@@ -19,15 +19,15 @@ Rows:
 - ``read_pai`` of the same window, in a child process of each tree (the load alone);
 - one call of a ``validate_params``-decorated function of three parameters, microseconds per
   call, each tree;
-- SRSF on ``--srsf-jobs`` Philly jobs (the bundled window, 64 x 8, abstract): the incremental
-  ranking against the previous implementation kept in tests/policies/reference/srsf.py, in one
-  child process of this tree (identical decisions are the tests' business; the mean JCTs are
-  printed to show the runs agree).
+- SRSF, Themis and Gavel on ``--rank-jobs`` Philly jobs (the bundled window, 64 x 8, abstract):
+  the incremental rankings against the previous implementations kept in tests/policies/reference/,
+  in one child process of this tree per policy (whole simulation CPU; identical decisions are the
+  tests' business, equal mean JCTs are checked here).
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_speed.py [--repeat 3] [--base REV] [--srsf-jobs 10000]
-        [--only version,validate,simulate,load,params,srsf] [--json out.json]
+    .venv/bin/python benchmarks/bench_speed.py [--repeat 3] [--base REV] [--rank-jobs 10000]
+        [--only version,validate,simulate,load,params,srsf,themis,gavel] [--json out.json]
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ sys.path.insert(0, ROOT)  # this tree's asrpt, not whichever the environment has
 
 BASE = "86182c8"  # main when issue 18's speed work started
 PEER_FIFO = {"64x8": 117.6, "6500": 45.0}  # issue 18's measured PAI-simulator seconds (not re-run)
-PARTS = ("version", "validate", "simulate", "load", "params", "srsf")
+PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel")
 
 LOAD_CHILD = r"""
 import resource, sys
@@ -72,18 +72,20 @@ u1 = resource.getrusage(resource.RUSAGE_SELF)
 print(((u1.ru_utime + u1.ru_stime) - (u0.ru_utime + u0.ru_stime)) / n * 1e6)
 """
 
-SRSF_CHILD = r"""
+RANK_CHILD = r"""
 import resource, sys
 from importlib import resources
 from asrpt.instance import Cluster
 from asrpt.sim import simulate
 from asrpt.traces import read_philly
-from asrpt.policies.srsf import SRSF
-from tests.policies.reference.srsf import ReferenceSRSF
+import importlib
+name = sys.argv[2]
+new = getattr(importlib.import_module(f"asrpt.policies.{name}"), name.upper() if name == "srsf" else name.title())
+old = getattr(importlib.import_module(f"tests.policies.reference.{name}"), "Reference" + new.__name__)
 path = str(resources.files("asrpt").joinpath("data/philly-40000-20000.csv.gz"))
 inst, _ = read_philly(path, limit=int(sys.argv[1]), cluster=Cluster.from_spec("64x8"), dnn=False)
 out = []
-for cls in (SRSF, ReferenceSRSF):
+for cls in (new, old):
     u0 = resource.getrusage(resource.RUSAGE_SELF)
     r = simulate(inst, cls())
     u1 = resource.getrusage(resource.RUSAGE_SELF)
@@ -118,7 +120,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=3, help="runs per figure, the median is shown (default 3)")
     ap.add_argument("--base", default=BASE, help=f"git revision of the previous implementation (default {BASE})")
-    ap.add_argument("--srsf-jobs", type=int, default=10000, help="Philly jobs for the SRSF row (default 10,000)")
+    ap.add_argument("--rank-jobs", type=int, default=10000,
+                    help="Philly jobs for the SRSF, Themis and Gavel rows (default 10,000)")
     ap.add_argument("--only", default=",".join(PARTS), help="comma-separated parts, from: " + ", ".join(PARTS))
     ap.add_argument("--json", default=None, help="also write the table as JSON here")
     args = ap.parse_args(argv)
@@ -171,11 +174,13 @@ def main(argv=None) -> int:
             def params(tree):
                 return median_of(args.repeat, lambda: float(child_cpu([py, "-c", PARAMS_CHILD], trees[tree])[1]))
             add("validate_params call (CPU us)", params("this"), params("previous"), "previous")
-        if "srsf" in parts:
-            out = child_cpu([py, "-c", SRSF_CHILD, str(args.srsf_jobs)], ROOT)[1].split()
-            if out[2] != out[3]:
-                raise SystemExit(f"bench_speed: SRSF runs disagree (mean JCT {out[2]} against {out[3]})")
-            add(f"SRSF {args.srsf_jobs} Philly jobs 64x8 (CPU s)", float(out[0]), float(out[1]), "previous (reference copy)")
+        for name in ("srsf", "themis", "gavel"):
+            if name in parts:
+                out = child_cpu([py, "-c", RANK_CHILD, str(args.rank_jobs), name], ROOT)[1].split()
+                if out[2] != out[3]:
+                    raise SystemExit(f"bench_speed: {name} runs disagree (mean JCT {out[2]} against {out[3]})")
+                add(f"{name} {args.rank_jobs} Philly jobs 64x8 (CPU s)", float(out[0]), float(out[1]),
+                    "previous (reference copy)")
 
     width = max(len(r[0]) for r in rows) if rows else 10
     print(f"{'figure':<{width}}  {'this':>9}  {'reference':>9}  {'ratio':>7}  reference")
