@@ -19,14 +19,15 @@ Rows:
 - ``read_pai`` of the same window, in a child process of each tree (the load alone);
 - one call of a ``validate_params``-decorated function of three parameters, microseconds per
   call, each tree;
-- SRSF, Themis and Gavel on ``--rank-jobs`` Philly jobs (the bundled window, 64 x 8, abstract):
+- SRSF, Themis and Gavel on ``--rank-jobs`` Philly jobs (the bundled window, abstract) on
+  ``--rank-cluster`` (default 64 x 8):
   the incremental rankings against the previous implementations kept in tests/policies/reference/,
   in one child process of this tree per policy (whole simulation CPU; identical decisions are the
   tests' business, equal mean JCTs are checked here).
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_speed.py [--repeat 3] [--base REV] [--rank-jobs 10000]
+    .venv/bin/python benchmarks/bench_speed.py [--repeat 3] [--base REV] [--rank-jobs 10000] [--rank-cluster 64x8]
         [--only version,validate,simulate,load,params,srsf,themis,gavel] [--json out.json]
 """
 
@@ -83,7 +84,7 @@ name = sys.argv[2]
 new = getattr(importlib.import_module(f"asrpt.policies.{name}"), name.upper() if name == "srsf" else name.title())
 old = getattr(importlib.import_module(f"tests.policies.reference.{name}"), "Reference" + new.__name__)
 path = str(resources.files("asrpt").joinpath("data/philly-40000-20000.csv.gz"))
-inst, _ = read_philly(path, limit=int(sys.argv[1]), cluster=Cluster.from_spec("64x8"), dnn=False)
+inst, _ = read_philly(path, limit=int(sys.argv[1]), cluster=Cluster.from_spec(sys.argv[3]), dnn=False)
 out = []
 for cls in (new, old):
     u0 = resource.getrusage(resource.RUSAGE_SELF)
@@ -122,6 +123,8 @@ def main(argv=None) -> int:
     ap.add_argument("--base", default=BASE, help=f"git revision of the previous implementation (default {BASE})")
     ap.add_argument("--rank-jobs", type=int, default=10000,
                     help="Philly jobs for the SRSF, Themis and Gavel rows (default 10,000)")
+    ap.add_argument("--rank-cluster", default="64x8",
+                    help="cluster of those rows (default 64x8; a smaller one, e.g. 16x8, gives deep queues)")
     ap.add_argument("--only", default=",".join(PARTS), help="comma-separated parts, from: " + ", ".join(PARTS))
     ap.add_argument("--json", default=None, help="also write the table as JSON here")
     args = ap.parse_args(argv)
@@ -176,10 +179,10 @@ def main(argv=None) -> int:
             add("validate_params call (CPU us)", params("this"), params("previous"), "previous")
         for name in ("srsf", "themis", "gavel"):
             if name in parts:
-                out = child_cpu([py, "-c", RANK_CHILD, str(args.rank_jobs), name], ROOT)[1].split()
+                out = child_cpu([py, "-c", RANK_CHILD, str(args.rank_jobs), name, args.rank_cluster], ROOT)[1].split()
                 if out[2] != out[3]:
                     raise SystemExit(f"bench_speed: {name} runs disagree (mean JCT {out[2]} against {out[3]})")
-                add(f"{name} {args.rank_jobs} Philly jobs 64x8 (CPU s)", float(out[0]), float(out[1]),
+                add(f"{name} {args.rank_jobs} Philly jobs {args.rank_cluster} (CPU s)", float(out[0]), float(out[1]),
                     "previous (reference copy)")
 
     width = max(len(r[0]) for r in rows) if rows else 10
