@@ -39,7 +39,8 @@ from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Sequence, Union
+from collections.abc import Mapping  # not typing.Mapping: its isinstance is several times slower
+from typing import Any, Iterable, Sequence, Union
 
 from ._validation import is_integer, is_number
 from .errors import InvalidInstance, Problem, did_you_mean
@@ -94,6 +95,9 @@ def parse_number(value: Any, exact: bool = False) -> Number:
     >>> parse_number("1/3"), parse_number(0.5, exact=True), parse_number(2)
     (Fraction(1, 3), Fraction(1, 2), 2)
     """
+    kind = type(value)
+    if kind is int or (kind is float and not exact):  # the common case, checked first
+        return value
     if isinstance(value, str) and _RATIONAL.match(value):
         num, den = (int(s) for s in value.split("/"))
         if den == 0:
@@ -411,7 +415,7 @@ class Job:
             object.__setattr__(self, "parallelism", Parallelism(int(self.gpus), 1, 1))
         object.__setattr__(self, "meta", _freeze(self.meta or {}))
         problems: list[Problem] = []
-        _check_job_fields(_Checker("", problems), {f.name: getattr(self, f.name) for f in fields(self)})
+        _check_job_fields(_Checker("", problems), {name: getattr(self, name) for name in _JOB_FIELDS})
         if problems:
             raise InvalidInstance(problems)
 
@@ -424,6 +428,9 @@ class Job:
     def gpu_per_instance(self) -> int:
         """GPUs of one gang instance (all of ``gpus`` when ``instances`` is not set)."""
         return self.gpus // (self.instances or 1)
+
+
+_JOB_FIELDS = tuple(f.name for f in fields(Job))  # read once: dataclasses.fields() is slow
 
 
 def _check_job_fields(c: _Checker, obj: Mapping[str, Any], exact: bool = False) -> dict:
@@ -547,6 +554,7 @@ def _instance_problems(cluster: Cluster, jobs: Sequence[Any]) -> list[Problem]:
     seen: dict[str, int] = {}
     total = cluster.total_gpus
     biggest = cluster.max_server_gpus
+    holds: dict[int, int] = {}  # instances of `per` GPUs the servers hold, by `per`
     for i, job in enumerate(jobs):
         get = job.get if isinstance(job, Mapping) else (lambda name, j=job: getattr(j, name))
         loc = f"jobs[{i}]"
@@ -566,7 +574,8 @@ def _instance_problems(cluster: Cluster, jobs: Sequence[Any]) -> list[Problem]:
                 problems.append(Problem(
                     f"{loc}.instances",
                     f"an instance of {per} GPUs does not fit the largest server ({biggest} GPUs)"))
-            elif sum(s.gpus // per for s in cluster.servers) < instances:
+            elif (holds[per] if per in holds else holds.setdefault(
+                    per, sum(s.gpus // per for s in cluster.servers))) < instances:
                 problems.append(Problem(
                     f"{loc}.instances",
                     f"{instances} instances of {per} GPUs do not fit the cluster's servers"))

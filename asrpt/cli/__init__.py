@@ -2,7 +2,9 @@
 
 Each module ``asrpt/cli/<name>.py`` defines ``register(subparsers)``, which adds its sub-parser
 (with a documented ``--help``) and sets ``func`` to a function ``(args) -> int`` (the exit status).
-Adding a command is one new file; nothing here names commands.
+Adding a command is one new file; nothing here names commands. The module of a command is its
+name with ``-`` as ``_`` (``worst-case`` is ``worst_case.py``); :func:`main` imports only the module
+of the command it runs (and none for ``--version``), so a command pays only for what it uses.
 
 Exit statuses, the same for every command:
 
@@ -23,6 +25,7 @@ import os
 import pkgutil
 import sys
 import traceback
+from typing import Sequence
 
 from ..errors import AsrptError
 
@@ -42,8 +45,29 @@ def _command_modules() -> list[str]:
                   if not m.name.startswith("_") and not m.ispkg)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every command registered."""
+def _command_for(argv: Sequence[str]) -> list[str] | None:
+    """The command modules ``argv`` needs: one for a known command, none for ``--version``, or
+    ``None`` (all of them) for help, errors and anything unrecognised.
+
+    >>> _command_for(["worst-case", "--help"]), _command_for(["--version"]), _command_for(["-h"])
+    (['worst_case'], [], None)
+    """
+    for token in argv:
+        if token == "--version":
+            return []
+        if token.startswith("-"):
+            return None  # -h / --help or a bad option: the full parser answers
+        module = token.replace("-", "_")
+        return [module] if module in _command_modules() else None
+    return None
+
+
+def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The top-level parser with ``commands`` (module names; default: every command) registered.
+
+    >>> "validate" in build_parser(["validate"])._subparsers._group_actions[0].choices
+    True
+    """
     from .. import __version__
 
     parser = _Parser(
@@ -53,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"asrpt {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in _command_modules():
+    for name in _command_modules() if commands is None else commands:
         module = importlib.import_module(f"{__name__}.{name}")
         register = getattr(module, "register", None)
         if register is not None:
@@ -63,7 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (also used by the console script)."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command_for(argv))
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
         parser.print_help(sys.stderr)

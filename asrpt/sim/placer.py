@@ -93,7 +93,8 @@ def make_placer(spec: "str | Placer") -> Placer:
         spec._validate_params()
         return spec
     if isinstance(spec, str):
-        _load_graph_placers()
+        if spec not in PLACERS:  # the count placers need no import (networkx, the ILP stack)
+            _load_graph_placers()
         if spec in PLACERS:
             placer = PLACERS[spec]()
             placer._validate_params()

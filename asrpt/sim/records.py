@@ -164,9 +164,9 @@ class SimResult:
         """Per-job CSV (columns of :meth:`JobRecord.to_row`)."""
         buf = io.StringIO()
         rows = [r.to_row() for r in self.records]
-        writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["job_id"], lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+        writer = csv.writer(buf, lineterminator="\n")  # rows share to_row's key order: no DictWriter
+        writer.writerow(list(rows[0]) if rows else ["job_id"])
+        writer.writerows([list(row.values()) for row in rows])
         return buf.getvalue()
 
     def to_dict(self, *, jobs: bool = False) -> dict:

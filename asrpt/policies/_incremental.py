@@ -1,0 +1,84 @@
+"""Waiting jobs kept in priority order across decisions, updated only for the jobs that changed.
+
+The round-based policies (Themis, Gavel) rank waiting jobs between rounds by keys that do not move
+with time (fixed at the round, or the key of a job that arrived since), so the sorted order
+survives from one decision to the next: only the jobs that arrived, started, stopped or completed
+since the previous decision (the view's deltas, shown once) are removed and re-inserted, each in
+O(log W) plus a memmove. A new round re-keys everything (:meth:`WaitingOrder.rebuild`).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from typing import Any, Callable
+
+__all__ = ["WaitingOrder"]
+
+
+class WaitingOrder:
+    """Sorted ``(key, index)`` entries of the waiting jobs, and the total GPU demand of the active
+    jobs, maintained from the view's deltas. Keys must be unique (they end with the job's id key).
+
+    >>> from asrpt.sim.view import job_views
+    >>> a, b, c = job_views(two_server_instance)
+    >>> order = WaitingOrder()
+    >>> for job in (a, b, c):
+    ...     order.note_arrival(job)
+    >>> class View:  # what sync reads of a ClusterView
+    ...     def is_running(self, job): return job is b
+    >>> order.sync(View(), key_of=lambda job: -job.gpus)
+    >>> [j.id for j in order.jobs()], order.demand
+    (['a', 'c'], 7)
+    """
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[Any, int]] = []
+        self._entry: dict[int, tuple[Any, int]] = {}
+        self.views: dict[int, Any] = {}
+        self.pending: dict[int, Any] = {}
+        self.demand = 0
+
+    def note_arrival(self, job) -> None:
+        self.views[job.index] = job
+        self.pending[job.index] = job
+        self.demand += job.gpus
+
+    def note(self, view) -> None:
+        """Record the deltas of ``view`` (arrivals, starts, stops, completions)."""
+        for job in view.arrived:
+            self.note_arrival(job)
+        for group in (view.started, view.stopped):
+            for job in group:
+                self.pending[job.index] = job
+        for c in view.completed:
+            i = c.job.index
+            self.pending.pop(i, None)
+            self.discard(i)
+            if self.views.pop(i, None) is not None:
+                self.demand -= c.job.gpus
+
+    def discard(self, i: int) -> None:
+        entry = self._entry.pop(i, None)
+        if entry is not None:
+            del self.entries[bisect_left(self.entries, entry)]
+
+    def sync(self, view, key_of: Callable) -> None:
+        """Re-key the jobs that changed: waiting ones get ``key_of(job)``, the others leave."""
+        for i, job in self.pending.items():
+            self.discard(i)
+            if not view.is_running(job):
+                entry = (key_of(job), i)
+                self._entry[i] = entry
+                insort(self.entries, entry)
+        self.pending.clear()
+
+    def rebuild(self, view, key_of: Callable) -> None:
+        """Key every waiting job afresh (a new round)."""
+        self.pending.clear()
+        self._entry = {j.index: (key_of(j), j.index) for j in view.waiting}
+        self.entries = sorted(self._entry.values())
+
+    def jobs(self) -> list:
+        """The waiting jobs in key order."""
+        views = self.views
+        return [views[i] for _, i in self.entries]

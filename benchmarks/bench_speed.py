@@ -1,0 +1,201 @@
+"""Speed figures of issue 18 in one table, each against its peer or its previous value, in one run.
+
+Every figure is CPU seconds (user + system, ``resource.getrusage``; the machine is shared, so
+wall times are noisy), the median of ``--repeat`` runs. "Previous" is the same measurement on the
+tree of ``--base`` (a git revision, default the commit issue 18's speed work started from),
+extracted with ``git archive`` into a temporary folder and run from there, so that both sides run
+in this process's session under the same load. The PAI peer's times are not measured here (its
+code is not part of this repository; benchmarks/bench_peer_speed.py runs it when given its files):
+they are the figures issue 18 records for it (FIFO first-fit on the 20,000-job window: 117.6 s on
+64 x 8 GPUs, 45.0 s on one 6,500-GPU node).
+
+Rows:
+
+- ``asrpt --version`` and ``asrpt validate instances/small-cluster.json``: process CPU, this tree
+  against the base (target: under 0.3 s);
+- ``asrpt simulate`` on the 20,000-job PAI window (built from philly.csv as bench_peer_speed.py
+  does) with ``--out``: FIFO and SJF on 64 x 8 and on one 6,500-GPU node, process CPU end to end,
+  against the base and, for FIFO, against the peer (target: under 1 s; >= 100x the peer);
+- ``read_pai`` of the same window, in a child process of each tree (the load alone);
+- one call of a ``validate_params``-decorated function of three parameters, microseconds per
+  call, each tree;
+- SRSF, Themis and Gavel on ``--rank-jobs`` Philly jobs (the bundled window, abstract) on
+  ``--rank-cluster`` (default 64 x 8):
+  the incremental rankings against the previous implementations kept in tests/policies/reference/,
+  in one child process of this tree per policy (whole simulation CPU; identical decisions are the
+  tests' business, equal mean JCTs are checked here).
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_speed.py [--repeat 3] [--base REV] [--rank-jobs 10000] [--rank-cluster 64x8]
+        [--only version,validate,simulate,load,params,srsf,themis,gavel] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)  # this tree's asrpt, not whichever the environment has installed
+
+BASE = "86182c8"  # main when issue 18's speed work started
+PEER_FIFO = {"64x8": 117.6, "6500": 45.0}  # issue 18's measured PAI-simulator seconds (not re-run)
+PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel")
+
+LOAD_CHILD = r"""
+import resource, sys
+from asrpt.instance import Cluster
+from asrpt.traces import read_pai
+u0 = resource.getrusage(resource.RUSAGE_SELF)
+inst, report = read_pai(sys.argv[1], cluster=Cluster.from_spec("64x8"))
+u1 = resource.getrusage(resource.RUSAGE_SELF)
+print((u1.ru_utime + u1.ru_stime) - (u0.ru_utime + u0.ru_stime), inst.n_jobs)
+"""
+
+PARAMS_CHILD = r"""
+import resource
+from asrpt._validation import Interval, validate_params
+@validate_params({"a": [Interval(int, 0, None)], "b": [Interval(float, 0, 1)], "c": ["boolean"]})
+def f(a, b=0.5, *, c=False):
+    return a
+n = 200000
+u0 = resource.getrusage(resource.RUSAGE_SELF)
+for i in range(n):
+    f(i, 0.25, c=True)
+u1 = resource.getrusage(resource.RUSAGE_SELF)
+print(((u1.ru_utime + u1.ru_stime) - (u0.ru_utime + u0.ru_stime)) / n * 1e6)
+"""
+
+RANK_CHILD = r"""
+import resource, sys
+from importlib import resources
+from asrpt.instance import Cluster
+from asrpt.sim import simulate
+from asrpt.traces import read_philly
+import importlib
+name = sys.argv[2]
+new = getattr(importlib.import_module(f"asrpt.policies.{name}"), name.upper() if name == "srsf" else name.title())
+old = getattr(importlib.import_module(f"tests.policies.reference.{name}"), "Reference" + new.__name__)
+path = str(resources.files("asrpt").joinpath("data/philly-40000-20000.csv.gz"))
+inst, _ = read_philly(path, limit=int(sys.argv[1]), cluster=Cluster.from_spec(sys.argv[3]), dnn=False)
+out = []
+for cls in (new, old):
+    u0 = resource.getrusage(resource.RUSAGE_SELF)
+    r = simulate(inst, cls())
+    u1 = resource.getrusage(resource.RUSAGE_SELF)
+    out.append(((u1.ru_utime + u1.ru_stime) - (u0.ru_utime + u0.ru_stime), r.summary["mean_jct"]))
+print(out[0][0], out[1][0], out[0][1], out[1][1])
+"""
+
+
+def child_cpu(cmd: list[str], cwd: str) -> tuple[float, str]:
+    """CPU seconds of one child process (user + system) and its stdout; exits on failure."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"bench_speed: {' '.join(cmd[:4])} ... in {cwd} failed: {proc.stderr.strip()[-300:]}")
+    return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), proc.stdout
+
+
+def median_of(repeat: int, fn) -> float:
+    return statistics.median(fn() for _ in range(repeat))
+
+
+def extract(rev: str, dest: str) -> None:
+    """The tree of ``rev`` in ``dest`` (git archive), so that it runs from its own folder."""
+    archive = subprocess.run(["git", "-C", ROOT, "archive", "--format=tar", rev], capture_output=True)
+    if archive.returncode != 0:
+        raise SystemExit(f"bench_speed: git archive {rev}: {archive.stderr.decode().strip()}")
+    subprocess.run(["tar", "-x", "-C", dest], input=archive.stdout, check=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=3, help="runs per figure, the median is shown (default 3)")
+    ap.add_argument("--base", default=BASE, help=f"git revision of the previous implementation (default {BASE})")
+    ap.add_argument("--rank-jobs", type=int, default=10000,
+                    help="Philly jobs for the SRSF, Themis and Gavel rows (default 10,000)")
+    ap.add_argument("--rank-cluster", default="64x8",
+                    help="cluster of those rows (default 64x8; a smaller one, e.g. 16x8, gives deep queues)")
+    ap.add_argument("--only", default=",".join(PARTS), help="comma-separated parts, from: " + ", ".join(PARTS))
+    ap.add_argument("--json", default=None, help="also write the table as JSON here")
+    args = ap.parse_args(argv)
+    parts = set(args.only.split(","))
+    if parts - set(PARTS):
+        ap.error(f"unknown part(s) {sorted(parts - set(PARTS))}")
+    py = sys.executable
+    rows: list[tuple[str, float, float, str]] = []  # figure, this, reference, reference name
+
+    def add(figure, ours, ref, ref_name):
+        rows.append((figure, ours, ref, ref_name))
+        print(f"  {figure}: {ours:.3f} against {ref:.3f} ({ref_name})", file=sys.stderr, flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="bench-speed-") as tmp:
+        base = os.path.join(tmp, "base")
+        os.mkdir(base)
+        extract(args.base, base)
+        trees = {"this": ROOT, "previous": base}
+
+        def cli(tree, *argv):
+            return median_of(args.repeat, lambda: child_cpu([py, "-m", "asrpt", *argv], trees[tree])[0])
+
+        if "version" in parts:
+            add("asrpt --version (CPU s)", cli("this", "--version"), cli("previous", "--version"), "previous")
+        small = os.path.join(ROOT, "instances", "small-cluster.json")
+        if "validate" in parts:
+            add("asrpt validate small-cluster.json (CPU s)", cli("this", "validate", small),
+                cli("previous", "validate", small), "previous")
+        csv_path = os.path.join(tmp, "pai-20000.csv")
+        if parts & {"simulate", "load"}:
+            sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+            import bench_peer_speed as peer
+
+            peer.write_csv(peer.build_window(peer.PHILLY, 40000, 20000), csv_path)
+        if "simulate" in parts:
+            for spec in ("64x8", "6500"):
+                for policy in ("fifo", "sjf-duration"):
+                    argv = ["simulate", csv_path, "--format", "pai", "--cluster", spec, "--policy", policy,
+                            "--placement", "first_fit", "--out", os.path.join(tmp, "out")]
+                    ours = cli("this", *argv)
+                    add(f"simulate 20k PAI {policy} {spec} (CPU s)", ours, cli("previous", *argv), "previous")
+                    if policy == "fifo":
+                        add(f"simulate 20k PAI {policy} {spec} (CPU s)", ours, PEER_FIFO[spec], "PAI peer (issue 18)")
+        if "load" in parts:
+            def load(tree):
+                return median_of(args.repeat, lambda: float(child_cpu([py, "-c", LOAD_CHILD, csv_path],
+                                                                      trees[tree])[1].split()[0]))
+            add("read_pai 20k jobs (CPU s)", load("this"), load("previous"), "previous")
+        if "params" in parts:
+            def params(tree):
+                return median_of(args.repeat, lambda: float(child_cpu([py, "-c", PARAMS_CHILD], trees[tree])[1]))
+            add("validate_params call (CPU us)", params("this"), params("previous"), "previous")
+        for name in ("srsf", "themis", "gavel"):
+            if name in parts:
+                out = child_cpu([py, "-c", RANK_CHILD, str(args.rank_jobs), name, args.rank_cluster], ROOT)[1].split()
+                if out[2] != out[3]:
+                    raise SystemExit(f"bench_speed: {name} runs disagree (mean JCT {out[2]} against {out[3]})")
+                add(f"{name} {args.rank_jobs} Philly jobs {args.rank_cluster} (CPU s)", float(out[0]), float(out[1]),
+                    "previous (reference copy)")
+
+    width = max(len(r[0]) for r in rows) if rows else 10
+    print(f"{'figure':<{width}}  {'this':>9}  {'reference':>9}  {'ratio':>7}  reference")
+    for figure, ours, ref, name in rows:
+        print(f"{figure:<{width}}  {ours:>9.3f}  {ref:>9.3f}  {ref / ours if ours else float('inf'):>6.1f}x  {name}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"base": args.base, "repeat": args.repeat,
+                       "rows": [{"figure": f, "this": o, "reference": r, "reference_name": n,
+                                 "ratio": (r / o if o else None)} for f, o, r, n in rows]}, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Reference copies of policies before their incremental rankings (issue 18)."""

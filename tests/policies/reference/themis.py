@@ -1,0 +1,176 @@
+"""The Themis policy as it was before the incremental waiting order (issue 18), kept unchanged as
+the reference that tests/policies/test_incremental_rankings.py compares the new one against,
+decision by decision. Not registered; not part of the package. See asrpt/policies/themis.py.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+from asrpt._validation import Interval, validate_params
+from asrpt.sizes import exact_div, exact_mul
+from asrpt.policies.base import Decision, PredictorPolicy, register_policy
+
+__all__ = ["ReferenceThemis"]
+
+_INF = math.inf
+
+
+def _rho(elapsed, executed, remaining, iso_share):
+    """finish_time_fairness without validation (the policy's inner loop)."""
+    if not remaining > 0:
+        return 1
+    if not executed > 0 or not elapsed > 0:
+        return _INF
+    share = exact_div(executed, elapsed)
+    shared = elapsed + exact_div(remaining, share)
+    isolated = elapsed + exact_div(remaining, iso_share)
+    return exact_div(shared, isolated)
+
+
+@validate_params({
+    "elapsed": [Interval(Real, 0, None, closed="left")],
+    "executed": [Interval(Real, 0, None, closed="left")],
+    "remaining": [Interval(Real, 0, None, closed="left")],
+    "iso_share": [Interval(Real, 0, 1, closed="right")],
+})
+def finish_time_fairness(elapsed, executed, remaining, iso_share):
+    """rho = [elapsed + remaining / share] / [elapsed + remaining / iso_share], share =
+    executed / elapsed (exact for ints and Fractions).
+
+    ``remaining`` is in seconds of dedicated running. A job with no remaining time has rho 1; one
+    that has never run (share 0) and has time left has rho = inf.
+
+    Parameters
+    ----------
+    elapsed : number >= 0
+        Time since arrival, t - a_j.
+    executed : number >= 0
+        Seconds the job has held its gang.
+    remaining : number >= 0
+        Remaining dedicated running time r_j.
+    iso_share : number in (0, 1]
+        share_iso_j = min(1, M / (J g_j)).
+
+    Returns
+    -------
+    number
+
+    Raises
+    ------
+    InvalidParameterError
+        A negative time, or an isolated share outside (0, 1].
+
+    Examples
+    --------
+    A job 10 s old that ran 5 s, with 10 s left and an isolated share of 1/2:
+    T_sh = 10 + 10 / (1/2) = 30, T_iso = 10 + 10 / (1/2) = 30, so rho = 1.
+
+    >>> finish_time_fairness(10, 5, 10, 0.5)
+    1.0
+    >>> from fractions import Fraction
+    >>> finish_time_fairness(10, 2, 10, Fraction(1, 2))  # share 1/5: T_sh = 60, T_iso = 30
+    2
+    """
+    return _rho(elapsed, executed, remaining, iso_share)
+
+
+class ReferenceThemis(PredictorPolicy):
+    """Themis-style finish-time-fair rounds with leases (greedy form).
+
+    Parameters
+    ----------
+    round_length : float > 0
+        Lease (round) length in seconds (default 360).
+    fairness_knob : float in [0, 1]
+        f: the worst ceil((1 - f) J) jobs by rho (at least one) are offered the GPUs first
+        (default 0.8; 0: plain rho order; 1: only the single worst job may preempt).
+    predictor : str or Predictor
+        Source of the remaining work (default ``"oracle"``: clairvoyant).
+
+    Attributes
+    ----------
+    tracker_ : PredictionTracker
+    rounds_ : int
+        Rounds started so far.
+    round_end_ : number or None
+        When the current round's leases expire.
+
+    Examples
+    --------
+    >>> from asrpt.sim import simulate
+    >>> simulate(two_server_instance, "themis").completion_times
+    {'a': 4, 'b': 1, 'c': 3}
+    """
+
+    parameter_constraints = {
+        "round_length": [Interval(Real, 0, None, closed="neither")],
+        "fairness_knob": [Interval(Real, 0, 1, closed="both")],
+        "predictor": "no_validation",
+    }
+    preemptive = True
+    work_conserving = True
+
+    def __init__(self, *, round_length: float = 360.0, fairness_knob: float = 0.8, predictor="oracle"):
+        self.round_length = round_length
+        self.fairness_knob = fairness_knob
+        self.predictor = predictor
+
+    def reset(self, cluster, *, seed=None):
+        super().reset(cluster, seed=seed)
+        self._total_gpus = cluster.total_gpus
+        self.rounds_ = 0
+        self.round_end_ = None
+        length = self.round_length  # an integral float as an int, so exact runs stay exact
+        self._length = int(length) if isinstance(length, float) and length.is_integer() else length
+        self._keys: dict[int, tuple] = {}   # job index -> its key at the current round
+
+    def _job_rho(self, view, job, n_active: int):
+        """rho_j of ``job`` at ``view.now`` with ``n_active`` jobs contending."""
+        pred = self.tracker_.predicted
+        left = pred[job.index] - view.attained_work(job)
+        remaining = exact_mul(left, job.tau_star) if left > 0 else 0
+        iso = exact_div(self._total_gpus, n_active * job.gpus)
+        if iso > 1:
+            iso = 1
+        return _rho(view.now - job.arrival, view.executed_time(job), remaining, iso)
+
+    def _new_round(self, view) -> None:
+        self.rounds_ += 1
+        self.round_end_ = view.now + self._length
+        jobs = list(view.active())
+        n = len(jobs)
+        rhos = {j.index: self._job_rho(view, j, n) for j in jobs}
+        ranked = sorted(jobs, key=lambda j: (-rhos[j.index], j.arrival, j.key))
+        offered = max(1, math.ceil(round((1 - self.fairness_knob) * n, 9)))
+        keys = {}
+        for pos, j in enumerate(ranked):
+            if pos < offered:
+                tier = 0
+            else:  # not offered: a running job renews its lease before a waiting one starts
+                tier = 1 if view.is_running(j) and not view.is_stopping(j) else 2
+            keys[j.index] = (tier, -rhos[j.index], j.arrival, j.key)
+        self._keys = keys
+
+    def decide(self, view):
+        self.tracker_.update(view)
+        now = view.now
+        if not view.running and not view.waiting:
+            return Decision(())
+        if self.round_end_ is None or now >= self.round_end_:
+            self._new_round(view)
+            order = sorted(view.active(), key=lambda j: self._keys[j.index])
+        else:
+            keys = self._keys
+            held = sorted((j for j in view.running if not view.is_stopping(j)),
+                          key=lambda j: keys.get(j.index) or (0, -_INF, j.arrival, j.key))
+            rest = sorted((j for j in view.active() if not view.is_running(j) or view.is_stopping(j)),
+                          key=lambda j: keys.get(j.index) or (0, -_INF, j.arrival, j.key))
+            order = held + rest
+        demand = sum(j.gpus for j in view.active())
+        wake = self.round_end_ if demand > self._total_gpus else None
+        return Decision(order, backfill=True, wake_at=wake)
+
+    def report(self) -> dict:
+        return {"rounds": self.rounds_, **super().report()}
