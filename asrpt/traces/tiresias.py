@@ -27,9 +27,10 @@ import os
 
 from .._validation import validate_params
 from ..instance import Cluster, Instance, Job, id_key
+from ..errors import TraceError
 from .base import TraceReport, read_csv_rows
 
-__all__ = ["read_tiresias", "TIRESIAS_COLUMNS", "looks_like_tiresias"]
+__all__ = ["read_tiresias", "read_tiresias_cluster", "TIRESIAS_COLUMNS", "looks_like_tiresias"]
 
 TIRESIAS_COLUMNS = ("job_id", "num_gpu", "submit_time", "duration")
 #: The header columns that identify the format (``model_name`` is the peer's own column).
@@ -125,3 +126,37 @@ def read_tiresias(path: str | os.PathLike, cluster: Cluster) -> tuple[Instance, 
                             f"(asrpt breaks arrival ties by id in non-Tiresias policies)")
     report.jobs = len(jobs)
     return Instance(cluster, tuple(jobs), {"source": "tiresias", "file": os.path.basename(source)}), report
+
+
+def read_tiresias_cluster(path: str | os.PathLike) -> Cluster:
+    """The cluster of a Tiresias cluster-spec CSV (``num_switch, num_node_p_switch,
+    num_gpu_p_node, num_cpu_p_node, mem_p_node``): S x N servers of G GPUs, N per switch.
+
+    CPUs and memory are not modelled (with the peer's specs they never bind; see the yarn placer).
+
+    Raises
+    ------
+    TraceError
+        Missing file, missing columns, or not exactly one row of positive integers.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "spec.csv"
+    >>> _ = p.write_text("num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node\\n4,32,4,40,256\\n")
+    >>> c = read_tiresias_cluster(p)
+    >>> c.n_switches, c.servers_per_switch, c.total_gpus
+    (4, 32, 512)
+    """
+    source = os.fspath(path)
+    cols = ("num_switch", "num_node_p_switch", "num_gpu_p_node")
+    _, rows = read_csv_rows(source, cols)
+    rows = list(rows)
+    if len(rows) != 1 or "__error__" in rows[0][1]:
+        raise TraceError(f"{source}: a Tiresias cluster spec has exactly one data row, found {len(rows)}")
+    line, row = rows[0]
+    values = [row[c].strip() for c in cols]
+    if not all(v.isdigit() and int(v) > 0 for v in values):
+        raise TraceError(f"{source}:{line}: {', '.join(cols)} must be positive integers, got {', '.join(values)}")
+    s, n, g = (int(v) for v in values)
+    return Cluster.from_spec(f"{s}x{n}x{g}")
