@@ -194,6 +194,8 @@ class _PeerLAS:
         return e[2] * e[0].gpus if self.gpu_time else e[2]
 
     def decide(self, view):
+        """The jobs chosen at this event, in queue order (the engine's greedy pass over them
+        selects them all and preempts the running jobs left out, as the peer's pass does)."""
         now = view.now
         if not view.arrived and not view.completed and now != self.jump:
             return self.order              # a wake-up the peer has no event for: nothing changes
@@ -243,11 +245,11 @@ class _PeerLAS:
                 queue = queues[k] = dict.fromkeys(keys)
             for i in queue:
                 e = jobs[i]
-                order.append(e[0])
                 g = e[0].gpus
                 if free >= g:
                     free -= g
                     e[5] = True
+                    order.append(e[0])
                 else:
                     e[5] = False
         if self.list_order:
