@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import bisect
 import csv
+import math
 import os
 from decimal import ROUND_HALF_UP, Decimal
 from numbers import Real
@@ -284,6 +285,218 @@ class _PeerLAS:
         return jump
 
 
+class _PeerLASIncremental:
+    """The same rules as :class:`_PeerLAS` without the starvation knob and the Gittins sort, with
+    the work per event proportional to what changed (not to the active jobs):
+
+    - each queue is ``run`` (its running jobs in list order, a dict index -> view) followed by
+      ``wait`` (its waiting jobs, a SortedDict position -> index, so batches can be put in front
+      or at the back) and ``tail`` (jobs that entered it at this event: arrivals, demotions);
+    - a running job's executed seconds are ``base + (t - since)``; demotions come from a heap of
+      the first integer time its service reaches its queue's limit, and the peer's jump from one
+      heap per GPU count of ``C = L - base + since`` (the jump ``t + (L - executed) // g`` equals
+      ``(C + (g - 1) t) // g``, increasing in C); stale heap entries carry an old version;
+    - the pass skips a queue's running jobs at once when they all still fit, and a queue's waiting
+      jobs when the free GPUs are fewer than the smallest of them, and stops at 0 free GPUs.
+    """
+
+    __slots__ = ("limits", "event_demotion", "gpu_time", "run", "wait", "wait_gpus", "run_gpus", "tail",
+                 "state", "cross", "jumps", "prev", "jump", "order", "promotions", "lo", "hi")
+
+    def __init__(self, limits, event_demotion, gpu_time):
+        from sortedcontainers import SortedDict
+
+        K = len(limits) + 1
+        self.limits = limits
+        self.event_demotion = event_demotion
+        self.gpu_time = gpu_time
+        self.run = [{} for _ in range(K)]
+        self.wait = [SortedDict() for _ in range(K)]
+        self.wait_gpus = [{} for _ in range(K)]     # GPU count -> waiting jobs with it
+        self.run_gpus = [0] * K
+        self.tail = [[] for _ in range(K)]
+        self.state: dict[int, list] = {}           # index -> [view, q, base, since or None, version]
+        self.cross: list = []                      # (time service reaches L_q, index, version)
+        self.jumps: dict = {}                      # g -> heap of (C, index, version)
+        self.prev = None
+        self.jump = None
+        self.order: list = []
+        self.promotions = 0
+        self.lo = [0] * K                          # smallest and largest positions used in wait[k]
+        self.hi = [0] * K
+
+    def _limit_time(self, e, now):
+        """Push the demotion and jump entries of running job e (queue q < last)."""
+        import heapq
+
+        jv, q, base, since, version = e
+        L = self.limits[q]
+        g = jv.gpus
+        if not self.gpu_time:
+            x = since - base + L
+            heapq.heappush(self.cross, (x, jv.arrival, jv.index, version))
+            heapq.heappush(self.jumps.setdefault(1, []), (x, jv.index, version))
+        elif self.event_demotion:
+            need = -(-L // g) if isinstance(L, int) else math.ceil(L / g)
+            heapq.heappush(self.cross, (since - base + need, jv.arrival, jv.index, version))
+            heapq.heappush(self.jumps.setdefault(g, []), (L - base + since, jv.index, version))
+        else:
+            x = since + exact_div(L - base * g, g)
+            heapq.heappush(self.cross, (x, jv.arrival, jv.index, version))
+            heapq.heappush(self.jumps.setdefault(1, []), (x, jv.index, version))
+
+    def _wait_add(self, k, i, g, front=False):
+        if front:
+            self.lo[k] -= 1
+            pos = self.lo[k]
+        else:
+            self.hi[k] += 1
+            pos = self.hi[k]
+        self.wait[k][pos] = i
+        wg = self.wait_gpus[k]
+        wg[g] = wg.get(g, 0) + 1
+        return pos
+
+    def decide(self, view):
+        import heapq
+
+        now = view.now
+        if not view.arrived and not view.completed and now != self.jump:
+            return self.order
+        state, run, tail, limits = self.state, self.run, self.tail, self.limits
+        last = len(limits)
+        for c in view.completed:
+            e = state.pop(c.job.index)
+            del run[e[1]][c.job.index]
+            self.run_gpus[e[1]] -= c.job.gpus
+        for jv in sorted(view.arrived, key=lambda j: j.index):
+            state[jv.index] = [jv, 0, 0, None, 0]
+            tail[0].append(jv.index)
+        # demotions of jobs that ran since the previous event, in arrival order
+        cross = self.cross
+        due = []
+        while cross and cross[0][0] <= now:
+            x, _, i, version = heapq.heappop(cross)
+            e = state.get(i)
+            if e is not None and e[4] == version:
+                due.append(e)
+        if due:
+            due.sort(key=lambda e: (e[0].arrival, e[0].index))
+            for e in due:
+                jv, q = e[0], e[1]
+                i, g = jv.index, jv.gpus
+                del run[q][i]
+                self.run_gpus[q] -= g
+                executed = e[2] + (now - e[3])
+                q += 1
+                if not self.event_demotion:
+                    service = executed * g if self.gpu_time else executed
+                    while q < last and service >= limits[q]:
+                        q += 1
+                e[1] = q
+                e[4] += 1
+                tail[q].append(i)
+        # the pass
+        free = view.total_gpus
+        moved = []                                  # running jobs that stay running in a new place
+        for k in range(last + 1):
+            rk, wk, wg = run[k], self.wait[k], self.wait_gpus[k]
+            front = []
+            if free >= self.run_gpus[k]:
+                free -= self.run_gpus[k]
+            else:
+                for i, jv in list(rk.items()):
+                    if free >= jv.gpus:
+                        free -= jv.gpus
+                    else:
+                        front.append(i)
+                for i in front:
+                    g = state[i][0].gpus
+                    del rk[i]
+                    self.run_gpus[k] -= g
+                    self._stop(state[i], now)
+            if wk and free:
+                smallest = min(g for g, n in wg.items() if n)
+                if free >= smallest:
+                    taken = []
+                    for pos, i in wk.items():
+                        g = state[i][0].gpus
+                        if free >= g:
+                            free -= g
+                            taken.append(pos)
+                            self._start(state[i], k, now)
+                            if not free:
+                                break
+                    for pos in taken:
+                        i = wk.pop(pos)
+                        wg[state[i][0].gpus] -= 1
+            rest = []
+            for i in tail[k]:
+                e = state[i]
+                g = e[0].gpus
+                running = e[3] is not None
+                if free >= g:
+                    free -= g
+                    if running:
+                        rk[i] = e[0]
+                        self.run_gpus[k] += g
+                        moved.append(e)
+                    else:
+                        self._start(e, k, now)
+                else:
+                    if running:
+                        self._stop(e, now)
+                    rest.append(i)
+            tail[k] = []
+            for i in reversed(front):
+                self._wait_add(k, i, state[i][0].gpus, front=True)
+            for i in rest:
+                self._wait_add(k, i, state[i][0].gpus)
+        for e in moved:                             # demoted and still running: new limit entries
+            if e[1] < last:
+                self._limit_time(e, now)
+        order = []
+        for rk in run:
+            order.extend(rk.values())
+        self.order = order
+        self.prev = now
+        self.jump = self._next_jump(now)
+        return order
+
+    def _start(self, e, k, now):
+        jv = e[0]
+        self.run[k][jv.index] = jv
+        self.run_gpus[k] += jv.gpus
+        e[3] = now
+        e[4] += 1
+        if k < len(self.limits):
+            self._limit_time(e, now)
+
+    def _stop(self, e, now):
+        e[2] += now - e[3]
+        e[3] = None
+        e[4] += 1
+
+    def _next_jump(self, now):
+        import heapq
+
+        state = self.state
+        jump = None
+        for g, heap in self.jumps.items():
+            while heap:
+                C, i, version = heap[0]
+                e = state.get(i)
+                if e is not None and e[4] == version:
+                    break
+                heapq.heappop(heap)
+            if heap:
+                C = heap[0][0]
+                t = (C + (g - 1) * now) // g if self.gpu_time and self.event_demotion else C
+                if jump is None or t < jump:
+                    jump = t
+        return jump
+
+
 @register_policy("tiresias")
 @register_policy("tiresias-peer", queue_order="list", demotion="events")
 @register_policy("dlas-gpu-gittins", queue_order="list", demotion="events", gittins_sample="tiresias")
@@ -378,9 +591,15 @@ class Tiresias(Policy):
         sample = getattr(self, "gittins_sample", None)
         self._peer = None
         if order != "arrival" or demotion != "exact" or service != "gpu_time" or sample is not None:
-            table = None if sample is None else peer_gittins_table(_load_sample(sample))
-            self._peer = _PeerLAS(self.thresholds_, order == "list", demotion == "events",
-                                  service == "gpu_time", self.promote_knob, table)
+            self._peer = self._make_peer(order, demotion, service, sample)
+
+    def _make_peer(self, order, demotion, service, sample):
+        """The peer-rules state: incremental where it can be (list order, no knob, no Gittins)."""
+        if order == "list" and not self.promote_knob and sample is None:
+            return _PeerLASIncremental(self.thresholds_, demotion == "events", service == "gpu_time")
+        table = None if sample is None else peer_gittins_table(_load_sample(sample))
+        return _PeerLAS(self.thresholds_, order == "list", demotion == "events", service == "gpu_time",
+                        self.promote_knob, table)
 
     # -- queues ---------------------------------------------------------------------------------
     def _queue(self, service) -> int:

@@ -13,6 +13,7 @@ import pytest
 import asrpt
 
 from asrpt.instance import Cluster, Instance, Job, Server
+from asrpt.policies.tiresias import Tiresias, _PeerLAS, _PeerLASIncremental
 from asrpt.sim import simulate
 
 
@@ -170,3 +171,38 @@ def test_held_out_20000_job_window_matches_the_restatement_and_the_peers_mean_jc
     assert mine == restatement(jobs, 512)
     jct = sum(end - a for (_, a, _, _), (_, end, _) in zip(jobs, (mine[j[0]] for j in jobs))) / len(jobs)
     assert round(jct, 1) == 16566.1
+
+
+class _Literal(Tiresias):
+    """The peer rules through the literal, O(active jobs) per event implementation."""
+
+    def _make_peer(self, order, demotion, service, sample):
+        return _PeerLAS(self.thresholds_, order == "list", demotion == "events", service == "gpu_time",
+                        self.promote_knob, None)
+
+
+@pytest.mark.parametrize("params", [dict(), dict(service="time"), dict(demotion="exact"),
+                                    dict(demotion="exact", service="time"), dict(thresholds=(7,))])
+def test_the_incremental_ranking_makes_the_literal_decisions(params):
+    """Issue 18: tiresias-peer's incremental state against the literal one, decision for decision."""
+    rng = np.random.default_rng(18)
+    params = {"thresholds": (40, 120), "queue_order": "list", "demotion": "events", **params}
+    fast = Tiresias(**params)
+    for case in range(30):
+        M = int(rng.choice([4, 8, 12]))
+        jobs = random_jobs(rng, 40, M)
+        inst = Instance(Cluster((Server(M),)), tuple(Job(j, a, g, processing_time=d) for j, a, g, d in jobs))
+        a = simulate(inst, fast, placement="first_fit", check_invariants=True)
+        b = simulate(inst, _Literal(**params), placement="first_fit", check_invariants=True)
+        assert [(r.start, r.completion, r.preemptions, r.segments) for r in a.records] == \
+               [(r.start, r.completion, r.preemptions, r.segments) for r in b.records], (params, case)
+        assert a.summary["decision_passes"] == b.summary["decision_passes"]
+
+
+def test_the_incremental_state_is_used_where_it_applies():
+    pol = Tiresias(queue_order="list", demotion="events")
+    pol.reset(Cluster.homogeneous(1, 8))
+    assert isinstance(pol._peer, _PeerLASIncremental)
+    pol = Tiresias(queue_order="list", demotion="events", promote_knob=2)
+    pol.reset(Cluster.homogeneous(1, 8))
+    assert isinstance(pol._peer, _PeerLAS)
