@@ -62,6 +62,11 @@ is the engine's greedy GPU count in queue order, skipping jobs that do not fit (
 GPUs only: run these presets on a one-server cluster, e.g. ``1x512``, to reproduce it).
 Presets: ``tiresias-peer`` (the peer's ``dlas-gpu``), ``dlas-gpu-K`` for K in 0.5, 1, 2, 4, 8,
 10, 100, 1000, and ``dlas-gpu-gittins``.
+
+Cost of the peer rules: with list order and neither the knob nor the Gittins sort (``tiresias-peer``,
+its ``service="time"`` and ``demotion="exact"`` variants) the state is incremental
+(:class:`_PeerLASIncremental`: O(changes x log) per event, plus the chosen jobs handed to the
+engine); otherwise every event visits every active job, as the peer does.
 """
 
 from __future__ import annotations
