@@ -263,15 +263,24 @@ class Cluster:
     ``inter_bandwidth`` the per-server network bandwidth; ``None`` means "the GPU type's default"
     (see :mod:`asrpt.dnn.hardware`).
 
+    ``servers_per_switch`` groups the servers under network switches: servers ``0..N-1`` hang on
+    switch 0, ``N..2N-1`` on switch 1, and so on (it must divide the number of servers). ``None``
+    (the default) is one switch. Only topology-aware placers read it (``yarn``: a job never spans
+    switches).
+
     >>> c = Cluster.homogeneous(2, 4)
     >>> c.total_gpus, c.n_servers, c.max_server_gpus
     (8, 2, 4)
+    >>> s = Cluster.from_spec("4x32x4")
+    >>> s.total_gpus, s.n_switches, s.switch_of(33)
+    (512, 4, 1)
     """
 
     servers: tuple[Server, ...]
     gpu_type: str | None = None
     intra_bandwidth: float | None = None
     inter_bandwidth: float | None = None
+    servers_per_switch: int | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "servers", tuple(self.servers))
@@ -285,6 +294,10 @@ class Cluster:
         c.string({"gpu_type": self.gpu_type}, "gpu_type")
         for name in ("intra_bandwidth", "inter_bandwidth"):
             c.number({name: getattr(self, name)}, name, strict=True, required=False)
+        per = c.integer({"servers_per_switch": self.servers_per_switch}, "servers_per_switch",
+                        required=False)
+        if per is not None and self.servers and len(self.servers) % per:
+            c.add("servers_per_switch", f"must divide the {len(self.servers)} servers, got {per}")
         if problems:
             raise InvalidInstance(problems)
 
@@ -296,26 +309,35 @@ class Cluster:
 
     @classmethod
     def from_spec(cls, spec: str, gpu_type: str | None = None) -> "Cluster":
-        """Parse ``"64x8"`` (64 servers of 8 GPUs) or ``"8,8,4"`` (one server per number).
+        """Parse ``"64x8"`` (64 servers of 8 GPUs), ``"4x32x4"`` (4 switches of 32 servers of 4
+        GPUs) or ``"8,8,4"`` (one server per number).
 
         >>> Cluster.from_spec("2x4").total_gpus, Cluster.from_spec("8,8,4").total_gpus
         (8, 20)
+        >>> Cluster.from_spec("2x3x4").servers_per_switch
+        3
         """
         text = spec.strip().lower()
         m = re.fullmatch(r"(\d+)\s*x\s*(\d+)", text)
+        m3 = re.fullmatch(r"(\d+)\s*x\s*(\d+)\s*x\s*(\d+)", text)
         try:
             if m:
                 n, g = int(m.group(1)), int(m.group(2))
                 if n < 1 or g < 1:
                     raise ValueError
                 return cls.homogeneous(n, g, gpu_type)
+            if m3:
+                s, n, g = (int(x) for x in m3.groups())
+                if s < 1 or n < 1 or g < 1:
+                    raise ValueError
+                return cls(tuple(Server(g) for _ in range(s * n)), gpu_type, servers_per_switch=n)
             sizes = [int(p) for p in text.split(",")]
             if not sizes or min(sizes) < 1:
                 raise ValueError
             return cls(tuple(Server(g) for g in sizes), gpu_type)
         except (ValueError, InvalidInstance):
             raise InvalidInstance(
-                [Problem("cluster", f"{spec!r} is not a cluster spec such as '64x8' or '8,8,4'")]
+                [Problem("cluster", f"{spec!r} is not a cluster spec such as '64x8', '4x32x4' or '8,8,4'")]
             ) from None
 
     @property
@@ -335,6 +357,17 @@ class Cluster:
     def server_gpus(self) -> tuple[int, ...]:
         """GPUs per server, in server order."""
         return tuple(s.gpus for s in self.servers)
+
+    @property
+    def n_switches(self) -> int:
+        """The number of switches (1 unless ``servers_per_switch`` is set)."""
+        per = self.servers_per_switch
+        return 1 if per is None else len(self.servers) // per
+
+    def switch_of(self, server: int) -> int:
+        """The switch of server ``server`` (0 when the cluster has one switch)."""
+        per = self.servers_per_switch
+        return 0 if per is None else server // per
 
     def gpu_type_of(self, server: int) -> str | None:
         """The GPU type of server ``server`` (its own, else the cluster default)."""
@@ -597,7 +630,7 @@ def _dnn_problems(cluster: Cluster, jobs: Sequence[Job]) -> list[Problem]:
 # ---------------------------------------------------------------------------------------------
 
 _TOP_FIELDS = ("format", "cluster", "jobs", "metadata")
-_CLUSTER_FIELDS = ("servers", "gpu_type", "intra_bandwidth", "inter_bandwidth")
+_CLUSTER_FIELDS = ("servers", "gpu_type", "intra_bandwidth", "inter_bandwidth", "servers_per_switch")
 _SERVER_FIELDS = ("gpus", "gpu_type", "count")
 
 
@@ -661,6 +694,7 @@ def _parse_cluster(raw: Any, problems: list[Problem], exact: bool) -> Cluster | 
     gpu_type = c.string(raw, "gpu_type")
     bw = {n: c.number(raw, n, strict=True, required=False, exact=exact)
           for n in ("intra_bandwidth", "inter_bandwidth")}
+    per_switch = c.integer(raw, "servers_per_switch", required=False)
     servers: list[Server] = []
     raw_servers = raw.get("servers")
     if raw_servers is None:
@@ -679,9 +713,11 @@ def _parse_cluster(raw: Any, problems: list[Problem], exact: bool) -> Cluster | 
             stype = sc.string(s, "gpu_type")
             if gpus is not None:
                 servers.extend(Server(gpus, stype) for _ in range(count or 1))
+    if per_switch is not None and servers and len(servers) % per_switch:
+        c.add("servers_per_switch", f"must divide the {len(servers)} servers, got {per_switch}")
     if len(problems) > before:
         return None
-    return Cluster(tuple(servers), gpu_type, **bw)
+    return Cluster(tuple(servers), gpu_type, **bw, servers_per_switch=per_switch)
 
 
 def _parse_job(raw: Any, loc: str, problems: list[Problem], exact: bool) -> tuple[Job | None, dict]:
@@ -775,6 +811,8 @@ def instance_to_dict(inst: Instance) -> dict:
         value = getattr(inst.cluster, name)
         if value is not None:
             cluster[name] = _number_to_json(value) if name != "gpu_type" else value
+    if inst.cluster.servers_per_switch is not None:
+        cluster["servers_per_switch"] = inst.cluster.servers_per_switch
     jobs = []
     for j in inst.jobs:
         d: dict[str, Any] = {"id": j.id, "arrival": _number_to_json(j.arrival), "gpus": j.gpus}

@@ -24,10 +24,26 @@ Timed, in one run, for each configuration:
   subprocess; the subprocess wall time (interpreter start, numpy/matplotlib imports, output) is
   shown too. Every job's start, finish and placement must agree.
 
+Second peer (issue 19): the Tiresias simulator (NSDI'19; SymbioticLab/Tiresias, folder
+simulator/). Target: the same window under ``tiresias-peer`` on 64 x 8 at least 20x faster than the
+peer's own CPU time (86 s for dlas-gpu and 115 s for fifo with yarn, measured on this kind of
+machine when the issue was filed), with identical decisions. With ``--tiresias`` the window is also
+written in the Tiresias format (job_id = rank, num_gpu, submit_time, iterations = duration,
+model_name = resnet50, duration, interval = 0, philly_row; model_name and interval never change the
+peer's decisions), its first 2,000 jobs are checked against the shipped
+../shared/peer-tiresias/input_philly-40000-2000.csv, and asrpt is timed (``read_tiresias`` +
+``simulate``) for ``dlas-gpu`` (``tiresias-peer`` on one pool of 512 GPUs, the peer's count scheme)
+and ``fifo-yarn`` (``fifo-strict`` with the ``yarn`` placer on 1 x 64 x 8). With
+``--tiresias-dir`` naming the peer's simulator folder (run_sim.py and its modules; the unmodified
+code needs Python 2.7, give it with ``--tiresias-python``, or a Python 3 port), the peer runs in a
+subprocess (``run_sim.py --schedule --scheme --trace_file --cluster_spec --log_path``, in its folder
+so that it finds yarn-gput1000.csv); "peer cpu" is the subprocess's CPU time (getrusage), and every
+job's first start, finish and preemption count in its job.csv must agree.
+
 Usage::
 
     .venv/bin/python benchmarks/bench_peer_speed.py [--peer-dir /tmp/peer-sim] [--jobs 20000]
-        [--start 40000] [--json out.json]
+        [--start 40000] [--json out.json] [--tiresias] [--tiresias-dir /tmp/Tiresias/simulator]
 """
 
 from __future__ import annotations
@@ -40,14 +56,15 @@ import io
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
 import time
 
-from asrpt.instance import Cluster
+from asrpt.instance import Cluster, Server
 from asrpt.sim import simulate
-from asrpt.traces import read_pai, read_philly, shared_path
+from asrpt.traces import read_pai, read_philly, read_tiresias, shared_path
 from asrpt.traces.philly import gang_instances
 
 PHILLY = shared_path("traces", "philly-pollux-processed", "philly.csv")
@@ -189,6 +206,111 @@ def compare(ours: dict, theirs: dict) -> tuple[bool, str]:
     return True, f"all {len(ours):,} jobs: same start, finish and placement"
 
 
+TIRESIAS_SHIPPED = shared_path("peer-tiresias", "input_philly-40000-2000.csv")
+TIRESIAS_HEADER = ["job_id", "num_gpu", "submit_time", "iterations", "model_name", "duration", "interval",
+                   "philly_row"]
+# configuration -> (peer schedule, peer scheme, asrpt policy, asrpt placement, reference peer CPU s)
+TIRESIAS_CONFIGS = {"dlas-gpu": ("dlas-gpu", "count", "tiresias-peer", "first_fit", 86.0),
+                    "fifo-yarn": ("fifo", "yarn", "fifo-strict", "yarn", 115.0)}
+
+
+def tiresias_rows(rows: list[list]) -> list[list]:
+    """The PAI-format window rows in the Tiresias format (module docstring)."""
+    return [[rank, n_inst * per, submit, duration, "resnet50", duration, 0, row]
+            for rank, _user, submit, duration, n_inst, per, _cpu, row in rows]
+
+
+def run_tiresias_asrpt(csv_path: str, cluster: Cluster, spec: str, placement: str) -> tuple[float, float, dict]:
+    """Wall and CPU seconds of read_tiresias + simulate, and the decisions."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    instance, _ = read_tiresias(csv_path, cluster)
+    result = simulate(instance, spec, placement=placement)
+    t1, c1 = time.perf_counter(), time.process_time()
+    return t1 - t0, c1 - c0, {r.id: (r.start, r.completion, r.preemptions) for r in result.records}
+
+
+def run_tiresias_peer(peer_dir: str, python: str, csv_path: str, nodes: int, schedule: str, scheme: str,
+                      timeout: float) -> tuple[float, float, dict]:
+    """Wall and CPU seconds of the peer's run_sim.py in a subprocess, and its job.csv decisions."""
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = os.path.join(tmp, "spec.csv")
+        with open(spec, "w") as fh:
+            fh.write(f"num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node\n1,{nodes},8,64,256\n")
+        log = os.path.join(tmp, "log")
+        cmd = [python, "run_sim.py", f"--schedule={schedule}", f"--scheme={scheme}", f"--trace_file={csv_path}",
+               f"--cluster_spec={spec}", f"--log_path={log}"]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=peer_dir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              timeout=timeout)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode != 0:
+            raise SystemExit(f"the Tiresias peer failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        with open(os.path.join(log, "job.csv"), newline="") as fh:
+            decisions = {r["job_id"]: (int(r["start_time"]), int(r["end_time"]), int(r["preempt"]))
+                         for r in csv.DictReader(fh)}
+    return wall, cpu, decisions
+
+
+def tiresias_part(args, rows: list[list]) -> list[dict]:
+    """Time asrpt (and the Tiresias peer when given) on the window; print and return the rows."""
+    t_rows = tiresias_rows(rows)
+    if args.start == 40000 and len(rows) >= 2000 and os.path.exists(TIRESIAS_SHIPPED):
+        with open(TIRESIAS_SHIPPED, newline="") as fh:
+            shipped = [(r["job_id"], r["num_gpu"], r["submit_time"], r["duration"], r["philly_row"])
+                       for r in csv.DictReader(fh)]
+        mine = [tuple(str(r[i]) for i in (0, 1, 2, 5, 7)) for r in t_rows[:2000]]
+        if mine != shipped:
+            raise SystemExit("the first 2,000 Tiresias rows differ from the shipped input_philly-40000-2000.csv")
+        print("  Tiresias format: first 2,000 jobs equal to the shipped input_philly-40000-2000.csv "
+              "(job_id, num_gpu, submit_time, duration, philly_row)")
+    peer = args.tiresias_dir is not None and os.path.isfile(os.path.join(args.tiresias_dir, "run_sim.py"))
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, f"tiresias-{args.start}-{args.jobs}.csv")
+        with open(path, "w", newline="") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(TIRESIAS_HEADER)
+            w.writerows(t_rows)
+        warm = os.path.join(tmp, "warm-up.csv")
+        with open(warm, "w", newline="") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(TIRESIAS_HEADER)
+            w.writerows(t_rows[:50])
+        for name, (schedule, scheme, spec, placement, reference) in TIRESIAS_CONFIGS.items():
+            cluster = (Cluster((Server(args.nodes * 8),)) if scheme == "count"
+                       else Cluster.from_spec(f"1x{args.nodes}x8"))
+            run_tiresias_asrpt(warm, cluster, spec, placement)
+            wall, cpu, ours = run_tiresias_asrpt(path, cluster, spec, placement)
+            e = {"configuration": f"tiresias {name}", "asrpt_policy": spec, "placement": placement,
+                 "asrpt_s": round(wall, 3), "asrpt_cpu_s": round(cpu, 3), "reference_peer_cpu_s": reference,
+                 "reference_cpu_ratio": round(reference / cpu, 1), "peer_s": None, "peer_cpu_s": None,
+                 "cpu_ratio": None, "identical": None, "detail": None}
+            if peer:
+                p_wall, p_cpu, theirs = run_tiresias_peer(args.tiresias_dir, args.tiresias_python, path, args.nodes,
+                                                          schedule, scheme, args.peer_timeout)
+                same = ours == {k: v for k, v in theirs.items()}
+                detail = f"all {len(ours):,} jobs: same first start, finish and preemptions" if same else next(
+                    (f"first differing job {k}: asrpt {ours.get(k)}, peer {theirs.get(k)}"
+                     for k in sorted(set(ours) | set(theirs), key=int) if ours.get(k) != theirs.get(k)), "")
+                e.update(peer_s=round(p_wall, 3), peer_cpu_s=round(p_cpu, 3), cpu_ratio=round(p_cpu / cpu, 1),
+                         identical=same, detail=detail)
+            out.append(e)
+            print(f"  tiresias {name} ({spec}, {placement}): asrpt {wall:.2f} s wall, {cpu:.2f} s CPU; "
+                  f"{reference / cpu:.1f}x less CPU than the peer's reference {reference:.0f} s"
+                  + (f"; peer {e['peer_cpu_s']:.2f} s CPU ({e['cpu_ratio']:.1f}x), {e['detail']}" if peer else ""),
+                  flush=True)
+    if not peer:
+        print("  Tiresias peer not run" + (f" (no run_sim.py in {args.tiresias_dir})" if args.tiresias_dir else
+                                           " (no --tiresias-dir)") + ": ratios against its reference CPU times")
+    ok = all((e["cpu_ratio"] if peer else e["reference_cpu_ratio"]) >= 20 for e in out)
+    print("  Tiresias target (>= 20x less CPU" + (", identical decisions" if peer else "") + "): "
+          + ("met" if ok and all(e["identical"] is not False for e in out) else "NOT met"))
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--peer-dir", default=None, help="folder with the peer simulator's files (optional)")
@@ -201,7 +323,15 @@ def main(argv=None) -> int:
     ap.add_argument("--philly", default=PHILLY, help="philly.csv (default: the shared copy)")
     ap.add_argument("--keep-csv", default=None, help="also write the window's PAI CSV here")
     ap.add_argument("--json", default=None, help="write the table and details as JSON here")
+    ap.add_argument("--tiresias", action="store_true", help="also time the Tiresias-peer configurations")
+    ap.add_argument("--tiresias-dir", default=None,
+                    help="folder of the Tiresias simulator (run_sim.py ...; implies --tiresias)")
+    ap.add_argument("--tiresias-python", default=sys.executable,
+                    help="interpreter for the Tiresias peer (Python 2.7 for its unmodified code)")
+    ap.add_argument("--only-tiresias", action="store_true", help="skip the PAI configurations")
     args = ap.parse_args(argv)
+    if args.tiresias_dir or args.only_tiresias:
+        args.tiresias = True
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     for c in configs:
         if c not in CONFIGS:
@@ -220,6 +350,9 @@ def main(argv=None) -> int:
     for line in notes:
         print("  " + line)
 
+    if args.only_tiresias:
+        configs = []
+    tiresias = tiresias_part(args, rows) if args.tiresias else []
     table = []
     with tempfile.TemporaryDirectory() as tmp:
         csv_path = os.path.join(tmp, f"philly-{args.start}-{args.jobs}.csv")
@@ -278,12 +411,14 @@ def main(argv=None) -> int:
     if args.json:
         payload = {"window": {"start": args.start, "jobs": len(rows), "nodes": args.nodes, "gpus_per_node": 8,
                               "source": os.path.abspath(args.philly)},
-                   "checks": notes, "peer_available": peer, "results": table,
+                   "checks": notes, "peer_available": peer, "results": table, "tiresias": tiresias,
                    "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                                "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None}}
         with open(args.json, "w") as fh:
             json.dump(payload, fh, indent=2)
     if peer and not all(e["identical"] for e in table):
+        return 1
+    if any(e["identical"] is False for e in tiresias):
         return 1
     return 0
 

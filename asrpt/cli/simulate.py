@@ -24,12 +24,13 @@ def add_run_options(p: argparse.ArgumentParser, *, dnn_default: bool = False) ->
     p.add_argument("--policy", "--policies", dest="policies", metavar="P[,P...]",
                    help="comma-separated policies, each NAME or NAME:key=value:... "
                         "(asrpt simulate --list-policies shows the names)")
-    p.add_argument("--cluster", metavar="SPEC", help="cluster such as 64x8 or 8,8,4 (replaces the file's)")
+    p.add_argument("--cluster", metavar="SPEC",
+                   help="cluster such as 64x8, 4x32x4 (switches x servers x GPUs) or 8,8,4 (replaces the file's)")
     p.add_argument("--gpu-type", metavar="TYPE", help="GPU type of the --cluster servers (DNN jobs)")
     p.add_argument("--predictor", metavar="SPEC",
                    help="predictor for every policy that takes one, e.g. oracle, group_mean, noisy:sigma=0.5")
     p.add_argument("--placement", metavar="NAME",
-                   help="placement for starting jobs (best_fit, first_fit, most_free, spread, ...); "
+                   help="placement for starting jobs (best_fit, first_fit, most_free, spread, yarn, ...); "
                         "default: each policy's own, else best_fit")
     p.add_argument("--preemption-cost", type=nonneg_float, default=0.0, metavar="S",
                    help="seconds a preempted job spends restarting (default 0)")

@@ -29,19 +29,66 @@ not run since its last reset is not promoted. ``promote_knob = 0`` (the default,
 original) disables it.
 
 A decision costs O(A log A) for A active jobs.
+
+**The published simulator's 2D-LAS (``tiresias-peer``).** Three options switch to the exact
+rules of the Tiresias simulator (SymbioticLab/Tiresias ``simulator/run_sim.py``, ``dlas-gpu``),
+which reproduce its decisions job for job (docs/peers.md):
+
+- ``queue_order="list"``: each queue is a list in the order jobs entered it (arrivals and
+  demoted or promoted jobs go to its end); after every pass the waiting jobs of each queue move
+  behind the running ones, both groups keeping their order. (``"arrival"``, the default, orders
+  each queue by running first, then arrival.)
+- ``demotion="events"``: attained service is brought up to date, and jobs are demoted, only at
+  events (arrivals, completions and the simulator's own "jump" times), at most one queue per
+  event. The jump after an event at t is the earliest ``t + (L_q - executed) // g`` over running
+  jobs (the peer subtracts seconds from GPU-seconds, so the jump lands at or after the true
+  crossing), or the time a waiting job reaches its promotion; a jump that is not earlier than the
+  next arrival or completion is dropped there and recomputed. (``"exact"``, the default, demotes
+  at the exact crossing.)
+- ``service="time"``: attained service is executed seconds, not GPU-seconds (the peer's
+  ``dlas``).
+
+With any of these (or ``gittins_sample``), the peer's counters are kept as it keeps them: the
+executed seconds since arrival or the last promotion, and, for the starvation knob K
+(``promote_knob``, the peer's ``dlas-gpu-K``), the time a job that has run has waited since;
+a waiting job in a lower queue whose waiting time reaches ``int(executed x K)`` goes to the end
+of Q0 with both counters zeroed. ``gittins_sample`` (the peer's ``dlas-gpu-gittins``) sorts each
+queue, before it is scanned, by the Gittins index of the job's attained service (highest first,
+ties to the earlier submit, then the list order), with the index table of
+:func:`peer_gittins_table` built from a sample of durations; ``"tiresias"`` is the peer's own
+1,001-job sample (``asrpt/data/tiresias-yarn-gput1000.csv``). Stable-sorting ties keep the
+instance order of the jobs (the peer's file order; the Tiresias reader keeps it). The pass itself
+is the engine's greedy GPU count in queue order, skipping jobs that do not fit (the peer counts
+GPUs only: run these presets on a one-server cluster, e.g. ``1x512``, to reproduce it).
+Presets: ``tiresias-peer`` (the peer's ``dlas-gpu``), ``dlas-gpu-K`` for K in 0.5, 1, 2, 4, 8,
+10, 100, 1000, and ``dlas-gpu-gittins``.
+
+Cost of the peer rules: with list order and neither the knob nor the Gittins sort (``tiresias-peer``,
+its ``service="time"`` and ``demotion="exact"`` variants) the state is incremental
+(:class:`_PeerLASIncremental`: O(changes x log) per event, plus the chosen jobs handed to the
+engine); otherwise every event visits every active job, as the peer does.
 """
 
 from __future__ import annotations
 
 import bisect
+import csv
+import math
+import os
+from decimal import ROUND_HALF_UP, Decimal
 from numbers import Real
 
-from .._validation import Interval
+from .._validation import Interval, Options
 from ..errors import InvalidParameterError
 from ..sizes import exact_div, exact_mul
 from .base import Decision, Policy, register_policy
 
-__all__ = ["Tiresias"]
+__all__ = ["Tiresias", "peer_gittins_table", "peer_gittins_index", "PEER_GITTINS_SAMPLE"]
+
+#: The peer's duration sample (``simulator/yarn-gput1000.csv``), bundled with asrpt.
+PEER_GITTINS_SAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
+                                   "tiresias-yarn-gput1000.csv")
+_KNOBS = (0.5, 1, 2, 4, 8, 10, 100, 1000)
 
 _DEFAULT_THRESHOLDS = (3250.0, 7200.0)
 
@@ -58,7 +105,406 @@ def _reached(value, target) -> bool:
     return value >= target
 
 
+def _round_half_away(x: float, digits: int) -> float:
+    """Python 2's ``round``: the exact binary value rounded to ``digits`` decimals, halves away
+    from zero."""
+    return float(Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+
+
+def peer_gittins_table(durations, delta: int = 3250) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """The Tiresias simulator's Gittins index table: ``(sorted samples, index per sample)``.
+
+    For each sorted sample d[i] (n of them), with a = d[i] - 1: lo = first j with d[j] > a; hi =
+    n - 1 if a + delta > d[n-1] - 1, else the first j with d[j] > a + delta; p = round((hi - lo)
+    / (n - lo), 5); e = (sum(d[lo:hi]) + delta (n - hi)) // (n - lo); index = round(p 10^6 / e, 4),
+    ``round`` halving away from zero as in Python 2.
+
+    Examples
+    --------
+    >>> peer_gittins_table([10, 20, 40], delta=15)
+    ((10, 20, 40), (44444.6667, 29411.7647, 0.0))
+    """
+    d = sorted(int(v) for v in durations)
+    n = len(d)
+    if not n or d[0] < 1:
+        raise InvalidParameterError(f"the Gittins sample must be a non-empty list of positive durations, got "
+                                    f"{len(d)} values (smallest {d[0] if d else None})")
+    prefix = [0]
+    for v in d:
+        prefix.append(prefix[-1] + v)
+    index = []
+    for v in d:
+        a = v - 1
+        lo = bisect.bisect_right(d, a)
+        hi = n - 1 if a + delta > d[-1] - 1 else bisect.bisect_right(d, a + delta)
+        p = _round_half_away((hi - lo) * 1.0 / (n - lo), 5)
+        e = (prefix[hi] - prefix[lo] + delta * (n - hi)) // (n - lo)
+        index.append(_round_half_away(p * 1000000 / e, 4) if e else 0.0)
+    return tuple(d), tuple(index)
+
+
+def peer_gittins_index(table, attained) -> float:
+    """The peer's index of a job with ``attained`` service: 0 beyond the largest sample, else the
+    index of the first sample greater than ``attained``.
+
+    >>> table = peer_gittins_table([10, 20, 40], delta=15)
+    >>> peer_gittins_index(table, 0), peer_gittins_index(table, 10), peer_gittins_index(table, 40)
+    (44444.6667, 29411.7647, 0.0)
+    """
+    d, index = table
+    j = bisect.bisect_right(d, attained)
+    return index[j] if j < len(d) else 0.0
+
+
+def _load_sample(sample) -> list[int]:
+    if isinstance(sample, str):
+        path = PEER_GITTINS_SAMPLE if sample == "tiresias" else sample
+        try:
+            with open(path, newline="", encoding="utf-8") as fh:
+                rows = list(csv.DictReader(fh))
+            return [int(float(r["duration"])) for r in rows]
+        except FileNotFoundError:
+            raise InvalidParameterError(f"gittins_sample: {path}: no such file") from None
+        except (OSError, KeyError, TypeError, ValueError, csv.Error) as exc:
+            raise InvalidParameterError(f"gittins_sample: {path}: not a CSV with a numeric 'duration' column "
+                                        f"({type(exc).__name__}: {exc})") from None
+    try:
+        return [int(v) for v in sample]
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"gittins_sample must be 'tiresias', a CSV path or a list of durations, "
+                                    f"got {sample!r}") from None
+
+
+class _PeerLAS:
+    """The Tiresias simulator's dlas state (see the module docstring): queues as insertion-ordered
+    dicts of job index -> entry, entries ``[view, q, executed, total, last_pending, running, rank]``."""
+
+    __slots__ = ("limits", "list_order", "event_demotion", "gpu_time", "knob", "gittins", "queues",
+                 "jobs", "prev", "jump", "order", "promotions")
+
+    def __init__(self, limits, list_order, event_demotion, gpu_time, knob, gittins):
+        self.limits = limits
+        self.list_order = list_order
+        self.event_demotion = event_demotion
+        self.gpu_time = gpu_time
+        self.knob = knob
+        self.gittins = gittins
+        self.queues = [{} for _ in range(len(limits) + 1)]
+        self.jobs: dict[int, list] = {}   # runnable jobs, in arrival order
+        self.prev = None
+        self.jump = None
+        self.order: list = []
+        self.promotions = 0
+
+    def service(self, e):
+        return e[2] * e[0].gpus if self.gpu_time else e[2]
+
+    def decide(self, view):
+        """The jobs chosen at this event, in queue order (the engine's greedy pass over them
+        selects them all and preempts the running jobs left out, as the peer's pass does)."""
+        now = view.now
+        if not view.arrived and not view.completed and now != self.jump:
+            return self.order              # a wake-up the peer has no event for: nothing changes
+        jobs, queues, limits, knob = self.jobs, self.queues, self.limits, self.knob
+        last = len(limits)
+        for c in view.completed:
+            e = jobs.pop(c.job.index)
+            del queues[e[1]][c.job.index]
+        dt = 0 if self.prev is None else now - self.prev
+        self.prev = now
+        for jv in sorted(view.arrived, key=lambda j: j.index):
+            jobs[jv.index] = [jv, 0, 0, 0, 0, False, 0.0]
+            queues[0][jv.index] = None
+        gittins = self.gittins
+        for i, e in jobs.items():
+            if e[5]:                                   # ran since the previous event
+                if dt:
+                    e[2] += dt
+                    e[3] += dt
+                q = e[1]
+                while q < last and self.service(e) >= limits[q]:
+                    del queues[q][i]
+                    q += 1
+                    queues[q][i] = None
+                    if self.event_demotion:
+                        break                          # at most one queue per event
+                e[1] = q
+            else:
+                if e[2] > 0 and dt:
+                    e[4] += dt
+                if knob and e[1] > 0 and e[3] > 0 and e[2] > 0 and e[4] >= int(e[2] * knob):
+                    del queues[e[1]][i]
+                    e[1] = 0
+                    e[2] = e[4] = 0
+                    queues[0][i] = None
+                    self.promotions += 1
+            if gittins is not None:
+                e[6] = peer_gittins_index(gittins, self.service(e))
+        free = view.total_gpus
+        order = []
+        for k, queue in enumerate(queues):
+            if not self.list_order:
+                keys = sorted(queue, key=lambda i: (not jobs[i][5], i))
+                queue = queues[k] = dict.fromkeys(keys)
+            if gittins is not None:
+                keys = sorted(queue, key=lambda i: (jobs[i][6], -jobs[i][0].arrival), reverse=True)
+                queue = queues[k] = dict.fromkeys(keys)
+            for i in queue:
+                e = jobs[i]
+                g = e[0].gpus
+                if free >= g:
+                    free -= g
+                    e[5] = True
+                    order.append(e[0])
+                else:
+                    e[5] = False
+        if self.list_order:
+            for k, queue in enumerate(queues):
+                keys = [i for i in queue if jobs[i][5]]
+                if len(keys) < len(queue):
+                    keys += [i for i in queue if not jobs[i][5]]
+                    queues[k] = dict.fromkeys(keys)
+        self.order = order
+        self.jump = self._next_jump(now)
+        return order
+
+    def _next_jump(self, now):
+        limits, last, knob = self.limits, len(self.limits), self.knob
+        jump = None
+        for e in self.jobs.values():
+            if e[5]:
+                q = e[1]
+                if q < last:
+                    if not self.gpu_time:
+                        t = now + limits[q] - e[2]
+                    elif self.event_demotion:
+                        t = now + (limits[q] - e[2]) // e[0].gpus
+                    else:                              # the exact crossing
+                        t = now + exact_div(limits[q] - e[2] * e[0].gpus, e[0].gpus)
+                    if jump is None or t < jump:
+                        jump = t
+            elif knob and e[1] > 0 and e[3] and e[2] > 0:
+                diff = int(e[2] * knob - e[4])
+                if diff > 0 and (jump is None or now + diff < jump):
+                    jump = now + diff
+        return jump
+
+
+class _PeerLASIncremental:
+    """The same rules as :class:`_PeerLAS` without the starvation knob and the Gittins sort, with
+    the work per event proportional to what changed (not to the active jobs):
+
+    - each queue is ``run`` (its running jobs in list order, a dict index -> view) followed by
+      ``wait`` (its waiting jobs, a SortedDict position -> index, so batches can be put in front
+      or at the back) and ``tail`` (jobs that entered it at this event: arrivals, demotions);
+    - a running job's executed seconds are ``base + (t - since)``; demotions come from a heap of
+      the first integer time its service reaches its queue's limit, and the peer's jump from one
+      heap per GPU count of ``C = L - base + since`` (the jump ``t + (L - executed) // g`` equals
+      ``(C + (g - 1) t) // g``, increasing in C); stale heap entries carry an old version;
+    - the pass skips a queue's running jobs at once when they all still fit, and a queue's waiting
+      jobs when the free GPUs are fewer than the smallest of them, and stops at 0 free GPUs.
+    """
+
+    __slots__ = ("limits", "event_demotion", "gpu_time", "run", "wait", "wait_gpus", "run_gpus", "tail",
+                 "state", "cross", "jumps", "prev", "jump", "order", "promotions", "lo", "hi")
+
+    def __init__(self, limits, event_demotion, gpu_time):
+        from sortedcontainers import SortedDict
+
+        K = len(limits) + 1
+        self.limits = limits
+        self.event_demotion = event_demotion
+        self.gpu_time = gpu_time
+        self.run = [{} for _ in range(K)]
+        self.wait = [SortedDict() for _ in range(K)]
+        self.wait_gpus = [{} for _ in range(K)]     # GPU count -> waiting jobs with it
+        self.run_gpus = [0] * K
+        self.tail = [[] for _ in range(K)]
+        self.state: dict[int, list] = {}           # index -> [view, q, base, since or None, version]
+        self.cross: list = []                      # (time service reaches L_q, index, version)
+        self.jumps: dict = {}                      # g -> heap of (C, index, version)
+        self.prev = None
+        self.jump = None
+        self.order: list = []
+        self.promotions = 0
+        self.lo = [0] * K                          # smallest and largest positions used in wait[k]
+        self.hi = [0] * K
+
+    def _limit_time(self, e, now):
+        """Push the demotion and jump entries of running job e (queue q < last)."""
+        import heapq
+
+        jv, q, base, since, version = e
+        L = self.limits[q]
+        g = jv.gpus
+        if not self.gpu_time:
+            x = since - base + L
+            heapq.heappush(self.cross, (x, jv.arrival, jv.index, version))
+            heapq.heappush(self.jumps.setdefault(1, []), (x, jv.index, version))
+        elif self.event_demotion:
+            need = -(-L // g) if isinstance(L, int) else math.ceil(L / g)
+            heapq.heappush(self.cross, (since - base + need, jv.arrival, jv.index, version))
+            heapq.heappush(self.jumps.setdefault(g, []), (L - base + since, jv.index, version))
+        else:
+            x = since + exact_div(L - base * g, g)
+            heapq.heappush(self.cross, (x, jv.arrival, jv.index, version))
+            heapq.heappush(self.jumps.setdefault(1, []), (x, jv.index, version))
+
+    def _wait_add(self, k, i, g, front=False):
+        if front:
+            self.lo[k] -= 1
+            pos = self.lo[k]
+        else:
+            self.hi[k] += 1
+            pos = self.hi[k]
+        self.wait[k][pos] = i
+        wg = self.wait_gpus[k]
+        wg[g] = wg.get(g, 0) + 1
+        return pos
+
+    def decide(self, view):
+        import heapq
+
+        now = view.now
+        if not view.arrived and not view.completed and now != self.jump:
+            return self.order
+        state, run, tail, limits = self.state, self.run, self.tail, self.limits
+        last = len(limits)
+        for c in view.completed:
+            e = state.pop(c.job.index)
+            del run[e[1]][c.job.index]
+            self.run_gpus[e[1]] -= c.job.gpus
+        for jv in sorted(view.arrived, key=lambda j: j.index):
+            state[jv.index] = [jv, 0, 0, None, 0]
+            tail[0].append(jv.index)
+        # demotions of jobs that ran since the previous event, in arrival order
+        cross = self.cross
+        due = []
+        while cross and cross[0][0] <= now:
+            x, _, i, version = heapq.heappop(cross)
+            e = state.get(i)
+            if e is not None and e[4] == version:
+                due.append(e)
+        if due:
+            due.sort(key=lambda e: (e[0].arrival, e[0].index))
+            for e in due:
+                jv, q = e[0], e[1]
+                i, g = jv.index, jv.gpus
+                del run[q][i]
+                self.run_gpus[q] -= g
+                executed = e[2] + (now - e[3])
+                q += 1
+                if not self.event_demotion:
+                    service = executed * g if self.gpu_time else executed
+                    while q < last and service >= limits[q]:
+                        q += 1
+                e[1] = q
+                e[4] += 1
+                tail[q].append(i)
+        # the pass
+        free = view.total_gpus
+        moved = []                                  # running jobs that stay running in a new place
+        for k in range(last + 1):
+            rk, wk, wg = run[k], self.wait[k], self.wait_gpus[k]
+            front = []
+            if free >= self.run_gpus[k]:
+                free -= self.run_gpus[k]
+            else:
+                for i, jv in list(rk.items()):
+                    if free >= jv.gpus:
+                        free -= jv.gpus
+                    else:
+                        front.append(i)
+                for i in front:
+                    g = state[i][0].gpus
+                    del rk[i]
+                    self.run_gpus[k] -= g
+                    self._stop(state[i], now)
+            if wk and free:
+                smallest = min(g for g, n in wg.items() if n)
+                if free >= smallest:
+                    taken = []
+                    for pos, i in wk.items():
+                        g = state[i][0].gpus
+                        if free >= g:
+                            free -= g
+                            taken.append(pos)
+                            self._start(state[i], k, now)
+                            if not free:
+                                break
+                    for pos in taken:
+                        i = wk.pop(pos)
+                        wg[state[i][0].gpus] -= 1
+            rest = []
+            for i in tail[k]:
+                e = state[i]
+                g = e[0].gpus
+                running = e[3] is not None
+                if free >= g:
+                    free -= g
+                    if running:
+                        rk[i] = e[0]
+                        self.run_gpus[k] += g
+                        moved.append(e)
+                    else:
+                        self._start(e, k, now)
+                else:
+                    if running:
+                        self._stop(e, now)
+                    rest.append(i)
+            tail[k] = []
+            for i in reversed(front):
+                self._wait_add(k, i, state[i][0].gpus, front=True)
+            for i in rest:
+                self._wait_add(k, i, state[i][0].gpus)
+        for e in moved:                             # demoted and still running: new limit entries
+            if e[1] < last:
+                self._limit_time(e, now)
+        order = []
+        for rk in run:
+            order.extend(rk.values())
+        self.order = order
+        self.prev = now
+        self.jump = self._next_jump(now)
+        return order
+
+    def _start(self, e, k, now):
+        jv = e[0]
+        self.run[k][jv.index] = jv
+        self.run_gpus[k] += jv.gpus
+        e[3] = now
+        e[4] += 1
+        if k < len(self.limits):
+            self._limit_time(e, now)
+
+    def _stop(self, e, now):
+        e[2] += now - e[3]
+        e[3] = None
+        e[4] += 1
+
+    def _next_jump(self, now):
+        import heapq
+
+        state = self.state
+        jump = None
+        for g, heap in self.jumps.items():
+            while heap:
+                C, i, version = heap[0]
+                e = state.get(i)
+                if e is not None and e[4] == version:
+                    break
+                heapq.heappop(heap)
+            if heap:
+                C = heap[0][0]
+                t = (C + (g - 1) * now) // g if self.gpu_time and self.event_demotion else C
+                if jump is None or t < jump:
+                    jump = t
+        return jump
+
+
 @register_policy("tiresias")
+@register_policy("tiresias-peer", queue_order="list", demotion="events")
+@register_policy("dlas-gpu-gittins", queue_order="list", demotion="events", gittins_sample="tiresias")
 class Tiresias(Policy):
     """Tiresias 2D-LAS (discretized two-dimensional least attained service).
 
@@ -70,6 +516,15 @@ class Tiresias(Policy):
     promote_knob : float >= 0
         PROMOTEKNOB P: a demoted job waiting at least P times its executed time returns to Q0
         with its counters reset. 0 (default) disables promotion.
+    queue_order : {"arrival", "list"}
+        Order inside a queue: running first, then arrival (default); or the peer's list order.
+    demotion : {"exact", "events"}
+        Demote at the exact crossing (default), or at the peer's events (module docstring).
+    service : {"gpu_time", "time"}
+        Attained service in GPU-seconds (default) or executed seconds (the peer's ``dlas``).
+    gittins_sample : None, "tiresias", str or sequence of int
+        Sort each queue by the peer's Gittins index built from this duration sample ("tiresias":
+        the peer's own; a path: a CSV with a ``duration`` column). None (default): no sort.
 
     Attributes
     ----------
@@ -93,14 +548,24 @@ class Tiresias(Policy):
     parameter_constraints = {
         "thresholds": [tuple, list],
         "promote_knob": [Interval(Real, 0, None, closed="left")],
+        "queue_order": [Options(str, {"arrival", "list"})],
+        "demotion": [Options(str, {"exact", "events"})],
+        "service": [Options(str, {"gpu_time", "time"})],
+        "gittins_sample": [None, str, list, tuple],
     }
     preemptive = True
     clairvoyant = False
     work_conserving = True
 
-    def __init__(self, *, thresholds=_DEFAULT_THRESHOLDS, promote_knob: float = 0.0):
+    def __init__(self, *, thresholds=_DEFAULT_THRESHOLDS, promote_knob: float = 0.0,
+                 queue_order: str = "arrival", demotion: str = "exact", service: str = "gpu_time",
+                 gittins_sample=None):
         self.thresholds = thresholds
         self.promote_knob = promote_knob
+        self.queue_order = queue_order
+        self.demotion = demotion
+        self.service = service
+        self.gittins_sample = gittins_sample
 
     def _check_thresholds(self) -> tuple:
         th = tuple(self.thresholds)
@@ -124,6 +589,22 @@ class Tiresias(Policy):
         self._run_since: dict[int, object] = {}  # first run after the last reset (PROMOTEKNOB)
         self._prev_now = None
         self._state: dict[int, tuple] = {}      # index -> (queue, service, since reset, waiting)
+        # (subclasses such as TiresiasGittins may not have the peer options: read them with defaults)
+        order = getattr(self, "queue_order", "arrival")
+        demotion = getattr(self, "demotion", "exact")
+        service = getattr(self, "service", "gpu_time")
+        sample = getattr(self, "gittins_sample", None)
+        self._peer = None
+        if order != "arrival" or demotion != "exact" or service != "gpu_time" or sample is not None:
+            self._peer = self._make_peer(order, demotion, service, sample)
+
+    def _make_peer(self, order, demotion, service, sample):
+        """The peer-rules state: incremental where it can be (list order, no knob, no Gittins)."""
+        if order == "list" and not self.promote_knob and sample is None:
+            return _PeerLASIncremental(self.thresholds_, demotion == "events", service == "gpu_time")
+        table = None if sample is None else peer_gittins_table(_load_sample(sample))
+        return _PeerLAS(self.thresholds_, order == "list", demotion == "events", service == "gpu_time",
+                        self.promote_knob, table)
 
     # -- queues ---------------------------------------------------------------------------------
     def _queue(self, service) -> int:
@@ -140,6 +621,8 @@ class Tiresias(Policy):
         """Hook for subclasses, called at the start of each decision."""
 
     def decide(self, view):
+        if self._peer is not None:
+            return Decision(self._peer.decide(view), backfill=True)
         self._prepare(view)
         now = view.now
         for c in view.completed:
@@ -181,8 +664,11 @@ class Tiresias(Policy):
         """The next queue jump after the decision was applied: the first threshold crossing of a
         running job (its service grows at g_j GPU-s per second from now, restarts included), or
         the first promotion of a job left waiting in a lower queue (its waiting time grows at 1
-        per second). None if there is none."""
+        per second). None if there is none. With the peer's rules: its next jump."""
         now = view.now
+        if self._peer is not None:
+            jump = self._peer.jump
+            return jump if jump is not None and jump > now else None
         th = self.thresholds_
         state = self._state
         wake = None
@@ -203,4 +689,10 @@ class Tiresias(Policy):
         return wake
 
     def report(self) -> dict:
+        if self._peer is not None:
+            return {"promotions": self._peer.promotions}
         return {"promotions": self.promotions_}
+
+
+for _k in _KNOBS:
+    register_policy(f"dlas-gpu-{_k:g}", queue_order="list", demotion="events", promote_knob=_k)(Tiresias)

@@ -38,7 +38,7 @@ from ..instance import Cluster
 from .view import JobView
 
 __all__ = ["Allocation", "Placer", "CountPlacer", "PLACERS", "register_placer", "make_placer",
-           "count_allocation"]
+           "count_allocation", "yarn_allocation", "YarnPlacer"]
 
 
 @dataclass(frozen=True)
@@ -214,3 +214,78 @@ FirstFitPlacer = _count_placer("first_fit")
 MostFreePlacer = _count_placer("most_free")
 BestFitPlacer = _count_placer("best_fit")
 SpreadPlacer = _count_placer("spread")
+
+
+def yarn_allocation(free: Sequence[int], capacity: Sequence[int], per_switch: int | None,
+                    gpus: int) -> tuple[tuple[int, int], ...] | None:
+    """The Tiresias simulator's ``yarn`` placement of a ``gpus``-GPU job, or None.
+
+    Switches are tried in id order and a job never spans switches (``per_switch`` servers each,
+    in server order; None: one switch). With G the largest server: a job of at most G GPUs takes
+    the first server of the switch with enough idle GPUs; a larger job takes the first
+    ``gpus // G`` fully idle servers of G GPUs and, for a remainder r > 0, the first other server
+    with at least r idle GPUs (all or nothing).
+
+    >>> yarn_allocation([8, 8, 8], [8, 8, 8], None, 12)
+    ((0, 8), (1, 4))
+    >>> yarn_allocation([4, 4, 0, 4], [4, 4, 4, 4], 2, 8)
+    ((0, 4), (1, 4))
+    >>> yarn_allocation([4, 2, 2, 4], [4, 4, 4, 4], 2, 8) is None
+    True
+    """
+    n = len(free)
+    per = n if per_switch is None else per_switch
+    G = max(capacity)
+    for lo in range(0, n, per):
+        hi = lo + per
+        if gpus <= G:
+            for h in range(lo, hi):
+                if free[h] >= gpus:
+                    return ((h, gpus),)
+            continue
+        whole, rest = divmod(gpus, G)
+        idle = [h for h in range(lo, hi) if free[h] == G and capacity[h] == G][:whole]
+        if len(idle) < whole:
+            continue
+        out = [(h, G) for h in idle]
+        if rest:
+            taken = set(idle)
+            extra = next((h for h in range(lo, hi) if h not in taken and free[h] >= rest), None)
+            if extra is None:
+                continue
+            out.append((extra, rest))
+        return tuple(sorted(out))
+    return None
+
+
+@register_placer("yarn")
+class YarnPlacer(Placer):
+    """The Tiresias simulator's ``yarn`` scheme (:func:`yarn_allocation`), on the cluster's
+    switches (``Cluster.servers_per_switch``).
+
+    The peer also checks CPUs and memory per node; with its cluster specs (at least 6 CPUs per
+    GPU, 256 GB per node) those checks never bind, so only GPUs are modelled. Jobs made of gang
+    ``instances`` are placed by their total GPU count. Abstract jobs only: DNN jobs get the
+    iteration time of the chosen counts from the performance model.
+
+    Examples
+    --------
+    >>> from asrpt.instance import Cluster, Instance, Job
+    >>> from asrpt.sim import simulate
+    >>> inst = Instance(Cluster.from_spec("2x2x4"), (Job("a", 0, 2, processing_time=5),
+    ...                                             Job("b", 0, 8, processing_time=5)))
+    >>> simulate(inst, "fifo", placement="yarn").record("b").placement  # switch 0 has one idle server
+    '2:4;3:4'
+    """
+
+    parameter_constraints: dict = {}
+
+    def allocate(self, job: JobView, free: Sequence[int], cluster: Cluster) -> Allocation | None:
+        servers = yarn_allocation(free, cluster.server_gpus, cluster.servers_per_switch, job.gpus)
+        if servers is None:
+            return None
+        if job.is_abstract:
+            return Allocation(servers)
+        from ..dnn.perf import iteration_time_for_counts
+
+        return Allocation(servers, iteration_time_for_counts(job, servers, cluster))

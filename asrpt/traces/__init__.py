@@ -4,6 +4,7 @@
 - :func:`read_pai` (pai.py): the Alibaba PAI GPU-2020 simulator's job CSV;
 - :func:`read_alibaba_pods` (alibaba.py): Alibaba PAI 2023 (openb) pod list;
 - :func:`read_helios` (helios.py): the Helios cluster_log schema;
+- :func:`read_tiresias` (tiresias.py): the Tiresias simulator's job CSV;
 - :func:`read_trace` (detect.py): any of them, detected from the header.
 """
 
@@ -13,6 +14,7 @@ from .detect import detect_format, read_trace
 from .helios import read_helios
 from .pai import read_pai
 from .philly import read_philly
+from .tiresias import read_tiresias
 
 __all__ = ["TraceReport", "RowProblem", "shared_path", "read_philly", "read_pai", "read_alibaba_pods",
-           "alibaba_cluster", "read_helios", "read_trace", "detect_format"]
+           "alibaba_cluster", "read_helios", "read_tiresias", "read_trace", "detect_format"]

@@ -14,10 +14,11 @@ from .base import TraceReport
 from .helios import HELIOS_COLUMNS, read_helios
 from .pai import PAI_COLUMNS, read_pai
 from .philly import read_philly
+from .tiresias import TIRESIAS_HEADER, read_tiresias
 
 __all__ = ["detect_format", "read_trace", "FORMATS"]
 
-FORMATS = ("instance", "philly", "pai", "alibaba", "helios")
+FORMATS = ("instance", "philly", "pai", "alibaba", "helios", "tiresias")
 _PHILLY = ("timestamp", "duration", "num_gpus", "gpu_time", "cluster")
 
 
@@ -41,7 +42,7 @@ def detect_format(path: str | os.PathLike) -> str:
     except (OSError, UnicodeDecodeError, csv.Error, EOFError) as exc:
         raise TraceError(f"{source}: cannot read: {exc}") from None
     for name, cols in (("pai", PAI_COLUMNS), ("philly", _PHILLY), ("alibaba", ALIBABA_POD_COLUMNS),
-                       ("helios", HELIOS_COLUMNS)):
+                       ("helios", HELIOS_COLUMNS), ("tiresias", TIRESIAS_HEADER)):
         if all(c in header for c in cols):
             return name
     raise TraceError(f"{source}: not a known trace format (header: {', '.join(header) or 'empty'}); "
@@ -56,8 +57,8 @@ def read_trace(path, *, format: str = "auto", cluster: Cluster | None = None, st
     """Read an instance file or a trace; returns ``(instance, report)`` (report None for instances).
 
     ``cluster`` replaces an instance file's cluster, and is the cluster of a trace (default 64 x 8
-    for Philly, the node list for Alibaba pods; required for PAI and Helios files, which carry none:
-    64 x 8 if omitted). ``start``/``limit`` select a window of Philly or of any imported trace by
+    for Philly, the node list for Alibaba pods; required for PAI, Helios and Tiresias files, which
+    carry none: 64 x 8 if omitted). ``start``/``limit`` select a window of Philly or of any imported trace by
     arrival order; ``dnn`` gives trace jobs models (:mod:`asrpt.traces.assign`).
     """
     fmt = detect_format(path) if format == "auto" else format
@@ -73,6 +74,8 @@ def read_trace(path, *, format: str = "auto", cluster: Cluster | None = None, st
         inst, report = read_pai(path, default)
     elif fmt == "helios":
         inst, report = read_helios(path, default)
+    elif fmt == "tiresias":
+        inst, report = read_tiresias(path, default)
     else:
         inst, report = read_alibaba_pods(path, cluster=cluster)
     if start or limit is not None:
