@@ -27,6 +27,11 @@ coordinate q and the stage s. Integer ``y[g,h]`` counts the members of group g o
   tensor-parallel edges) are joined position by position: ``n`` edges of weight w. At most
   ``sum_h min(y[g,h], y[g',h])`` of them can be uncut: continuous ``m[e,h] <= y[g,h], y[g',h]``,
   cost ``w (n - sum_h m[e,h])``.
+- Valid inequalities tighten the relaxation without changing the optimum: at most
+  ``floor(f_h / n)`` whole rings per server; per server, the internal bytes are at most those of
+  the densest ``f_h``-worker set, and the boundary bytes at least the smallest boundary of a set
+  of as many workers as the server holds (``boundary_cuts``); interchangeable servers labelled
+  in the order of their first ring.
 
 Every placement's cut is at least the count objective of its counts, so the count optimum is a
 **lower bound** on the plain optimum. It is attained when the rings can be laid out as arcs
