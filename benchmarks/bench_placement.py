@@ -5,12 +5,18 @@ Targets (issue 4):
 - the ILP on 8- to 64-worker worker graphs from the zoo onto 2-16 servers with random free GPUs:
   median and worst solve time; 64 workers onto 8 servers optimal in under 1 s (median) with the
   count formulation;
-- the gap of each heuristic to the optimum over 500 random cases (median, p95, worst).
+- the gap of each heuristic to the optimum over 500 random cases (median, p95, worst);
+- (issue 18) 64-worker placements onto 8 free servers and on fragmented capacity proven optimal
+  within 10 s in >= 90% of cases, median under 1 s: part "strength" measures the count model
+  without and with the boundary cuts on the same cases.
+
+Run as a script from the repository root with ``PYTHONPATH=.`` so that it imports this checkout.
 
 Run the speed targets with ``pytest benchmarks/bench_placement.py --benchmark-only -m "slow or
 not slow"``; print the full report (the figures of docs/placement.md) with ``python
 benchmarks/bench_placement.py [--cases 500] [--seed 0] [--time-limit 30] [--jobs 1] [--part
-all|size|eight|plain|gaps|limit] [--json FILE]``.
+all|size|eight|plain|gaps|limit|strength] [--json FILE]`` (``--part strength --time-limit 10``:
+the count model before and after the boundary cuts, same cases, same run).
 
 Cases: a zoo model and a parallel configuration (dp, pp, tp) with 8, 16, 32 or 64 workers that
 fits in A100 memory; 2-16 servers of 8 GPUs (a server of 16 for the "onto 8 servers" cases)
@@ -184,6 +190,72 @@ def limit_gaps(seed: int = 4, cases: int = 12, time_limit: float = 30.0) -> dict
             "unproven_configurations": labels}
 
 
+def _root_relaxation(W, free, boundary_cuts: bool) -> float:
+    """The LP relaxation of the count model (every variable continuous), in bytes."""
+    import pulp
+
+    from asrpt.placement import PlacementProblem, ring_structure
+    from asrpt.placement.ilp import _count_model
+    from asrpt.solve import solve
+
+    pb = PlacementProblem.build(W, free)
+    scale = float(pb.ew.max())
+    prob, _, _ = _count_model(pb, ring_structure(W), scale, boundary_cuts)
+    for v in prob.variables():
+        v.cat = pulp.LpContinuous
+    return solve(prob).objective * scale
+
+
+def strength(seed: int = 0, time_limit: float = 10.0, fragmented: int = 12) -> dict:
+    """The count model without and with the boundary cuts, on the same cases in the same run:
+    64 workers onto 8 free 8-GPU servers (the 30 configurations of ``onto_eight_servers``) and
+    on fragmented capacity (``fragmented`` cases of ``limit_gaps``: 12-16 partly free servers).
+    Per family and model: the share proven optimal within ``time_limit``, the median and worst
+    solve time, the gap (cut - bound) / cut at the limit, and the root gap (best cut - LP
+    relaxation) / best cut, the best cut being the lower of the two runs' placements."""
+    fams = {"free_8x8": [], "fragmented": []}
+    rng = np.random.default_rng(seed + 1)
+    for _ in range(30):
+        W, label = graph(rng, 64)
+        free_gpus(rng, 64, 8, per_server=16)   # keep the draws of onto_eight_servers
+        fams["free_8x8"].append((W, [8] * 8, label))
+    rng = np.random.default_rng(seed + 4)
+    for _ in range(fragmented):
+        W, label = graph(rng, 64)
+        fams["fragmented"].append((W, free_gpus(rng, 64, int(rng.integers(12, 17))), label))
+    models = {"before": ILPPlacement(formulation="count", shortcuts=False, boundary_cuts=False),
+              "after": COUNT}
+    out = {}
+    for fam, cases_ in fams.items():
+        runs = {m: [] for m in models}
+        for W, free, label in cases_:
+            for m, method in models.items():
+                p, dt = timed(W, free, method, time_limit)
+                runs[m].append((p, dt, _root_relaxation(W, free, method.boundary_cuts)))
+        best = [min(runs[m][i][0].cut_bytes for m in models) for i in range(len(cases_))]
+        fam_out = {}
+        for m in models:
+            rows = runs[m]
+            proven = [p.status == "optimal" for p, _, _ in rows]
+            gaps = [(p.cut_bytes - p.bound) / p.cut_bytes if p.cut_bytes > 0 else 0.0
+                    for p, _, _ in rows if p.status != "optimal"]
+            roots = [(b - lp) / b if b > 0 else 0.0 for (_, _, lp), b in zip(rows, best)]
+            fam_out[m] = {"cases": len(rows), "proven": sum(proven),
+                          "proven_share": sum(proven) / len(rows),
+                          "time": _stats([dt for _, dt, _ in rows]),
+                          "gap_at_limit": _stats(gaps), "root_gap": _stats(roots),
+                          "unproven": [label for (p, _, _), (_, _, label) in zip(rows, cases_)
+                                       if p.status != "optimal"]}
+        both = [i for i in range(len(cases_))
+                if all(runs[m][i][0].status == "optimal" for m in models)]
+        fam_out["equal_optima_when_both_proven"] = sum(
+            abs(runs["before"][i][0].cut_bytes - runs["after"][i][0].cut_bytes)
+            <= 1e-7 * max(1.0, best[i]) for i in both)
+        fam_out["both_proven"] = len(both)
+        out[fam] = fam_out
+    return out
+
+
 def plain_vs_count(seed: int = 2, per_size: int = 12, time_limit: float = 30.0) -> dict:
     rng = np.random.default_rng(seed)
     out = {}
@@ -251,7 +323,7 @@ def heuristic_gaps(seed: int = 3, cases: int = 500, time_limit: float = 30.0,
 def report(cases: int = 500, seed: int = 0, time_limit: float = 30.0, part: str = "all",
            jobs: int = 1) -> dict:
     """The full report (``part="all"``) or one of its parts: "size", "eight", "plain", "gaps",
-    "limit"."""
+    "limit", "strength" (not part of "all")."""
     parts = {"size": lambda: {"ilp_by_size": ilp_by_size(seed, time_limit=time_limit)},
              "eight": lambda: {"onto_eight_servers": onto_eight_servers(seed + 1,
                                                                         time_limit=time_limit)},
@@ -259,10 +331,11 @@ def report(cases: int = 500, seed: int = 0, time_limit: float = 30.0, part: str 
              "gaps": lambda: {"heuristic_gaps": heuristic_gaps(seed + 3, cases,
                                                                time_limit=time_limit,
                                                                jobs=jobs)},
-             "limit": lambda: {"limit_gaps": limit_gaps(seed + 4, time_limit=time_limit)}}
+             "limit": lambda: {"limit_gaps": limit_gaps(seed + 4, time_limit=time_limit)},
+             "strength": lambda: {"strength": strength(seed, time_limit=time_limit)}}
     if part != "all":
         return parts[part]()
-    return {k: v for f in parts.values() for k, v in f().items()}
+    return {k: v for name, f in parts.items() if name != "strength" for k, v in f().items()}
 
 
 def _print(rep: dict) -> None:
@@ -333,7 +406,8 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--part", choices=["all", "size", "eight", "plain", "gaps", "limit"],
+    ap.add_argument("--part", choices=["all", "size", "eight", "plain", "gaps", "limit",
+                                       "strength"],
                     default="all")
     ap.add_argument("--json", default=None)
     ap.add_argument("--time-limit", type=float, default=30.0,

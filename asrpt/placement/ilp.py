@@ -27,6 +27,11 @@ coordinate q and the stage s. Integer ``y[g,h]`` counts the members of group g o
   tensor-parallel edges) are joined position by position: ``n`` edges of weight w. At most
   ``sum_h min(y[g,h], y[g',h])`` of them can be uncut: continuous ``m[e,h] <= y[g,h], y[g',h]``,
   cost ``w (n - sum_h m[e,h])``.
+- Valid inequalities tighten the relaxation without changing the optimum: at most
+  ``floor(f_h / n)`` whole rings per server; per server, the internal bytes are at most those of
+  the densest ``f_h``-worker set, and the boundary bytes at least the smallest boundary of a set
+  of as many workers as the server holds (``boundary_cuts``); interchangeable servers labelled
+  in the order of their first ring.
 
 Every placement's cut is at least the count objective of its counts, so the count optimum is a
 **lower bound** on the plain optimum. It is attained when the rings can be laid out as arcs
@@ -546,7 +551,8 @@ def _extract(x: dict, pb: PlacementProblem) -> np.ndarray:
     return a
 
 
-def _count_model(pb: PlacementProblem, rs: RingStructure, scale: float):
+def _count_model(pb: PlacementProblem, rs: RingStructure, scale: float,
+                 boundary_cuts: bool = True):
     prob = pulp.LpProblem("placement_count", pulp.LpMinimize)
     servers = list(pb.servers)
     nR = rs.n_ring
@@ -617,6 +623,8 @@ def _count_model(pb: PlacementProblem, rs: RingStructure, scale: float):
                 inside.append(wt * ms_by[e, h])
         if inside:
             prob += pulp.lpSum(inside) / scale <= cap / scale * (1 + 1e-9)
+        if boundary_cuts and inside:
+            _boundary_cut(prob, pb, rs, h, [y[j, h] for j in range(len(groups))], inside, scale)
     # interchangeable servers. Where whole rings fit, label the servers of a class in the
     # order of the first ring that is whole on them: ring j may be whole on the class's i-th
     # server only if an earlier ring is whole on its (i-1)-th. Otherwise: non-increasing loads.
@@ -641,6 +649,96 @@ def _count_model(pb: PlacementProblem, rs: RingStructure, scale: float):
                          >= pulp.lpSum(y[j, h2] for j in range(len(groups))))
     prob += pulp.lpSum(terms) if terms else pulp.LpAffineExpression()
     return prob, y, groups
+
+
+def _degrees(rs: RingStructure) -> tuple:
+    """Bytes at one worker of each group (``rs.groups()`` order) over the count model's
+    priced edges: two ring arc boundaries and one aligned edge per adjacent group."""
+    nR = rs.n_ring
+    per = rs.ring_per_edge
+    groups = rs.groups()
+    deg = {g: (2 * per[g[1]] if nR >= 2 and per[g[1]] > 0 else 0.0) for g in groups}
+    for g1, g2, wt in rs.pairs():
+        if wt > 0:
+            deg[g1] += wt
+            deg[g2] += wt
+    return tuple(deg[g] for g in groups)
+
+
+def _lower_hull(points: list) -> list:
+    """The lower convex hull of points (x, y) sorted by x (monotone chain)."""
+    hull: list = []
+    for pt in points:
+        while len(hull) >= 2:
+            (x1, y1), (x2, y2) = hull[-2], hull[-1]
+            if (x2 - x1) * (pt[1] - y1) - (y2 - y1) * (pt[0] - x1) <= 0:
+                hull.pop()
+            else:
+                break
+        hull.append(pt)
+    return hull
+
+
+def _boundary_cut(prob, pb, rs, h, ys, inside, scale) -> None:
+    """Server h's boundary bytes in the count model, ``sum_g deg_g y[g,h] - 2 inside_h``, are at
+    least the smallest boundary B(k) (:func:`_min_boundary`) of any one-server count point with
+    ``k = s_h = sum_g y[g,h]`` workers. Every point of the count model satisfies this, so its
+    optimum is unchanged. Added as one linear cut in s_h: the edge of the lower convex hull of
+    k -> B(k), k = 0..min(f_h, n), that ends at the server's capacity (the loads are near their
+    capacities when the free GPUs are scarce; the full hull made the benchmark cases slower)."""
+    top = min(pb.free[h], pb.n)
+    if top <= 0:
+        return
+    deg = _degrees(rs)
+    values = [0.0] + [_min_boundary(rs, k) for k in range(1, top + 1)]
+    hull = _lower_hull(list(enumerate(values)))
+    (k1, b1), (k2, b2) = hull[-2], hull[-1]
+    slope = (b2 - b1) / (k2 - k1)
+    boundary = pulp.lpSum(d * yv for d, yv in zip(deg, ys)) - 2 * pulp.lpSum(inside)
+    prob += boundary / scale >= (b2 - slope * k2) / scale + (slope / scale) * pulp.lpSum(ys)
+
+
+@lru_cache(maxsize=1024)
+def _min_boundary(rs: RingStructure, k: int) -> float:
+    """A lower bound on the boundary bytes, in the count model's terms, of one server holding
+    ``k`` workers: ``sum_g deg_g y_g - 2 inside`` minimised over the counts of one server with
+    ``sum_g y_g = k`` (a small MILP; its proven bound, scaled down by 1e-9, is used)."""
+    nR = rs.n_ring
+    groups = rs.groups()
+    if k <= 0 or k >= nR * len(groups):
+        return 0.0
+    gi = {g: j for j, g in enumerate(groups)}
+    per = rs.ring_per_edge
+    deg = _degrees(rs)
+    top = max(deg + (1e-300,))
+    prob = pulp.LpProblem("boundary", pulp.LpMinimize)
+    y = [_var(prob, f"y_{j}", 0, min(nR, k), "Integer") for j in range(len(groups))]
+    prob += pulp.lpSum(y) == k
+    inside = []
+    if nR >= 2:
+        for j, (q, s) in enumerate(groups):
+            if per[s] <= 0:
+                continue
+            u = _var(prob, f"u_{j}", 0, 1, "Binary")
+            prob += nR * u >= y[j]
+            if k >= nR:
+                w = _var(prob, f"w_{j}", 0, 1, "Binary")
+                prob += nR * w <= y[j]
+            else:
+                w = 0
+            inside.append(per[s] * (y[j] - u + w))
+    for e, (g1, g2, wt) in enumerate(rs.pairs()):
+        if wt <= 0:
+            continue
+        m = _var(prob, f"m_{e}", 0, nR)
+        prob += m <= y[gi[g1]]
+        prob += m <= y[gi[g2]]
+        inside.append(wt * m)
+    prob += (pulp.lpSum(d * yv for d, yv in zip(deg, y)) - 2 * pulp.lpSum(inside)) * (1.0 / top)
+    res = solve(prob, time_limit=5.0)
+    if res.bound is None:  # pragma: no cover - HiGHS always reports a bound
+        return 0.0
+    return max(0.0, res.bound * top * (1 - 1e-9) - 1e-9 * top)
 
 
 @lru_cache(maxsize=1024)
@@ -1024,6 +1122,10 @@ class ILPPlacement(PlacementMethod):
         "count" on a graph without ring structure, or with ``objective="tau"``, uses plain.
     shortcuts : bool
         Take the certified shortcuts before calling a solver.
+    boundary_cuts : bool
+        Add to the count model, per server, the cut "boundary bytes >= the smallest boundary of
+        any set of that many workers" (valid for every count point: the optimum is the same
+        with and without; ``False`` gives the model of before, for comparisons).
 
     Examples
     --------
@@ -1036,11 +1138,13 @@ class ILPPlacement(PlacementMethod):
 
     exact = True
     parameter_constraints = {"formulation": [Options(str, FORMULATIONS)],
-                             "shortcuts": ["boolean"]}
+                             "shortcuts": ["boolean"], "boundary_cuts": ["boolean"]}
 
-    def __init__(self, *, formulation: str = "auto", shortcuts: bool = True):
+    def __init__(self, *, formulation: str = "auto", shortcuts: bool = True,
+                 boundary_cuts: bool = True):
         self.formulation = formulation
         self.shortcuts = shortcuts
+        self.boundary_cuts = boundary_cuts
 
     def run(self, problem: PlacementProblem) -> MethodResult:
         pb = problem
@@ -1101,7 +1205,7 @@ class ILPPlacement(PlacementMethod):
 
     def _count(self, pb, rs: RingStructure, deadline) -> MethodResult:
         scale = self._scale(pb)
-        prob, y, groups = _count_model(pb, rs, scale)
+        prob, y, groups = _count_model(pb, rs, scale, self.boundary_cuts)
         res = solve(prob, solver=pb.solver, time_limit=_remaining(deadline), gap=pb.gap)
         detail = {"formulation": "count", "solver": res.solver, "solver_time": res.wall_time,
                   "variables": len(prob.variables()), "constraints": len(prob.constraints)}
