@@ -246,14 +246,25 @@ def _evaluate(plan: JobPlan, A: np.ndarray, info: _ClusterInfo, params: PerfPara
     prec = precision_info(plan.precision)
     slow_hbm = min(gpu_spec(x).memory_bandwidth * params.factor(gpu_spec(x).family, prec.compute)
                    for x in types)
-    optimizer = 2.0 * max(plan.stage_params) * prec.state_bytes_per_param / (
-        slow_hbm * params.memory_efficiency)
-    model_time = pipeline + exposed + optimizer + params.iteration_overhead
+    kps = [params.kernel_model(x) for x in types]
+    if all(k is not None for k in kps):
+        # kernel model: fused AdamW as one pass over parameters and states (asrpt.dnn.roofline)
+        from .roofline import optimizer_time
+
+        optimizer = max(optimizer_time(max(plan.stage_params), prec.activation_bytes < 4,
+                                       gpu_spec(x).memory_bandwidth, k)
+                        for x, k in zip(types, kps))
+        overhead = max(k.iteration_overhead for k in kps)
+    else:
+        optimizer = 2.0 * max(plan.stage_params) * prec.state_bytes_per_param / (
+            slow_hbm * params.memory_efficiency)
+        overhead = params.iteration_overhead
+    model_time = pipeline + exposed + optimizer + overhead
     return IterationBreakdown(
         tau=max(model_time, tau_star), model_time=model_time, tau_star=tau_star,
         pipeline=pipeline, compute=compute, stage_cycle=tuple(cycle), tp_time=tp_time,
         pp_time=tuple(pp_time), dp_time=dp_time, dp_exposed=exposed, optimizer=optimizer,
-        overhead=params.iteration_overhead, servers=int(len(used)))
+        overhead=overhead, servers=int(len(used)))
 
 
 # ---------------------------------------------------------------------------------------------
