@@ -192,7 +192,9 @@ class PerfParams:
                 "iteration_overhead": self.iteration_overhead,
                 "overlap": self.overlap,
                 "gpu_factor": dict(self.gpu_factor),
-                "network": {k: asdict(v) for k, v in self.network}}
+                "network": {k: asdict(v) for k, v in self.network},
+                **({"kernels": {k: v.to_dict() for k, v in self.kernels}} if self.kernels
+                   else {})}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "PerfParams":
