@@ -432,9 +432,25 @@ def _table_for_name(name: str) -> _LayerTable:
     return _build_table(_zoo_layer_graph(name))
 
 
-def _table(model: str | nx.DiGraph) -> _LayerTable:
+@lru_cache(maxsize=256)
+def _table_for_ref(name: str, seq_len: int) -> _LayerTable:
+    from .zoo import layer_graph
+
+    return _build_table(layer_graph(name, seq_len=seq_len))
+
+
+def _model_ref(job):
+    """A job's model as the plan caches key it: the zoo name, or (name, seq_len) when the job
+    sets a sequence length."""
+    seq = getattr(job, "seq_len", None)
+    return job.model if seq is None else (job.model, int(seq))
+
+
+def _table(model) -> _LayerTable:
     if isinstance(model, str):
         return _table_for_name(model)
+    if isinstance(model, tuple):
+        return _table_for_ref(*model)
     table = _TABLES_BY_GRAPH.get(model)
     if table is None:
         table = _build_table(model)
@@ -919,6 +935,10 @@ def job_layer_graph(job) -> nx.DiGraph:
     model = getattr(job, "model", None)
     if model is None:
         raise InvalidParameterError(f"job {getattr(job, 'id', '?')!r} is abstract (no model)")
+    if getattr(job, "seq_len", None) is not None:
+        from .zoo import layer_graph
+
+        return layer_graph(model, seq_len=int(job.seq_len))
     return _zoo_layer_graph(model)
 
 
@@ -1007,7 +1027,7 @@ def job_plan(job, gpu_type: str | None = None, cluster=None,
         gpu_type = resolve_gpu_type(cluster) if cluster is not None else DEFAULT_GPU_TYPE
     config = _job_configuration(job)
     params = params or perf_params()
-    return _plan_cached(job.model, config, gpu_spec(gpu_type).name, _job_precision(job),
+    return _plan_cached(_model_ref(job), config, gpu_spec(gpu_type).name, _job_precision(job),
                         params, None, True)
 
 

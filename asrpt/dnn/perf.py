@@ -55,7 +55,8 @@ from ..errors import Infeasible, InvalidParameterError
 from ..instance import Cluster
 from .calibration import PerfParams, perf_params
 from .hardware import gpu_spec, precision_info, resolve_gpu_type
-from .parallel import _JOB, JobPlan, _job_configuration, _job_precision, _plan_cached
+from .parallel import (_JOB, JobPlan, _job_configuration, _job_precision, _model_ref,
+                       _plan_cached)
 
 __all__ = [
     "IterationBreakdown",
@@ -342,14 +343,14 @@ def _best_packing(plan: JobPlan, info: _ClusterInfo, params: PerfParams, servers
 
 
 def _plan_on(job, gpu_type: str, params: PerfParams) -> JobPlan:
-    return _plan_cached(job.model, _job_configuration(job), gpu_type, _job_precision(job),
+    return _plan_cached(_model_ref(job), _job_configuration(job), gpu_type, _job_precision(job),
                         params, None, True)
 
 
 def _job_key(job) -> tuple:
     par = job.parallelism
     return (job.model, par.dp, par.pp, par.tp, getattr(job, "batch_size", None),
-            _job_precision(job))
+            _job_precision(job), getattr(job, "seq_len", None))
 
 
 @lru_cache(maxsize=8192)
@@ -843,3 +844,4 @@ def clear_caches() -> None:
     parallel._compute_on.cache_clear()
     parallel._worker_graph_cached.cache_clear()
     parallel._table_for_name.cache_clear()
+    parallel._table_for_ref.cache_clear()
