@@ -34,8 +34,8 @@ def register(sub) -> None:
     p.add_argument("--output", "-o", default=None, metavar="FILE",
                    help="write the parameter file here (default: stdout)")
     p.add_argument("--layers", action="store_true",
-                   help="set the convolution efficiency from the per-layer tables instead of "
-                        "fitting it on step times")
+                   help="also fit the per-layer times of GPU-bound layers in the files' "
+                        "per-layer tables (default: step times only)")
     p.add_argument("--apply-to", action="append", default=[], metavar="GPU",
                    help="also price this GPU with the fitted fractions of its own peaks "
                         "(repeatable; same architecture only)")
@@ -62,8 +62,9 @@ def payload(out: dict, sources: list, gpu: str) -> dict:
         "gpu": gpu,
         "params": out["params"].to_dict(),
         "fit": {
-            "method": "scipy.optimize.least_squares (trf) on log step time, parameters in log "
-                      "space, each model weighted equally",
+            "method": "scipy.optimize.least_squares (trf) on log step time"
+                      + (" and on log per-layer times of GPU-bound layers" if out.get("layers")
+                         else "") + ", parameters in log space, each model weighted equally",
             "free_parameters": list(FIT_PARAMETERS),
             "models": out["models"],
             "measured_as": {m: MEASURED_MODELS[m][3] for m in out["models"]

@@ -71,12 +71,19 @@ _BOUNDS = {"matmul_efficiency": (0.05, 1.0), "conv_efficiency": (0.05, 1.0),
            "host_fwd": (1e-7, 1e-3), "host_bwd": (1e-7, 1e-3),
            "iteration_overhead": (1e-6, 0.05)}
 
-#: Stashed fp32 elements of the loss per logit, in activation-element units (2 bytes): the
-#: fp32 logits and their log-softmax.
-LOSS_ELEMS_PER_LOGIT = 4.0
+#: Per-layer times used by the fit: only layers whose timed forward and backward both exceed
+#: this (seconds), i.e. GPU-bound ones; shorter ones mostly measure the timer and the host.
+LAYER_MIN_TIME = 5e-5
+#: Weight of a model's per-layer table in the fit, relative to its step times.
+LAYER_WEIGHT = 1.0
+
+#: Loss memory per logit at the peak, in activation-element units, by precision: under bf16
+#: autocast the fp32 copy of the logits and their fp32 log-softmax (2 units each); in fp32 the
+#: log-softmax and its gradient.
+LOSS_ELEMS_PER_LOGIT = {"bf16": 4.0, "fp32": 2.0}
 #: Stashed elements per attention score in eager attention: the softmax output, the dropout
-#: output and its boolean mask.
-EAGER_ACT_PER_SCORE = 2.5
+#: output and its boolean mask (half a 2-byte unit, a quarter of a 4-byte one).
+EAGER_ACT_PER_SCORE = {"bf16": 2.5, "fp32": 2.25}
 
 
 @dataclass(frozen=True)
@@ -167,7 +174,7 @@ def load_measurements(path: str) -> tuple[list[StepMeasurement], list[dict]]:
     return runs, layers
 
 
-def _mlm_head(G: nx.DiGraph) -> nx.DiGraph:
+def _mlm_head(G: nx.DiGraph, precision: str) -> nx.DiGraph:
     """BERT with the masked-LM head instead of the pooler (BertForMaskedLM)."""
     H = G.copy()
     s, d, vocab = H.graph["seq_len"], H.graph["hidden_size"], H.graph["vocab_size"]
@@ -178,7 +185,7 @@ def _mlm_head(G: nx.DiGraph) -> nx.DiGraph:
             ("cls.transform.act", "act", s * d, 0, s * d, s * d),
             ("cls.transform.LayerNorm", "norm", 5 * s * d, 2 * d, s * d, s * d),
             ("cls.decoder", "linear", 2 * s * d * vocab + s * vocab, vocab, s * vocab,
-             s * d + LOSS_ELEMS_PER_LOGIT * s * vocab)]
+             s * d + LOSS_ELEMS_PER_LOGIT[precision] * s * vocab)]
     prev = last
     for k, (name, typ, f, p, out, act) in enumerate(spec):
         H.add_node(name, type=typ, order=o + k, fwd_flops=float(f), bwd_flops=2.0 * f,
@@ -189,21 +196,23 @@ def _mlm_head(G: nx.DiGraph) -> nx.DiGraph:
     return H
 
 
-def _eager(G: nx.DiGraph) -> nx.DiGraph:
+def _eager(G: nx.DiGraph, precision: str) -> nx.DiGraph:
     """Eager attention (materialised scores) and an fp32 loss on the LM head's logits."""
     H = G.copy()
     s, heads = H.graph["seq_len"], H.graph["num_heads"]
     for n, d in H.nodes(data=True):
         if d["type"] == "attention":
             d["score_elems"] = heads * s * s
-            d["act_elems"] = int(d.get("act_elems", d["out_elems"]) + EAGER_ACT_PER_SCORE
-                                 * heads * s * s)
+            d["act_elems"] = int(d.get("act_elems", d["out_elems"])
+                                 + EAGER_ACT_PER_SCORE[precision] * heads * s * s)
         if n == "lm_head":
-            d["act_elems"] = int(d.get("act_elems", 0) + LOSS_ELEMS_PER_LOGIT * d["out_elems"])
+            d["act_elems"] = int(d.get("act_elems", 0)
+                                 + LOSS_ELEMS_PER_LOGIT[precision] * d["out_elems"])
     return H
 
 
-def measured_graph(model: str, seq_len: int | None = None) -> nx.DiGraph:
+def measured_graph(model: str, seq_len: int | None = None,
+                   precision: str = "bf16") -> nx.DiGraph:
     """The layer graph of a measured model as it was measured (:data:`MEASURED_MODELS`).
 
     Parameters
@@ -212,6 +221,8 @@ def measured_graph(model: str, seq_len: int | None = None) -> nx.DiGraph:
         A key of :data:`MEASURED_MODELS` or a zoo name (then the zoo graph as it is).
     seq_len : int or None
         Sequence length of a transformer (default: the measurement's).
+    precision : str
+        ``"bf16"`` or ``"fp32"`` (the loss and eager-attention memory differ).
 
     Returns
     -------
@@ -235,9 +246,9 @@ def measured_graph(model: str, seq_len: int | None = None) -> nx.DiGraph:
     G = layer_graph(zoo, seq_len=seq) if seq and "seq_len" in spec.overrides else \
         layer_graph(zoo)
     if variant == "mlm":
-        return _mlm_head(G)
+        return _mlm_head(G, "fp32" if precision == "fp32" else "bf16")
     if variant == "eager":
-        return _eager(G)
+        return _eager(G, "fp32" if precision == "fp32" else "bf16")
     return G
 
 
@@ -507,9 +518,10 @@ def fit_kernel_params(runs: Sequence[StepMeasurement], gpu: str = "H200",
     Least squares on log step time (``scipy.optimize.least_squares``, trust-region
     reflective, parameters in log space within bounds); each model's runs weigh the same
     whatever their number. Only mixed-precision (``bf16``) runs are fitted. Step times alone
-    hardly separate a ResNet's convolutions from its normalizations; with per-layer tables,
-    ``conv_efficiency`` is instead set from the timed convolutions
-    (:func:`conv_efficiency_from_layers`) and the rest fitted around it.
+    hardly separate a ResNet's convolutions from its normalizations, so the per-layer tables of
+    the fitted models, when given, add the log forward and backward times (as a per-module
+    timer sees them) of every layer timed over :data:`LAYER_MIN_TIME` in both passes, each
+    table weighing :data:`LAYER_WEIGHT` times the model's steps.
 
     Parameters
     ----------
@@ -520,13 +532,14 @@ def fit_kernel_params(runs: Sequence[StepMeasurement], gpu: str = "H200",
         Starting point (default: :class:`KernelParams`'s defaults).
     max_nfev : int
     layers : sequence of dict
-        Per-layer tables (:func:`load_measurements`) measured in mixed precision.
+        Per-layer tables (:func:`load_measurements`) measured in mixed precision (tables of
+        models without fitted runs are ignored).
 
     Returns
     -------
     dict
         ``params`` (KernelParams), ``errors`` (:func:`step_errors` on the fitted runs),
-        ``cost``, ``nfev``, ``models`` (the fitted models).
+        ``cost``, ``nfev``, ``models`` (the fitted models), ``layers`` (per-layer tables used).
 
     Raises
     ------
@@ -566,11 +579,18 @@ def fit_kernel_params(runs: Sequence[StepMeasurement], gpu: str = "H200",
     x0 = np.clip(np.log([getattr(base, k) for k in FIT_PARAMETERS]), lo + 1e-9, hi - 1e-9)
 
     free = list(FIT_PARAMETERS)
-    if layers:
-        eta = conv_efficiency_from_layers(layers, name)
-        if eta is not None:
-            base = replace(base, conv_efficiency=eta)
-            free.remove("conv_efficiency")
+    tables = []
+    for L in layers:
+        if str(L.get("model")) not in counts:
+            continue
+        G = measured_graph(str(L["model"]))
+        idx = {n: i for i, n in enumerate(sorted(G.nodes, key=lambda n: G.nodes[n]["order"]))}
+        pairs = [p for p in layer_pairs(G, L["rows"])
+                 if p[1] >= LAYER_MIN_TIME and p[2] >= LAYER_MIN_TIME]
+        if pairs:
+            tables.append((_arrays(G), int(L["batch"]), np.array([idx[z] for z, _, _ in pairs]),
+                           np.log([f for _, f, _ in pairs]), np.log([b for _, _, b in pairs]),
+                           LAYER_WEIGHT / math.sqrt(2 * len(pairs))))
     lo = np.log([_BOUNDS[k][0] for k in free])
     hi = np.log([_BOUNDS[k][1] for k in free])
     x0 = np.clip(np.log([getattr(base, k) for k in free]), lo + 1e-9, hi - 1e-9)
@@ -579,9 +599,14 @@ def fit_kernel_params(runs: Sequence[StepMeasurement], gpu: str = "H200",
         kp = _from_vector(np.exp(z), base, free)
         pred = [predict_step(cache[(r.model, r.seq_len)], r.batch, name, r.precision,
                              kp)["time"] for r in fitted]
-        return w * (np.log(pred) - y)
+        parts = [w * (np.log(pred) - y)]
+        for arr, bt, idx, lf, lb, wl in tables:
+            p = predict_step(arr, bt, name, "bf16", kp)
+            parts.append(wl * (np.log(p["seen_fwd"][idx]) - lf))
+            parts.append(wl * (np.log(p["seen_bwd"][idx]) - lb))
+        return np.concatenate(parts)
 
     res = least_squares(residuals, x0, bounds=(lo, hi), method="trf", max_nfev=max_nfev)
     kp = _from_vector(np.exp(res.x), base, free)
     return {"params": kp, "errors": step_errors(fitted, kp, name), "cost": float(res.cost),
-            "nfev": int(res.nfev), "models": sorted(counts)}
+            "nfev": int(res.nfev), "models": sorted(counts), "layers": len(tables)}
