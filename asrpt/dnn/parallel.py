@@ -507,7 +507,9 @@ def layer_times(model, samples, gpu_type: str, precision: str | None = None, tp:
                 params: PerfParams | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Seconds per layer for the forward and the backward pass of ``samples`` samples on one GPU.
 
-    A roofline per layer: ``max(W / (peak * e), M / (bw * e_mem)) + overhead``, with W the FLOPs
+    On GPUs with a kernel model (:mod:`asrpt.dnn.roofline`: the H200 and H100) the GPU time of
+    its per-operator-class roofline (host time not included). Otherwise a roofline per layer:
+    ``max(W / (peak * e), M / (bw * e_mem)) + overhead``, with W the FLOPs
     and M the bytes moved (inputs, output and weights; twice for backward) of this GPU's 1/tp
     share, ``e`` the fitted efficiency of the layer's class (convolution or dense), ``e_mem`` that
     of memory-bound work, both times the GPU family's fitted factor, and a fitted per-layer
