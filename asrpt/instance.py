@@ -404,7 +404,7 @@ class Parallelism:
 
 _ABSTRACT_FIELDS = ("processing_time", "predicted_processing_time")
 _DNN_FIELDS = ("model", "parallelism", "batch_size", "iterations", "predicted_iterations",
-               "precision")
+               "precision", "seq_len")
 _JOB_FIELDS = ("id", "arrival", "gpus", "weight", "instances", "user", "group", "dataset",
                "meta") + _ABSTRACT_FIELDS + _DNN_FIELDS
 
@@ -416,7 +416,8 @@ class Job:
     Abstract jobs give ``processing_time`` (and optionally ``predicted_processing_time``); DNN
     jobs give ``model``, ``parallelism`` (defaults to pure data parallelism over ``gpus``),
     ``iterations`` and optionally ``predicted_iterations``, ``batch_size`` (global, samples per
-    iteration; the model's default if omitted) and ``precision``. ``instances`` (optional) splits
+    iteration; the model's default if omitted), ``precision`` and ``seq_len`` (tokens per sequence
+    of a transformer; the model's default if omitted). ``instances`` (optional) splits
     the job into that many equal gang instances, each of which must sit inside one server.
     ``user``, ``group`` and ``dataset`` describe recurring jobs; ``meta`` holds anything else
     (e.g. a trace's own duration).
@@ -442,6 +443,7 @@ class Job:
     group: str | None = None
     dataset: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    seq_len: int | None = None
 
     def __post_init__(self):
         if self.model is not None and self.parallelism is None and is_integer(self.gpus):
@@ -496,6 +498,7 @@ def _check_job_fields(c: _Checker, obj: Mapping[str, Any], exact: bool = False) 
         out["predicted_iterations"] = c.number(obj, "predicted_iterations", strict=True,
                                                required=False, exact=exact)
         out["precision"] = c.string(obj, "precision")
+        out["seq_len"] = c.integer(obj, "seq_len", required=False)
         gpus = c.integer(obj, "gpus", required=out["parallelism"] is None)
         if gpus is None and out["parallelism"] is not None:
             gpus = out["parallelism"].gpus
@@ -822,8 +825,8 @@ def instance_to_dict(inst: Instance) -> dict:
             value = getattr(j, name)
             if value is not None:
                 d[name] = _number_to_json(value)
-        for name in ("model", "batch_size", "iterations", "precision", "instances", "user",
-                     "group", "dataset"):
+        for name in ("model", "batch_size", "iterations", "precision", "seq_len", "instances",
+                     "user", "group", "dataset"):
             value = getattr(j, name)
             if value is not None:
                 d[name] = value

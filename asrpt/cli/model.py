@@ -1,10 +1,12 @@
 """``asrpt model``: a zoo model under a parallel configuration, or the zoo itself.
 
-``asrpt model MODEL [--batch B] [--gpu H200] [--parallel dp,pp,tp] [--precision P] [--json]``
-prints the parameters, FLOPs per iteration, memory per GPU of each pipeline stage and the
-predicted iteration time tau* (consolidated on servers of the GPU's reference size, see
-:mod:`asrpt.dnn.perf`) with its terms; ``asrpt model --list [--json]`` lists the zoo with parameter
-counts. Errors (unknown model or GPU, a configuration that does not fit) are one line, exit 2.
+``asrpt model MODEL [--batch B] [--seq-len S] [--gpu H200] [--parallel dp,pp,tp] [--precision P]
+[--layers] [--json]`` prints the parameters, FLOPs per iteration, memory per GPU of each pipeline
+stage and the predicted iteration time tau* (consolidated on servers of the GPU's reference size,
+see :mod:`asrpt.dnn.perf`) with its terms; ``--seq-len`` sets a transformer's tokens per sequence
+and ``--layers`` adds the per-layer forward and backward times of one micro-batch on one GPU,
+each with what bounds it (compute, memory or launch); ``asrpt model --list [--json]`` lists the
+zoo with parameter counts. Errors (unknown model or GPU, a configuration that does not fit) are one line, exit 2.
 """
 
 from __future__ import annotations
@@ -42,6 +44,10 @@ def register(sub) -> None:
     p.add_argument("--list", action="store_true", help="list the zoo models with parameter counts")
     p.add_argument("--batch", type=positive_int, default=None, metavar="B",
                    help="global batch (samples per iteration); default: the model's")
+    p.add_argument("--seq-len", type=positive_int, default=None, metavar="S",
+                   help="tokens per sequence of a transformer (default: the model's)")
+    p.add_argument("--layers", action="store_true",
+                   help="show per-layer times of one micro-batch on one GPU and their bound")
     p.add_argument("--gpu", default="H200", metavar="GPU",
                    help="GPU type (default H200; e.g. V100, A100, H100, T4)")
     p.add_argument("--parallel", type=_parallel, default=None, metavar="DP,PP,TP",
@@ -93,8 +99,16 @@ def run(args) -> int:
     servers = max(1, math.ceil(par.gpus / per_server))
     cluster = Cluster.homogeneous(servers, per_server, gpu.name,
                                   inter_bandwidth=args.inter_bandwidth)
+    if args.seq_len is not None:
+        if "seq_len" not in spec.overrides:
+            raise InvalidParameterError(
+                f"--seq-len: {spec.name} takes no sequence length (it is not a transformer)")
+        limit = spec.config.get("max_positions")
+        if limit is not None and args.seq_len > limit:
+            raise InvalidParameterError(
+                f"--seq-len: {args.seq_len} exceeds the {limit} positions of {spec.name}")
     job = Job(spec.name, 0, par.gpus, model=spec.name, parallelism=par, batch_size=args.batch,
-              precision=precision, iterations=1)
+              precision=precision, iterations=1, seq_len=args.seq_len)
     plan = job_plan(job, gpu.name)
     assignment = consolidated_assignment(job, cluster)
     b = iteration_breakdown(job, assignment, cluster)
@@ -123,6 +137,10 @@ def run(args) -> int:
                       "overhead": b.overhead},
         "stages": stages,
     }
+    if args.seq_len is not None or "seq_len" in spec.overrides:
+        payload["seq_len"] = args.seq_len or spec.input.get("seq_len")
+    if args.layers:
+        payload["layers"] = _layer_rows(plan, gpu)
     if args.json:
         emit_json(payload)
         return 0
@@ -141,4 +159,39 @@ def run(args) -> int:
         [[st["stage"], f"{st['layers'][0]}-{st['layers'][1]}", f"{st['params_per_gpu']:.4g}",
           gb(st["memory_per_gpu"]), st["fwd_time"], st["bwd_time"], st["tp_time"], st["pp_time"],
           st["dp_time"]] for st in stages]))
+    if args.layers:
+        print(format_table(
+            ["layer", "type", "class", "fwd s", "bwd s", "bound"],
+            [[r["layer"], r["type"], r["class"], f"{r['fwd_time']:.3g}", f"{r['bwd_time']:.3g}",
+              r["bound"]] for r in payload["layers"]]))
     return 0
+
+
+def _layer_rows(plan, gpu) -> list[dict]:
+    """Per-layer times of one micro-batch on one GPU of the plan and what bounds each."""
+    from ..dnn.hardware import precision_info
+    from ..dnn.parallel import _host_costs, _layer_costs
+    from ..dnn.roofline import SCORE_PASSES
+
+    table, params = plan._table, plan._params
+    prec = precision_info(plan.precision)
+    c = plan.config
+    t_f, t_b = _layer_costs(table, c.micro_batch_size, c.tp, gpu, prec, params)
+    h_f, h_b = _host_costs(table, gpu, params)
+    kp = params.kernel_model(gpu.name)
+    rows = []
+    for i, name in enumerate(table.nodes):
+        bound = "-"
+        if kp is not None:
+            n = c.micro_batch_size / c.tp
+            comp = table.fwd[i] * n / ((kp.conv_efficiency if table.types[i] == "conv"
+                                        else kp.matmul_efficiency) * gpu.peak_flops(prec.name))
+            mem = (((table.inp[i] + table.out[i] + table.act[i] + SCORE_PASSES * table.score[i])
+                    * n + table.params[i] / c.tp) * prec.activation_bytes
+                   / (gpu.memory_bandwidth * kp.bandwidth(table.klass[i])))
+            bound = "launch" if h_f[i] >= t_f[i] else ("compute" if comp >= mem else "memory")
+        rows.append({"layer": name, "type": table.types[i],
+                     "class": table.klass[i] if table.klass else "-",
+                     "fwd_time": float(t_f[i]), "bwd_time": float(t_b[i]),
+                     "host_fwd": float(h_f[i]), "host_bwd": float(h_b[i]), "bound": bound})
+    return rows

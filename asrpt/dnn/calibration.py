@@ -127,6 +127,9 @@ class PerfParams:
         precedence), a multiplier on every achieved fraction above (absent: 1).
     network : tuple of (str, NetworkParams)
         Per GPU family, the network parameters (families absent: :data:`DEFAULT_NETWORK`).
+    kernels : tuple of (str, KernelParams)
+        Per GPU name, the fitted roofline kernel model (:mod:`asrpt.dnn.roofline`) that replaces
+        the efficiencies above for that GPU (the shipped H200 fit, also applied to the H100).
     """
 
     dense_efficiency: float = 0.5
@@ -137,8 +140,14 @@ class PerfParams:
     overlap: float = 0.5
     gpu_factor: tuple = ()
     network: tuple = ()
+    kernels: tuple = ()
 
     def __post_init__(self):
+        from .roofline import KernelParams
+
+        object.__setattr__(self, "kernels", tuple(sorted(
+            (str(k), v if isinstance(v, KernelParams) else KernelParams.from_dict(v))
+            for k, v in dict(self.kernels).items())))
         object.__setattr__(self, "gpu_factor", tuple(sorted(
             (str(k), float(v)) for k, v in dict(self.gpu_factor).items())))
         object.__setattr__(self, "network", tuple(sorted(
@@ -166,6 +175,10 @@ class PerfParams:
             return factors[f"{family}/{precision}"]
         return factors.get(family, 1.0)
 
+    def kernel_model(self, gpu: str):
+        """The :class:`~asrpt.dnn.roofline.KernelParams` of a GPU name, or None."""
+        return dict(self.kernels).get(gpu)
+
     def network_for(self, family: str) -> NetworkParams:
         """The network parameters of a GPU family (:data:`DEFAULT_NETWORK` when not fitted)."""
         return dict(self.network).get(family, DEFAULT_NETWORK)
@@ -179,7 +192,9 @@ class PerfParams:
                 "iteration_overhead": self.iteration_overhead,
                 "overlap": self.overlap,
                 "gpu_factor": dict(self.gpu_factor),
-                "network": {k: asdict(v) for k, v in self.network}}
+                "network": {k: asdict(v) for k, v in self.network},
+                **({"kernels": {k: v.to_dict() for k, v in self.kernels}} if self.kernels
+                   else {})}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "PerfParams":
@@ -232,7 +247,12 @@ def perf_params() -> PerfParams:
     >>> perf_params() is perf_params()
     True
     """
-    return PerfParams.from_dict(calibration_data()["params"])
+    from dataclasses import replace
+
+    from .roofline import shipped_kernel_params
+
+    return replace(PerfParams.from_dict(calibration_data()["params"]),
+                   kernels=dict(shipped_kernel_params()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -540,7 +560,8 @@ def _params_from_vector(x, base: PerfParams | None = None) -> PerfParams:
                                v["network.T4.alpha_intra"], v["network.T4.alpha_inter"])
     del t4
     return PerfParams(v["dense_efficiency"], v["conv_efficiency"], v["memory_efficiency"],
-                      v["layer_overhead"], v["iteration_overhead"], v["overlap"], factors, nets)
+                      v["layer_overhead"], v["iteration_overhead"], v["overlap"], factors, nets,
+                      base.kernels)
 
 
 def _vector_from_params(p: PerfParams) -> list[float]:

@@ -56,6 +56,7 @@ from .._validation import InstanceOf, Integral, Interval, Real, validate_params
 from ..errors import Infeasible, InvalidParameterError
 from ..instance import Cluster, Parallelism
 from .calibration import PerfParams, perf_params
+from .roofline import kernel_costs, layer_class
 from .hardware import (DEFAULT_GPU_TYPE, GPUSpec, Precision, gpu_spec, precision_info,
                        resolve_gpu_type)
 
@@ -380,6 +381,8 @@ class _LayerTable:
     tp_allreduces: np.ndarray
     conv: np.ndarray         # bool mask
     default_batch_size: int
+    klass: tuple = ()        # operator class per layer (asrpt.dnn.roofline.layer_class)
+    score: np.ndarray = None  # materialised attention-score elements per sample
 
     @property
     def n_layers(self) -> int:
@@ -404,7 +407,9 @@ def _build_table(G: nx.DiGraph) -> _LayerTable:
         fwd=f("fwd_flops"), bwd=f("bwd_flops"), params=f("params"), out=out, act=act, inp=inp,
         cut=cut, tp_allreduces=np.array([float(TP_ALLREDUCES.get(t, 0)) for t in types]),
         conv=np.array([t in CONV_TYPES for t in types], dtype=bool),
-        default_batch_size=int(G.graph.get("default_batch_size", 1) or 1))
+        default_batch_size=int(G.graph.get("default_batch_size", 1) or 1),
+        klass=tuple(layer_class(t, int(d.get("groups", 1))) for t, d in zip(types, data)),
+        score=np.array([float(d.get("score_elems", 0)) for d in data]))
 
 
 _TABLES_BY_GRAPH: "weakref.WeakKeyDictionary[nx.DiGraph, _LayerTable]" = weakref.WeakKeyDictionary()
@@ -427,9 +432,25 @@ def _table_for_name(name: str) -> _LayerTable:
     return _build_table(_zoo_layer_graph(name))
 
 
-def _table(model: str | nx.DiGraph) -> _LayerTable:
+@lru_cache(maxsize=256)
+def _table_for_ref(name: str, seq_len: int) -> _LayerTable:
+    from .zoo import layer_graph
+
+    return _build_table(layer_graph(name, seq_len=seq_len))
+
+
+def _model_ref(job):
+    """A job's model as the plan caches key it: the zoo name, or (name, seq_len) when the job
+    sets a sequence length."""
+    seq = getattr(job, "seq_len", None)
+    return job.model if seq is None else (job.model, int(seq))
+
+
+def _table(model) -> _LayerTable:
     if isinstance(model, str):
         return _table_for_name(model)
+    if isinstance(model, tuple):
+        return _table_for_ref(*model)
     table = _TABLES_BY_GRAPH.get(model)
     if table is None:
         table = _build_table(model)
@@ -439,7 +460,15 @@ def _table(model: str | nx.DiGraph) -> _LayerTable:
 
 def _layer_costs(table: _LayerTable, samples: float, tp: int, spec: GPUSpec, prec: Precision,
                  params: PerfParams) -> tuple[np.ndarray, np.ndarray]:
-    """Forward and backward seconds per layer for ``samples`` samples on one GPU of ``tp``."""
+    """Forward and backward seconds per layer for ``samples`` samples on one GPU of ``tp``
+    (GPU time; :func:`_host_costs` gives the host time of GPUs with a kernel model)."""
+    kp = params.kernel_model(spec.name)
+    if kp is not None:
+        t_f, t_b, _, _ = kernel_costs(table.types, table.klass, table.fwd, table.bwd, table.inp,
+                                      table.out, table.act, table.params, table.score, samples,
+                                      tp, spec.peak_flops(prec.name), spec.memory_bandwidth,
+                                      prec.activation_bytes, kp)
+        return t_f, t_b
     g = params.factor(spec.family, prec.compute)
     peak = spec.peak_flops(prec.name)
     eff = np.where(table.conv, params.conv_efficiency, params.dense_efficiency) * g
@@ -452,6 +481,23 @@ def _layer_costs(table: _LayerTable, samples: float, tp: int, spec: GPUSpec, pre
     return t_f, t_b
 
 
+def _host_costs(table: _LayerTable, spec: GPUSpec, params: PerfParams) -> tuple:
+    """Host seconds per layer, forward and backward (zeros without a kernel model)."""
+    from .roofline import HOST_OPS
+
+    kp = params.kernel_model(spec.name)
+    if kp is None:
+        z = np.zeros(table.n_layers)
+        return z, z
+    ops = np.array([float(HOST_OPS.get(t, 1)) for t in table.types])
+    return ops * kp.host_fwd, ops * kp.host_bwd
+
+
+def _stage_pass(t: np.ndarray, h: np.ndarray, lo: int, hi: int) -> float:
+    """A stage's pass: the larger of its GPU time and its host time (the host runs ahead)."""
+    return max(float(t[lo:hi].sum()), float(h[lo:hi].sum()))
+
+
 @validate_params({"model": [str, InstanceOf(nx.DiGraph)],
                   "samples": [Interval(Real, 0, None, closed="neither"),
                               Interval(Integral, 1, None, closed="left")],
@@ -461,7 +507,9 @@ def layer_times(model, samples, gpu_type: str, precision: str | None = None, tp:
                 params: PerfParams | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Seconds per layer for the forward and the backward pass of ``samples`` samples on one GPU.
 
-    A roofline per layer: ``max(W / (peak * e), M / (bw * e_mem)) + overhead``, with W the FLOPs
+    On GPUs with a kernel model (:mod:`asrpt.dnn.roofline`: the H200 and H100) the GPU time of
+    its per-operator-class roofline (host time not included). Otherwise a roofline per layer:
+    ``max(W / (peak * e), M / (bw * e_mem)) + overhead``, with W the FLOPs
     and M the bytes moved (inputs, output and weights; twice for backward) of this GPU's 1/tp
     share, ``e`` the fitted efficiency of the layer's class (convolution or dense), ``e_mem`` that
     of memory-bound work, both times the GPU family's fitted factor, and a fitted per-layer
@@ -751,9 +799,10 @@ def _compute_on(plan: JobPlan, gpu_type: str) -> tuple[tuple, tuple]:
     _check_precision(spec, prec)
     c = plan.config
     t_f, t_b = _layer_costs(plan._table, c.micro_batch_size, c.tp, spec, prec, plan._params)
+    h_f, h_b = _host_costs(plan._table, spec, plan._params)
     b = plan.partition.bounds
-    return (tuple(float(t_f[b[s]:b[s + 1]].sum()) for s in range(c.pp)),
-            tuple(float(t_b[b[s]:b[s + 1]].sum()) for s in range(c.pp)))
+    return (tuple(_stage_pass(t_f, h_f, b[s], b[s + 1]) for s in range(c.pp)),
+            tuple(_stage_pass(t_b, h_b, b[s], b[s + 1]) for s in range(c.pp)))
 
 
 def _make_plan(model, config: Configuration, gpu_type: str, precision: str | None,
@@ -772,6 +821,7 @@ def _make_plan(model, config: Configuration, gpu_type: str, precision: str | Non
     pp, tp = config.pp, config.tp
     mb = config.micro_batch_size
     t_f, t_b = _layer_costs(table, mb, tp, spec, prec, params)
+    h_f, h_b = _host_costs(table, spec, params)
     seg = lambda arr, s: float(arr[b[s]:b[s + 1]].sum())  # noqa: E731
     tp_bytes_l = table.tp_allreduces * table.out * mb * prec.activation_bytes
     stage_params = tuple(seg(table.params, s) / tp for s in range(pp))
@@ -779,8 +829,8 @@ def _make_plan(model, config: Configuration, gpu_type: str, precision: str | Non
     return JobPlan(
         job_id=job_id, model=table.name, config=config, gpu_type=spec.name, precision=prec.name,
         partition=part,
-        fwd_time=tuple(seg(t_f, s) for s in range(pp)),
-        bwd_time=tuple(seg(t_b, s) for s in range(pp)),
+        fwd_time=tuple(_stage_pass(t_f, h_f, b[s], b[s + 1]) for s in range(pp)),
+        bwd_time=tuple(_stage_pass(t_b, h_b, b[s], b[s + 1]) for s in range(pp)),
         tp_allreduces=tuple(seg(table.tp_allreduces, s) if tp > 1 else 0.0 for s in range(pp)),
         tp_bytes=tuple(seg(tp_bytes_l, s) if tp > 1 else 0.0 for s in range(pp)),
         boundary_bytes=tuple(float(table.cut[b[s + 1] - 1]) * mb * prec.activation_bytes / tp
@@ -887,6 +937,10 @@ def job_layer_graph(job) -> nx.DiGraph:
     model = getattr(job, "model", None)
     if model is None:
         raise InvalidParameterError(f"job {getattr(job, 'id', '?')!r} is abstract (no model)")
+    if getattr(job, "seq_len", None) is not None:
+        from .zoo import layer_graph
+
+        return layer_graph(model, seq_len=int(job.seq_len))
     return _zoo_layer_graph(model)
 
 
@@ -975,7 +1029,7 @@ def job_plan(job, gpu_type: str | None = None, cluster=None,
         gpu_type = resolve_gpu_type(cluster) if cluster is not None else DEFAULT_GPU_TYPE
     config = _job_configuration(job)
     params = params or perf_params()
-    return _plan_cached(job.model, config, gpu_spec(gpu_type).name, _job_precision(job),
+    return _plan_cached(_model_ref(job), config, gpu_spec(gpu_type).name, _job_precision(job),
                         params, None, True)
 
 

@@ -55,7 +55,8 @@ from ..errors import Infeasible, InvalidParameterError
 from ..instance import Cluster
 from .calibration import PerfParams, perf_params
 from .hardware import gpu_spec, precision_info, resolve_gpu_type
-from .parallel import _JOB, JobPlan, _job_configuration, _job_precision, _plan_cached
+from .parallel import (_JOB, JobPlan, _job_configuration, _job_precision, _model_ref,
+                       _plan_cached)
 
 __all__ = [
     "IterationBreakdown",
@@ -246,14 +247,25 @@ def _evaluate(plan: JobPlan, A: np.ndarray, info: _ClusterInfo, params: PerfPara
     prec = precision_info(plan.precision)
     slow_hbm = min(gpu_spec(x).memory_bandwidth * params.factor(gpu_spec(x).family, prec.compute)
                    for x in types)
-    optimizer = 2.0 * max(plan.stage_params) * prec.state_bytes_per_param / (
-        slow_hbm * params.memory_efficiency)
-    model_time = pipeline + exposed + optimizer + params.iteration_overhead
+    kps = [params.kernel_model(x) for x in types]
+    if all(k is not None for k in kps):
+        # kernel model: fused AdamW as one pass over parameters and states (asrpt.dnn.roofline)
+        from .roofline import optimizer_time
+
+        optimizer = max(optimizer_time(max(plan.stage_params), prec.activation_bytes < 4,
+                                       gpu_spec(x).memory_bandwidth, k)
+                        for x, k in zip(types, kps))
+        overhead = max(k.iteration_overhead for k in kps)
+    else:
+        optimizer = 2.0 * max(plan.stage_params) * prec.state_bytes_per_param / (
+            slow_hbm * params.memory_efficiency)
+        overhead = params.iteration_overhead
+    model_time = pipeline + exposed + optimizer + overhead
     return IterationBreakdown(
         tau=max(model_time, tau_star), model_time=model_time, tau_star=tau_star,
         pipeline=pipeline, compute=compute, stage_cycle=tuple(cycle), tp_time=tp_time,
         pp_time=tuple(pp_time), dp_time=dp_time, dp_exposed=exposed, optimizer=optimizer,
-        overhead=params.iteration_overhead, servers=int(len(used)))
+        overhead=overhead, servers=int(len(used)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -331,14 +343,14 @@ def _best_packing(plan: JobPlan, info: _ClusterInfo, params: PerfParams, servers
 
 
 def _plan_on(job, gpu_type: str, params: PerfParams) -> JobPlan:
-    return _plan_cached(job.model, _job_configuration(job), gpu_type, _job_precision(job),
+    return _plan_cached(_model_ref(job), _job_configuration(job), gpu_type, _job_precision(job),
                         params, None, True)
 
 
 def _job_key(job) -> tuple:
     par = job.parallelism
     return (job.model, par.dp, par.pp, par.tp, getattr(job, "batch_size", None),
-            _job_precision(job))
+            _job_precision(job), getattr(job, "seq_len", None))
 
 
 @lru_cache(maxsize=8192)
@@ -832,3 +844,4 @@ def clear_caches() -> None:
     parallel._compute_on.cache_clear()
     parallel._worker_graph_cached.cache_clear()
     parallel._table_for_name.cache_clear()
+    parallel._table_for_ref.cache_clear()

@@ -93,15 +93,16 @@ class _ClusterToken:
 
 @lru_cache(maxsize=65536)
 def _config_problems(model: str, dp: int, pp: int, tp: int, batch: int | None,
-                     precision: str | None, token: _ClusterToken) -> tuple[tuple[str, str], ...]:
+                     precision: str | None, token: _ClusterToken,
+                     seq_len: int | None = None) -> tuple[tuple[str, str], ...]:
     """(field, message) pairs for one distinct configuration on one cluster."""
     from . import perf
-    from .parallel import _job_configuration, _table_for_name
+    from .parallel import _job_configuration, _table
 
     cluster = token.cluster
 
     out: list[tuple[str, str]] = []
-    table = _table_for_name(model)
+    table = _table(model if seq_len is None else (model, seq_len))
     if pp > table.n_layers:
         out.append(("parallelism", f"pp = {pp} exceeds the {table.n_layers} layers of {model}"))
     eff_batch = table.default_batch_size if batch is None else batch
@@ -119,7 +120,7 @@ def _config_problems(model: str, dp: int, pp: int, tp: int, batch: int | None,
                                      f"({', '.join(sorted(types))})"))
     if out:
         return tuple(out)
-    job = _ConfigJob(model, dp, pp, tp, batch, precision)
+    job = _ConfigJob(model, dp, pp, tp, batch, precision, seq_len)
     try:
         _job_configuration(job)
         perf.best_iteration_time(job, cluster)
@@ -136,9 +137,9 @@ def _config_problems(model: str, dp: int, pp: int, tp: int, batch: int | None,
 class _ConfigJob:
     """A stand-in job carrying only what the performance model reads."""
 
-    __slots__ = ("id", "model", "parallelism", "batch_size", "precision", "gpus")
+    __slots__ = ("id", "model", "parallelism", "batch_size", "precision", "gpus", "seq_len")
 
-    def __init__(self, model, dp, pp, tp, batch, precision):
+    def __init__(self, model, dp, pp, tp, batch, precision, seq_len=None):
         from ..instance import Parallelism
 
         self.id = "?"
@@ -147,6 +148,7 @@ class _ConfigJob:
         self.batch_size = batch
         self.precision = precision
         self.gpus = dp * pp * tp
+        self.seq_len = seq_len
 
 
 @validate_params({"job": "no_validation", "cluster": [InstanceOf(Cluster)]})
@@ -194,11 +196,22 @@ def _job_problems(job, cluster: Cluster, _token=None) -> list[tuple[str, str]]:
             return [("precision", f"unknown precision {precision!r}"
                                   f"{did_you_mean(precision, PRECISIONS)}; known: "
                                   f"{', '.join(PRECISIONS)}")]
+    seq_len = getattr(job, "seq_len", None)
+    if seq_len is not None:
+        from .zoo import get_model
+
+        spec = get_model(model)
+        if "seq_len" not in spec.overrides:
+            return [("seq_len", f"{model} takes no sequence length (it is not a transformer)")]
+        limit = spec.config.get("max_positions")
+        if limit is not None and seq_len > limit:
+            return [("seq_len", f"{seq_len} exceeds the {limit} positions of {model}")]
     par = job.parallelism
     if par is None:
         return out
     return list(_config_problems(model, par.dp, par.pp, par.tp, job.batch_size, precision,
-                                 _token if _token is not None else _ClusterToken(cluster)))
+                                 _token if _token is not None else _ClusterToken(cluster),
+                                 seq_len))
 
 
 @validate_params({"cluster": [InstanceOf(Cluster)], "jobs": "no_validation"})

@@ -127,7 +127,8 @@ class GraphPlacer(Placer):
         from ..dnn.perf import best_gpu_type
 
         par = job.parallelism
-        key = (id(cluster), job.model, par.dp, par.pp, par.tp, job.batch_size, job.precision)
+        key = (id(cluster), job.model, par.dp, par.pp, par.tp, job.batch_size, job.precision,
+               getattr(job, "seq_len", None))
         hit = self.graphs_.get(key)
         if hit is None:
             gpu = best_gpu_type(job, cluster)

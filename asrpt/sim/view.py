@@ -68,6 +68,7 @@ class JobView:
     group: str | None = None
     dataset: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    seq_len: int | None = None
 
     def __hash__(self) -> int:
         return self.index
@@ -100,7 +101,7 @@ def job_views(instance: Instance) -> list[JobView]:
             weight=job.weight, is_abstract=job.is_abstract, tau_star=tau_star, predicted_work=pred,
             instances=job.instances, model=job.model, parallelism=job.parallelism,
             batch_size=job.batch_size, precision=job.precision, user=job.user, group=job.group,
-            dataset=job.dataset, meta=job.meta))
+            dataset=job.dataset, meta=job.meta, seq_len=job.seq_len))
     return views
 
 

@@ -25,7 +25,11 @@ GPU-time g_j d_j) gets:
    the report's notes). The global batch is the model's default;
 
 3. **iterations** N_j = max(1, round(d_j / tau*_j)), so that its best processing time N_j tau*_j
-   is the trace duration up to half an iteration. ``meta["trace_duration"]`` keeps d_j as a check.
+   is the trace duration up to half an iteration. ``meta["trace_duration"]`` keeps d_j as a check;
+
+4. **a sequence length** for the transformers whose training length differs from their context
+   (:data:`TRAINING_SEQ_LEN`): BERT at 128 tokens (fine-tuning, as in the BERT paper's GLUE
+   runs), LLaMA at 2048; GPT-2 and GPT-3 train at their context (no ``seq_len``).
 
 The trace's own ``instances`` are dropped for DNN jobs (the worker graph's placement decides how
 a job spreads); ``user`` and the other fields are kept.
@@ -39,7 +43,7 @@ from .._validation import Interval, validate_params
 from ..instance import Instance, Job, Parallelism
 from ..random import job_generator
 
-__all__ = ["assign_models", "MODEL_POOLS", "candidate_configurations"]
+__all__ = ["assign_models", "MODEL_POOLS", "TRAINING_SEQ_LEN", "candidate_configurations"]
 
 _HOUR = 3600.0
 MODEL_POOLS = (
@@ -49,6 +53,8 @@ MODEL_POOLS = (
     (float("inf"), ("gpt2-large", "gpt2-xl", "llama-1b", "gpt3-1.3b")),
 )
 _BIG_POOL_EXTRA = ("llama-7b", "gpt3-2.7b")
+#: Sequence length of assigned models that train shorter than their context.
+TRAINING_SEQ_LEN = {"bert-base": 128, "bert-large": 128, "llama-1b": 2048, "llama-7b": 2048}
 
 
 def _pool(gpus: int, gpu_seconds: float) -> tuple[str, ...]:
@@ -109,7 +115,8 @@ def assign_models(instance: Instance, *, seed: int = 0) -> Instance:
             for par in candidate_configurations(job.gpus):
                 key = (model, par.as_tuple())
                 if key not in fits_cache:
-                    trial = Job("probe", 0, job.gpus, model=model, parallelism=par, iterations=1)
+                    trial = Job("probe", 0, job.gpus, model=model, parallelism=par, iterations=1,
+                                seq_len=TRAINING_SEQ_LEN.get(model))
                     fits_cache[key] = not job_problems(trial, cluster)
                 if fits_cache[key]:
                     chosen = (model, par)
@@ -123,13 +130,15 @@ def assign_models(instance: Instance, *, seed: int = 0) -> Instance:
         model, par = chosen
         meta = dict(job.meta)
         meta.setdefault("trace_duration", job.processing_time)
+        seq = TRAINING_SEQ_LEN.get(model)
         probe = Job(job.id, job.arrival, job.gpus, weight=job.weight, model=model, parallelism=par,
-                    iterations=1, user=job.user, group=job.group, dataset=job.dataset, meta=meta)
+                    iterations=1, user=job.user, group=job.group, dataset=job.dataset, meta=meta,
+                    seq_len=seq)
         tau = best_iteration_time(probe, cluster)
         iterations = max(1, round(float(job.processing_time) / tau))
         jobs.append(Job(job.id, job.arrival, job.gpus, weight=job.weight, model=model, parallelism=par,
                         iterations=iterations, user=job.user, group=job.group, dataset=job.dataset,
-                        meta=meta))
+                        meta=meta, seq_len=seq))
     metadata = dict(instance.metadata)
     metadata["model_assignment"] = {"rule": "asrpt.traces.assign", "seed": seed,
                                     "stayed_abstract": sum(stayed.values())}

@@ -6,6 +6,7 @@ the fitted values that makes any job's median or worst held-out error grow beyon
 Tests needing the traces skip when ``../shared/traces`` (or ``$ASRPT_TRACES``) is absent.
 """
 
+import dataclasses
 import math
 
 import numpy as np
@@ -90,7 +91,10 @@ def test_shipped_errors_are_reproduced_and_within_pins(rows):
 def test_shipped_file_records_fit_and_split():
     data = calibration_data()
     assert data["format"] == "asrpt-calibration/1"
-    assert PerfParams.from_dict(data["params"]) == perf_params()
+    # the shipped calibration plus the shipped kernel models (asrpt/dnn/data/kernels-*.json)
+    assert PerfParams.from_dict(data["params"]) == dataclasses.replace(perf_params(), kernels=())
+    assert perf_params().kernel_model("H200") is not None
+    assert perf_params().kernel_model("V100") is None
     assert data["fit"]["free_parameters"] == list(cal.FREE_PARAMETERS)
     assert "held out" in data["fit"]["split"]
     assert set(data["fit"]["jobs"]) == set(JOB_MAP)

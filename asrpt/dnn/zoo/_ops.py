@@ -47,8 +47,9 @@ class Net:
         params = k * k * (cin // groups) * cout + (cout if bias else 0)
         # The layer reading the model input computes no input gradient: backward = weight grads.
         bwd = fwd if x.node is None else 2 * fwd
+        extra = {"groups": groups} if groups > 1 else {}
         self.b.add(name, "conv", inputs=_inputs(x), fwd_flops=fwd, bwd_flops=bwd, params=params,
-                   out_elems=out, act_elems=x.elems, block=self.block)
+                   out_elems=out, act_elems=x.elems, block=self.block, **extra)
         return T(name, (cout, ho, wo))
 
     def bn(self, name: str, x: T) -> T:

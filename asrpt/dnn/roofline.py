@@ -1,0 +1,285 @@
+"""The per-operator roofline time model of current GPUs and its runtime parameters.
+
+This module owns what the performance model reads at run time for GPUs with a fitted kernel
+model (the H200, and the H100 through the same fractions of its own peaks):
+:class:`KernelParams`, the shipped parameter files (``asrpt/dnn/data/kernels-*.json``, read by
+:func:`shipped_kernel_params`), the operator classes of the layer types, and
+:func:`kernel_costs`, the per-layer times. It knows nothing about measurements or fitting
+(:mod:`asrpt.dnn.kernel_fit` fits the parameters; ``asrpt calibrate`` writes a file).
+
+For a layer of n samples (this GPU's share), W FLOPs, M bytes moved and k kernels per pass:
+
+- GPU time ``max((W + k W_half) / (peak eta), M / (HBM beta_c)) + k kernel_time``: a roofline
+  whose compute efficiency grows with the work per kernel, ``eta W / (W + W_half)`` (small kernels
+  do not fill the GPU), and whose achieved bandwidth ``beta_c`` depends on the operator class
+  (matmul / convolution, depthwise or grouped convolution, normalization, elementwise);
+- host time ``ops x host_fwd`` (forward) or ``ops x host_bwd`` (backward): the framework's cost
+  of issuing the layer's operators, which runs ahead of the GPU; a pass takes the larger of its
+  host time and its GPU time (launch-bound at small batches).
+
+Bytes per pass: forward ``((in + out + act) n + params) b + score_bytes``, backward twice that
+(b bytes per activation element; ``act`` the stashed elements, a proxy for a composite layer's
+internal tensors; ``score_elems`` of an attention layer that materialises its scores adds
+``SCORE_PASSES`` reads and writes of them).
+
+Examples
+--------
+>>> kp = shipped_kernel_params()["H200"]
+>>> 0 < kp.matmul_efficiency <= 1 and kp.host_fwd > 0
+True
+>>> layer_class("conv", groups=32), layer_class("norm")
+('depthwise', 'norm')
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, fields
+from functools import lru_cache
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..errors import InvalidParameterError, TraceError
+
+__all__ = [
+    "KernelParams",
+    "OP_CLASSES",
+    "TYPE_CLASS",
+    "HOST_OPS",
+    "SCORE_PASSES",
+    "OPTIMIZER_BYTES_PER_PARAM",
+    "layer_class",
+    "kernel_costs",
+    "optimizer_time",
+    "shipped_kernel_params",
+    "KERNEL_FILES",
+]
+
+#: Operator classes, each with its own achieved memory bandwidth.
+OP_CLASSES = ("matmul", "depthwise", "norm", "elementwise")
+
+#: The operator class of each layer type (a convolution with groups > 1 is ``depthwise``).
+TYPE_CLASS = {"conv": "matmul", "linear": "matmul", "attention": "matmul", "mlp": "matmul",
+              "block": "matmul", "matmul": "matmul", "norm": "norm", "act": "elementwise",
+              "add": "elementwise", "pool": "elementwise", "concat": "elementwise",
+              "embedding": "elementwise", "other": "elementwise"}
+
+#: Framework operators (and kernels) per layer and forward pass, a hand count of the PyTorch
+#: modules the zoo's layers stand for: one for a plain layer; an attention block issues the Q, K,
+#: V projections, head reshapes, the attention kernel, the output projection and dropout (8);
+#: an MLP two linears, the activation and dropout (4); a whole transformer block 14. The
+#: backward pass issues as many autograd nodes, each with about two kernels for weighted layers.
+HOST_OPS = {"attention": 8, "mlp": 4, "block": 14}
+
+#: Reads plus writes of the score matrix per forward pass in materialised (eager) attention:
+#: Q K^T written, scaled and masked, softmax, dropout, read by the product with V.
+SCORE_PASSES = 8
+
+#: Optimizer-step bytes per parameter: fused AdamW with fp32 master weights reads weight,
+#: gradient and the two moments (16 B) and writes weight and moments (12 B); mixed precision adds
+#: the per-step cast of the weights (4 B read, 2 B written).
+OPTIMIZER_BYTES_PER_PARAM = {"mixed": 34.0, "fp32": 28.0}
+
+_DATA = os.path.join(os.path.dirname(__file__), "data")
+#: The shipped kernel-model parameter files, by GPU they were fitted on.
+KERNEL_FILES = {"H200": os.path.join(_DATA, "kernels-H200.json")}
+
+
+def layer_class(layer_type: str, groups: int = 1) -> str:
+    """The operator class of a layer: ``matmul``, ``depthwise``, ``norm`` or ``elementwise``.
+
+    Parameters
+    ----------
+    layer_type : str
+        A layer-graph node type.
+    groups : int
+        Convolution groups (a grouped or depthwise convolution moves more bytes per FLOP and runs
+        memory-bound).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> layer_class("attention"), layer_class("conv"), layer_class("add")
+    ('matmul', 'matmul', 'elementwise')
+    """
+    if layer_type == "conv" and groups > 1:
+        return "depthwise"
+    return TYPE_CLASS.get(layer_type, "elementwise")
+
+
+@dataclass(frozen=True)
+class KernelParams:
+    """Fitted constants of the roofline kernel model for one GPU type.
+
+    Attributes
+    ----------
+    gpu : str
+        The GPU the constants were fitted on.
+    applies_to : tuple of str
+        GPU names priced with these fractions of their own peaks (same architecture).
+    matmul_efficiency, conv_efficiency : float
+        Largest achieved fraction of the dense peak of matmul (linear, attention, MLP) and of
+        convolution kernels.
+    matmul_half_time : float
+        Seconds of peak work per kernel at which a matmul or convolution reaches half its
+        efficiency: ``e(W) = e W / (W + W_half)`` with ``W_half = matmul_half_time * peak * e``
+        (FLOPs; it scales with the GPU's peak).
+    matmul_bandwidth, depthwise_bandwidth, norm_bandwidth, elementwise_bandwidth : float
+        Achieved fraction of the memory bandwidth of each operator class.
+    kernel_time : float
+        Seconds of GPU time per kernel beyond its roofline time (launch and tail).
+    host_fwd, host_bwd : float
+        Host seconds per framework operator in the forward and in the backward pass.
+    iteration_overhead : float
+        Seconds per step outside the layers and the optimizer (loss, zeroing gradients,
+        synchronisation).
+    """
+
+    gpu: str = "H200"
+    applies_to: tuple = ("H200",)
+    matmul_efficiency: float = 0.6
+    conv_efficiency: float = 0.4
+    matmul_half_time: float = 5e-6
+    matmul_bandwidth: float = 0.7
+    depthwise_bandwidth: float = 0.2
+    norm_bandwidth: float = 0.2
+    elementwise_bandwidth: float = 0.5
+    kernel_time: float = 3e-6
+    host_fwd: float = 3e-5
+    host_bwd: float = 3e-5
+    iteration_overhead: float = 1e-3
+
+    def __post_init__(self):
+        object.__setattr__(self, "applies_to", tuple(str(x) for x in self.applies_to))
+        for f in fields(self):
+            if f.name in ("gpu", "applies_to"):
+                continue
+            v = getattr(self, f.name)
+            hi = 1.0 if f.name.endswith(("efficiency", "bandwidth")) else 1e15
+            if not (isinstance(v, (int, float)) and 0 <= v <= hi) or (
+                    hi == 1.0 and v == 0):
+                raise InvalidParameterError(
+                    f"KernelParams.{f.name} must be in {'(0, 1]' if hi == 1.0 else '[0, 1e15]'}"
+                    f", got {v!r}")
+
+    def bandwidth(self, op_class: str) -> float:
+        """Achieved fraction of the memory bandwidth of an operator class."""
+        return getattr(self, f"{op_class}_bandwidth")
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict (the ``params`` block of a kernel parameter file)."""
+        d = asdict(self)
+        d["applies_to"] = list(self.applies_to)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "KernelParams":
+        """Inverse of :meth:`to_dict` (unknown keys are an error).
+
+        >>> KernelParams.from_dict(KernelParams().to_dict()) == KernelParams()
+        True
+        """
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise InvalidParameterError(f"KernelParams: unknown field(s) {', '.join(unknown)}")
+        return cls(**dict(data))
+
+
+@lru_cache(maxsize=None)
+def shipped_kernel_params() -> Mapping[str, KernelParams]:
+    """The shipped kernel models, ``GPU name -> KernelParams`` for every GPU they apply to.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    TraceError
+        If a shipped file is missing or malformed (a broken installation).
+
+    Examples
+    --------
+    >>> sorted(shipped_kernel_params())
+    ['H100', 'H200']
+    """
+    out = {}
+    for gpu, path in KERNEL_FILES.items():
+        try:
+            with open(path, encoding="utf-8") as fh:
+                kp = KernelParams.from_dict(json.load(fh)["params"])
+        except (OSError, json.JSONDecodeError, KeyError, InvalidParameterError) as exc:
+            raise TraceError(f"{path}: cannot read the shipped kernel model: {exc}") from None
+        for name in kp.applies_to:
+            out[name] = kp
+    return out
+
+
+def kernel_costs(types, klass, fwd, bwd, inp, out, act, params, score, samples: float, tp: int,
+                 peak: float, hbm: float, act_bytes: float,
+                 kp: KernelParams) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per-layer GPU and host seconds, forward and backward, under the kernel model.
+
+    Parameters
+    ----------
+    types : sequence of str
+        Layer types (for the operator counts, :data:`HOST_OPS`).
+    klass : sequence of str
+        Operator classes (:func:`layer_class`).
+    fwd, bwd, inp, out, act, params, score : numpy.ndarray
+        Per layer and sample: forward and backward FLOPs, input, output and stashed elements,
+        parameters (not per sample) and materialised attention-score elements.
+    samples : float
+        Samples per pass on this GPU before the tensor-parallel split.
+    tp : int
+        Tensor-parallel degree (divides work, bytes and parameters).
+    peak, hbm : float
+        The GPU's dense peak FLOP/s at the math precision and its memory bandwidth (bytes/s).
+    act_bytes : float
+        Bytes per activation element.
+    kp : KernelParams
+
+    Returns
+    -------
+    gpu_fwd, gpu_bwd, host_fwd, host_bwd : numpy.ndarray
+
+    Examples
+    --------
+    >>> z = np.zeros(1)
+    >>> g, gb, h, hb = kernel_costs(["linear"], ["matmul"], np.array([2e12]), np.array([4e12]),
+    ...                             z, z, z, z, z, 1, 1, 1e15, 4.8e12, 2, KernelParams())
+    >>> bool(gb[0] > g[0] > 2e12 / (1e15 * 0.6)), float(h[0])
+    (True, 3e-05)
+    """
+    n = samples / tp
+    ops = np.array([float(HOST_OPS.get(t, 1)) for t in types])
+    kernels_b = np.where(np.asarray(params) > 0, 2.0, 1.0) * ops
+    bw = np.array([kp.bandwidth(c) for c in klass]) * hbm
+    is_mm = np.array([c == "matmul" for c in klass])
+    is_conv = np.array([t == "conv" for t in types])
+    eff = np.where(is_conv, kp.conv_efficiency, kp.matmul_efficiency) * peak
+    mem_f = ((inp + out + act) * n + params / tp) * act_bytes + SCORE_PASSES * score * n * act_bytes
+    half = np.where(is_mm, kp.matmul_half_time, 0.0)
+    t_f = np.maximum(fwd * n / eff + ops * half, mem_f / bw) + ops * kp.kernel_time
+    t_b = np.maximum(bwd * n / eff + kernels_b * half, 2.0 * mem_f / bw) + \
+        kernels_b * kp.kernel_time
+    return t_f, t_b, ops * kp.host_fwd, ops * kp.host_bwd
+
+
+def optimizer_time(params: float, mixed: bool, hbm: float, kp: KernelParams) -> float:
+    """Seconds of the optimizer step: :data:`OPTIMIZER_BYTES_PER_PARAM` over the elementwise
+    bandwidth (fused AdamW is one pass over the parameters and their states).
+
+    Examples
+    --------
+    >>> round(optimizer_time(1e8, True, 4.8e12, KernelParams()) * 1e3, 3)
+    1.417
+    """
+    per = OPTIMIZER_BYTES_PER_PARAM["mixed" if mixed else "fp32"]
+    return params * per / (hbm * kp.elementwise_bandwidth)
