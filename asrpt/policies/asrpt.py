@@ -260,7 +260,8 @@ class ASRPT(PredictorPolicy):
         left = self.tracker_.predicted[job.index] - view.attained_work(job)
         if left < 0:
             left = 0
-        return (exact_mul(exact_mul(left, job.tau_star), job.gpus), job.arrival, job.key, job.index)
+        # plain products: exact for ints and Fractions, and only compared, never reported
+        return (left * job.tau_star * job.gpus, job.arrival, job.key, job.index)
 
     def _wait(self, view, job) -> None:
         self._unwait(job.index)
