@@ -74,7 +74,9 @@ def run(args) -> int:
         print(format_table(["quantity", "value"], [
             ["ALG (A-SRPT sum C_j)", r.alg], ["OPT upper bound (ILP)", r.opt_upper],
             ["OPT lower bound", r.opt_lower], ["ALG / UB (found ratio)", r.ratio],
-            ["ALG / LB", r.ratio_upper], ["OPT known exactly", "yes" if r.opt_exact else "no"],
+            ["ALG / LB", r.ratio_upper],
+            ["flow time: ALG / UB .. ALG / LB", f"{float(r.flow_ratio):.4g} .. {float(r.flow_ratio_upper):.4g}"],
+            ["OPT known exactly", "yes" if r.opt_exact else "no"],
             ["Theorem 1 bound, this instance", r.bound], ["Theorem 1 bound, cell", r.cell_bound],
             ["certificate", "holds" if r.certificate_holds else "FAILS"]]))
         print()

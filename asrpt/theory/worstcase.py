@@ -133,6 +133,9 @@ class Evaluation:
         The ILP status.
     failures : tuple of str
         The certificate's inequalities that failed on the run.
+    flow_ratio, flow_ratio_upper : number
+        The same bracket in flow time: ``(alg - sum a_j) / (opt_upper - sum a_j)`` and
+        ``(alg - sum a_j) / (opt_lower - sum a_j)`` (every schedule has the same ``sum a_j``).
     """
 
     instance: Instance
@@ -145,6 +148,8 @@ class Evaluation:
     certificate_holds: bool
     status: str
     failures: tuple = ()
+    flow_ratio: Any = None
+    flow_ratio_upper: Any = None
 
     @property
     def violation(self) -> bool:
@@ -178,6 +183,8 @@ class WorstCase:
         theorem's setting by default.
     failures : tuple of str
         The certificate's failed inequalities on the worst instance.
+    flow_ratio, flow_ratio_upper : number
+        The bracket of ``ALG / OPT`` in flow time ``sum (C_j - a_j)`` for the worst instance.
     """
 
     cell: Cell
@@ -196,6 +203,8 @@ class WorstCase:
     history: tuple = field(default=(), repr=False)
     setting: Any = field(default_factory=lambda: dict(_THEOREM_SETTING))
     failures: tuple = ()
+    flow_ratio: Any = None
+    flow_ratio_upper: Any = None
 
     @property
     def violation(self) -> bool:
@@ -207,7 +216,8 @@ class WorstCase:
         return {
             "cell": {"gpus": self.cell.gpus, "max_job_gpus": self.cell.max_job_gpus,
                      "mu": self.cell.mu, "max_jobs": self.cell.max_jobs},
-            "ratio": self.ratio, "ratio_upper": self.ratio_upper, "alg": self.alg,
+            "ratio": self.ratio, "ratio_upper": self.ratio_upper, "flow_ratio": self.flow_ratio,
+            "flow_ratio_upper": self.flow_ratio_upper, "alg": self.alg,
             "opt_lower": self.opt_lower, "opt_upper": self.opt_upper, "opt_exact": self.opt_exact,
             "bound": self.bound, "cell_bound": self.cell_bound, "violation": self.violation,
             "certificate_holds": self.certificate_holds, "failures": list(self.failures),
@@ -335,8 +345,17 @@ def evaluate(instance: Instance, *, time_limit: float | None = 20.0, adaptive: s
         lower, upper, status = cert.lower_bound, _nonpreemptive_upper(instance, time_limit), "optimal"
     ratio = _num(Fraction(alg) / Fraction(upper)) if upper else 1
     ratio_upper = _num(Fraction(alg) / Fraction(lower)) if lower else 1
+    flow, flow_upper = _flow_ratios(instance, alg, lower, upper)
     return Evaluation(instance, alg, lower, upper, ratio, ratio_upper, _static_bound(instance, cert.beta),
-                      cert.holds, status, tuple(cert.failures()))
+                      cert.holds, status, tuple(cert.failures()), flow, flow_upper)
+
+
+def _flow_ratios(instance: Instance, alg, lower, upper) -> tuple:
+    """``(ALG_flow / UB_flow, ALG_flow / LB_flow)``: the completion-time bracket minus sum a_j."""
+    arrivals = sum(Fraction(j.arrival) for j in instance.jobs)
+    flow = Fraction(alg) - arrivals
+    hi, lo = Fraction(upper) - arrivals, Fraction(lower) - arrivals
+    return (_num(flow / hi) if hi > 0 else 1), (_num(flow / lo) if lo > 0 else 1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -572,7 +591,8 @@ def worst_case(*, gpus: int, max_jobs: int, mu=1, max_job_gpus: int | None = Non
     ratio_upper = _num(Fraction(best.alg) / Fraction(lower))
     return WorstCase(cell, best.instance, best.alg, lower, upper, ratio, ratio_upper, best.bound,
                      _num(cell.bound), best.certificate_holds, lower == upper, len(search.cache),
-                     time.monotonic() - t0, tuple(search.history), setting, best.failures)
+                     time.monotonic() - t0, tuple(search.history), setting, best.failures,
+                     *_flow_ratios(best.instance, best.alg, lower, upper))
 
 
 # ---------------------------------------------------------------------------------------------

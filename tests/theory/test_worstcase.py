@@ -166,3 +166,13 @@ def test_deep_targeted_search_against_the_exact_optimum(inst):
     note(f"ALG / OPT in [{float(e.ratio):.4f}, {float(e.ratio_upper):.4f}], bound {float(e.bound):.3f}")
     assert not e.violation and e.certificate_holds
     target(float(e.ratio), label="asrpt/opt_upper")
+
+
+def test_evaluation_reports_the_flow_time_bracket():
+    from asrpt.instance import load_instance
+    from asrpt.theory.worstcase import evaluate
+
+    e = evaluate(load_instance("instances/srpt-two-machines.json"))
+    arrivals = sum(j.arrival for j in e.instance.jobs)
+    assert e.flow_ratio == Fraction(e.alg - arrivals, e.opt_upper - arrivals)
+    assert e.flow_ratio_upper == Fraction(e.alg - arrivals, e.opt_lower - arrivals) >= e.flow_ratio >= 1
