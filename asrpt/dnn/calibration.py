@@ -341,8 +341,8 @@ class Measurement:
 
 
 def default_traces_dir() -> str | None:
-    """The shared traces folder: ``$ASRPT_TRACES``, else ``../shared/traces`` next to the
-    repository, else ``/work/shared/traces``; None when none exists.
+    """The shared traces folder, ``$ASRPT_SHARED/traces`` (:func:`asrpt.traces.base.shared_path`);
+    None when it does not exist.
 
     Returns
     -------
@@ -353,20 +353,16 @@ def default_traces_dir() -> str | None:
     >>> default_traces_dir() is None or os.path.isdir(default_traces_dir())
     True
     """
-    here = os.path.dirname(os.path.abspath(__file__))
-    candidates = [os.environ.get("ASRPT_TRACES"),
-                  os.path.normpath(os.path.join(here, "..", "..", "..", "shared", "traces")),
-                  "/work/shared/traces"]
-    for c in candidates:
-        if c and os.path.isdir(c):
-            return c
-    return None
+    from ..traces.base import shared_path
+
+    path = shared_path("traces")
+    return path if os.path.isdir(path) else None
 
 
 def _traces(root: str | None) -> str:
     root = root or default_traces_dir()
     if root is None or not os.path.isdir(root):
-        raise TraceError(f"traces folder not found ({root!r}); set ASRPT_TRACES")
+        raise TraceError(f"traces folder not found ({root!r}); set ASRPT_SHARED to the shared data folder")
     return root
 
 

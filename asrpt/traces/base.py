@@ -23,24 +23,36 @@ from ..errors import TraceError
 __all__ = ["TraceReport", "RowProblem", "read_csv_rows", "parse_timestamp", "shared_path"]
 
 
-def shared_path(*parts: str) -> str:
-    """Path of a file in the shared data folder (``../shared`` beside the repository).
+#: Stands for the shared data folder in paths built while ``ASRPT_SHARED`` is unset.
+UNSET_SHARED = "$ASRPT_SHARED"
 
-    Looked up in ``$ASRPT_SHARED``, then ``../shared`` relative to the repository that holds this
-    package, then ``/work/shared``; the first that exists wins (the last candidate is returned
-    when none does, so the error names a path).
+
+def shared_path(*parts: str) -> str:
+    """Path of a file in the shared data folder: ``$ASRPT_SHARED/<parts>``.
+
+    ``ASRPT_SHARED`` is the one setting that locates the data nobody here wrote (the real traces,
+    measurements and the published simulators' decisions: the folder that holds ``traces/``,
+    ``measurements/``, ``peer-alibaba/`` and ``peer-tiresias/``). There is no fallback: while it is
+    unset the path starts with the literal ``$ASRPT_SHARED`` and does not exist, so a reader
+    fails with a message that says to set it, and tests that need the data skip.
+
+    Examples
+    --------
+    >>> shared_path("traces", "philly.csv").endswith(os.path.join("traces", "philly.csv"))
+    True
     """
-    here = os.path.dirname(os.path.abspath(__file__))
-    candidates = []
-    if os.environ.get("ASRPT_SHARED"):
-        candidates.append(os.environ["ASRPT_SHARED"])
-    candidates.append(os.path.join(here, "..", "..", "..", "shared"))
-    candidates.append("/work/shared")
-    for base in candidates:
-        path = os.path.normpath(os.path.join(base, *parts))
-        if os.path.exists(path):
-            return path
-    return os.path.normpath(os.path.join(candidates[-1], *parts))
+    base = os.environ.get("ASRPT_SHARED")
+    if not base:
+        return os.path.join(UNSET_SHARED, *parts)
+    return os.path.normpath(os.path.join(os.path.abspath(base), *parts))
+
+
+def missing_file_message(path: str) -> str:
+    """What to say about a data file that does not exist (names ``ASRPT_SHARED`` when it is the
+    cause)."""
+    if path.startswith(UNSET_SHARED):
+        return f"{path}: the shared data folder is not set (set ASRPT_SHARED to the folder that holds traces/)"
+    return f"{path}: no such file"
 
 
 @dataclass(frozen=True)
@@ -124,7 +136,7 @@ def read_csv_rows(path: str, required: Sequence[str], optional: Sequence[str] = 
         else:
             fh = open(source, newline="", encoding="utf-8")
     except FileNotFoundError:
-        raise TraceError(f"{source}: no such file") from None
+        raise TraceError(missing_file_message(source)) from None
     except OSError as exc:
         raise TraceError(f"{source}: cannot read: {exc}") from None
     reader = csv.reader(fh)

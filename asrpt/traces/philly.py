@@ -9,7 +9,7 @@ trace's own duration (``trace_duration``), the row, and the submission as epoch 
 
 A *window* is taken by rank in submission order: rows are sorted by (timestamp, row in the file)
 and ranks ``start .. start+limit-1`` are kept (the construction of
-``../shared/peer-alibaba/philly-40000-2000.csv``); arrivals are seconds after the window's first
+``$ASRPT_SHARED/peer-alibaba/philly-40000-2000.csv``); arrivals are seconds after the window's first
 job. Job ids are the 0-based data row of the file (or its ``philly_row`` column, when a sample of
 the file carries one), so ties in submission time follow the original file order.
 

@@ -8,13 +8,13 @@ ones in the data).
 Profiles (:data:`PROFILES`, :func:`get_profile`):
 
 - ``"philly"``: the Microsoft Philly trace (ATC'19) as pre-processed by the Pollux authors,
-  ``../shared/traces/philly-pollux-processed/philly.csv`` (82,247 jobs). Run time (``duration``)
+  ``$ASRPT_SHARED/traces/philly-pollux-processed/philly.csv`` (82,247 jobs). Run time (``duration``)
   median 1,144 s and mean 13,135.9 s, percentiles, the GPU-count distribution (1: 93.2 %,
   2: 2.2 %, 4: 2.3 %, 8: 2.0 %, 16: 0.24 %, 32: 0.08 %, 64 and 128: 9 jobs; the 14 jobs of 12
   and 24 GPUs are left out of the table), and the submission shares by hour of day and weekday.
 - ``"helios-venus"``, ``"helios-earth"``, ``"helios-saturn"``, ``"helios-uranus"``,
   ``"helios"`` (all four): the SenseTime Helios per-cluster summary (SC'21),
-  ``../shared/traces/helios-cluster-summary/helios_cluster_summary.csv``: mean and median run
+  ``$ASRPT_SHARED/traces/helios-cluster-summary/helios_cluster_summary.csv``: mean and median run
   time of GPU jobs and mean and median GPUs per GPU job. The summary has no GPU-count
   distribution, no percentiles and no submission times; for those the generator uses Philly's
   shapes (documented per field below), tilted to the Helios means.

@@ -3,7 +3,7 @@
 The error pins below are the held-out relative errors of the shipped parameters
 (``asrpt/dnn/data/calibration.json``) with a small margin: a change to the performance model or to
 the fitted values that makes any job's median or worst held-out error grow beyond them fails here.
-Tests needing the traces skip when ``../shared/traces`` (or ``$ASRPT_TRACES``) is absent.
+Tests needing the traces skip when ``$ASRPT_SHARED/traces`` is absent.
 """
 
 import dataclasses
@@ -38,7 +38,7 @@ PINNED = {
 def rows():
     root = default_traces_dir()
     if root is None:
-        pytest.skip("shared traces not found (set ASRPT_TRACES)")
+        pytest.skip("shared traces not found (set ASRPT_SHARED)")
     return load_pollux(root) + load_gavel(root)
 
 

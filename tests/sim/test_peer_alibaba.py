@@ -1,7 +1,7 @@
 """Cross-validation against a published simulator (issue 9): the Alibaba PAI GPU-2020 simulator's
 decisions on 2,000 real Philly jobs, job for job, for its seven shipped configurations.
 
-The peer's rules (../shared/docs/peer-alibaba.md) are expressed with ordinary asrpt options: jobs
+The peer's rules (docs/peers.md) are expressed with ordinary asrpt options: jobs
 of gang instances (``Job.instances``), placement orders ``first_fit`` ("pack") and ``most_free``
 ("balance"), FIFO and SJF-by-duration policies with ``ff`` (backfill) or ``strict`` scans, abstract
 jobs whose run time ignores placement, and integer times. The only translation is in the reading of
