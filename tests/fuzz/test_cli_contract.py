@@ -181,8 +181,9 @@ def _consistency(command: str, payload: dict, path_text: str) -> list[str]:
     return out
 
 
+# too_slow: every example runs a CLI command (opt calls a solver), slow by design
 FUZZ = settings(max_examples=12, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+                suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
@@ -216,7 +217,7 @@ def test_fuzz_campaign(command):
     failures: list[str] = []
 
     @settings(max_examples=n, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
+              suppress_health_check=[HealthCheck.too_slow])  # as FUZZ
     @given(text=mutated_files())
     def campaign(text):
         seen["files"] += 1
