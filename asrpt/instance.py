@@ -1046,9 +1046,19 @@ def dumps_instance(inst: Instance) -> str:
 
 
 def save_instance(inst: Instance, path: str | os.PathLike) -> None:
-    """Write an instance file atomically (a temporary file renamed into place)."""
+    """Write an instance file atomically (a temporary file renamed into place).
+
+    A path that exists and is not a regular file (``/dev/stdout``) is written to directly. On
+    failure (OSError: a missing directory, a full disk) no temporary file is left behind.
+    """
     path = os.fspath(path)
     text = dumps_instance(inst)  # fails before any file is touched
+    if os.path.exists(path) and not os.path.isfile(path):
+        # a device or FIFO (/dev/stdout, /dev/full) is written to, never replaced by a rename;
+        # a directory fails here with IsADirectoryError
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        return
     tmp = f"{path}.tmp{os.getpid()}"
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
