@@ -1052,6 +1052,10 @@ def save_instance(inst: Instance, path: str | os.PathLike) -> None:
     failure (OSError: a missing directory, a full disk) no temporary file is left behind.
     """
     path = os.fspath(path)
+    if "\0" in str(path):
+        from .errors import InvalidParameterError
+
+        raise InvalidParameterError(f"cannot write {path!r}: a file name cannot hold a NUL byte")
     text = dumps_instance(inst)  # fails before any file is touched
     if os.path.exists(path) and not os.path.isfile(path):
         # a device or FIFO (/dev/stdout, /dev/full) is written to, never replaced by a rename;

@@ -95,10 +95,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _discard_stdout() -> None:
-    """Point stdout at /dev/null so that the interpreter's final flush cannot fail again."""
+    """Point the process's stdout at /dev/null, so that the interpreter's final flush of what is
+    still buffered cannot fail again (only when stdout is the process's own, not a redirection
+    inside a caller)."""
+    if sys.stdout is not sys.__stdout__:
+        return
     try:
-        sys.stdout = open(os.devnull, "w")
-    except OSError:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, sys.stdout.fileno())
+        finally:
+            os.close(null)
+    except (OSError, ValueError):
         pass
 
 

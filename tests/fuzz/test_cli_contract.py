@@ -229,3 +229,20 @@ def test_fuzz_campaign(command):
     campaign()
     print(f"\nfuzz {command}: {seen}")
     assert failures == [], failures[:5]
+
+
+def test_bad_output_paths_are_clean_errors(tmp_path):
+    import subprocess
+    import sys
+
+    inst = os.path.join(os.path.dirname(__file__), "..", "..", "instances", "small-cluster.json")
+    code, _, err, _ = run_cli(["simulate", inst, "--policy", "fifo", "--plot", str(tmp_path)])
+    assert code == 2 and "Is a directory" in err and len(err.strip().splitlines()) == 1
+    code, _, err, _ = run_cli(["worst-case", "--gpus", "2", "--max-jobs", "2", "--max-evals", "3",
+                               "--out", str(tmp_path / "no" / "such" / "dir" / "\0x")])
+    assert code == 2, err
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([sys.executable, "-m", "asrpt", "bounds", inst], stdout=full,
+                                  stderr=subprocess.PIPE, text=True, timeout=120)
+        assert proc.returncode == 2 and "No space left on device" in proc.stderr
