@@ -35,11 +35,13 @@ import json
 import math
 import os
 import re
+from collections import abc as _abc
 from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Sequence, Union
+from collections.abc import Mapping
+from typing import Any, Iterable, Sequence, Union
 
 from ._validation import is_integer, is_number
 from .errors import InvalidInstance, Problem, did_you_mean
@@ -88,6 +90,7 @@ LIMITS = MappingProxyType({
     "resolution": 2 ** 20,        # float data: P_j >= this many ulps of a_j + P_j
 })
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _RATIONAL = re.compile(r"^\s*-?\d+\s*/\s*\d+\s*$")
 _ID_PART = re.compile(r"(\d+)")
 
@@ -273,11 +276,9 @@ def _string_problem(text: str) -> str | None:
     """Why a string is not allowed (too long, not encodable as UTF-8, control characters)."""
     if len(text) > LIMITS["string_length"]:
         return f"must be at most {LIMITS['string_length']} characters, got {len(text)}"
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
+    if not text.isascii() and not _encodable(text):
         return "must be valid Unicode (it holds a lone surrogate such as \\ud800)"
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
+    if _CONTROL.search(text):
         return "must not contain control characters"
     return None
 
@@ -297,29 +298,37 @@ def _json_value_problems(value: Any) -> list[tuple[str, str]]:
     stack = [("", value, 1)]
     while stack and len(out) < 10:
         where, v, depth = stack.pop()
-        if isinstance(v, (Mapping, list, tuple)):
+        t = type(v)
+        if t is str:
+            if not v.isascii() and not _encodable(v):
+                out.append((where, "holds a string that is not valid Unicode (a lone surrogate)"))
+        elif t is float:
+            if not math.isfinite(v):
+                out.append((where, f"must hold finite numbers only, got {v!r}"))
+        elif t is int:
+            if v.bit_length() > 100:
+                out.append((where, f"holds {_show(v)} (more than {LIMITS['digits']} digits)"))
+        elif v is None or t is bool:
+            pass
+        elif t is dict or t is list or t is tuple or isinstance(v, _abc.Mapping):
             if depth > LIMITS["nesting"]:
                 out.append((where, f"is nested deeper than {LIMITS['nesting']} levels"))
                 continue
-            items = v.items() if isinstance(v, Mapping) else enumerate(v)
-            for k, x in items:
-                if isinstance(v, Mapping):
-                    if not isinstance(k, str) or not _encodable(k):
-                        out.append((where, f"has a key that is not a valid string: {_show(k)}"))
-                        continue
-                    stack.append((f"{where}.{k}", x, depth + 1))
-                else:
-                    stack.append((f"{where}[{k}]", x, depth + 1))
-        elif isinstance(v, str):
-            if not _encodable(v):
-                out.append((where, "holds a string that is not valid Unicode (a lone surrogate)"))
-        elif isinstance(v, float) and not math.isfinite(v):
-            out.append((where, f"must hold finite numbers only, got {v!r}"))
-        elif isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 100:
-            out.append((where, f"holds {_show(v)} (more than {LIMITS['digits']} digits)"))
-        elif isinstance(v, Fraction) and max(v.numerator.bit_length(), v.denominator.bit_length()) > 100:
-            out.append((where, f"holds a rational with more than {LIMITS['digits']} digits"))
-        elif not (v is None or isinstance(v, (bool, int, float, str, Fraction))):
+            if t is list or t is tuple:
+                stack.extend((f"{where}[{i}]", x, depth + 1) for i, x in enumerate(v))
+                continue
+            for k, x in v.items():
+                if type(k) is not str or not _encodable(k):
+                    out.append((where, f"has a key that is not a valid string: {_show(k)}"))
+                    continue
+                stack.append((f"{where}.{k}", x, depth + 1))
+        elif isinstance(v, Fraction):
+            if max(v.numerator.bit_length(), v.denominator.bit_length()) > 100:
+                out.append((where, f"holds a rational with more than {LIMITS['digits']} digits"))
+        elif isinstance(v, (int, float)):  # subclasses (numpy scalars are not JSON data)
+            if isinstance(v, float) and not math.isfinite(v):
+                out.append((where, f"must hold finite numbers only, got {v!r}"))
+        else:
             out.append((where, f"must be JSON data, got a {type(v).__name__}"))
     return out
 
@@ -565,7 +574,7 @@ def _check_job_fields(c: _Checker, obj: Mapping[str, Any], exact: bool = False) 
     meta = obj.get("meta")
     if meta is not None and not isinstance(meta, Mapping):
         c.add("meta", f"must be an object, got {_show(meta)}")
-    elif meta is not None:
+    elif meta is not None and type(meta) is not MappingProxyType:  # frozen meta: checked by Job
         c.json_value(obj, "meta")
     is_dnn = obj.get("model") is not None
     if is_dnn:
