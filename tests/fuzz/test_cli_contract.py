@@ -130,6 +130,11 @@ def _finite_everywhere(value) -> bool:
 
 def contract_problems(command: str, text: str) -> list[str]:
     """What breaks the contract when ``command`` reads a file holding ``text``."""
+    return checked_run(command, text)[1]
+
+
+def checked_run(command: str, text: str) -> tuple[int, list[str], float]:
+    """``(exit status, contract problems, seconds)`` of ``command`` on a file holding ``text``."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "x.json")
         with open(path, "w", encoding="utf-8", errors="surrogatepass") as fh:
@@ -148,13 +153,13 @@ def contract_problems(command: str, text: str) -> list[str]:
         try:
             payload = json.loads(out, parse_constant=lambda c: float(c))
         except ValueError:
-            return problems + [f"output is not JSON: {out[:200]!r}"]
+            return code, problems + [f"output is not JSON: {out[:200]!r}"], took
         if not _finite_everywhere(payload):
             problems.append("NaN or infinity in the output")
         problems += _consistency(command, payload, path_text=text)
     elif code == 0 and ("nan" in out.lower().split() or "inf" in out.lower().split()):
         problems.append("NaN or infinity in the output")
-    return problems
+    return code, problems, took
 
 
 def _consistency(command: str, payload: dict, path_text: str) -> list[str]:
@@ -213,7 +218,8 @@ def test_the_reported_inputs_are_clean_errors(command, text):
 def test_fuzz_campaign(command):
     """10^4 mutated files per command (FUZZ_EXAMPLES to change it); prints the campaign's figures."""
     n = int(os.environ.get("FUZZ_EXAMPLES", "10000"))
-    seen: dict[str, int] = {"files": 0, "exit0": 0, "exit1": 0, "exit2": 0, "broken": 0}
+    seen: dict[str, float] = {"files": 0, "exit0": 0, "exit1": 0, "exit2": 0, "broken": 0,
+                              "over 30 s": 0, "slowest s": 0.0}
     failures: list[str] = []
 
     @settings(max_examples=n, deadline=None, database=None, derandomize=True,
@@ -221,7 +227,10 @@ def test_fuzz_campaign(command):
     @given(text=mutated_files())
     def campaign(text):
         seen["files"] += 1
-        problems = contract_problems(command, text)
+        code, problems, took = checked_run(command, text)
+        seen[f"exit{code}"] = seen.get(f"exit{code}", 0) + 1
+        seen["over 30 s"] += took > RUNAWAY_S
+        seen["slowest s"] = round(max(seen["slowest s"], took), 2)
         if problems:
             seen["broken"] += 1
             failures.append(f"{problems[0]} <- {text[:200]!r}")
