@@ -662,7 +662,7 @@ def _fmt(x) -> str:
     if isinstance(x, Fraction):
         return str(x.numerator) if x.denominator == 1 else f"{x} ({float(x):.6g})"
     if isinstance(x, float):
-        return f"{x:.10g}"
+        return repr(x)  # every digit: the two sides of a bracket may differ in the last ones
     return str(x)
 
 
