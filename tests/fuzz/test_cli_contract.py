@@ -38,6 +38,13 @@ BASE = {
     "metadata": {"note": "fuzz"},
 }
 
+# values the format accepts (so that many mutated files are valid and reach the [LB, UB] checks)
+BENIGN = st.one_of(
+    st.integers(1, 8),
+    st.floats(min_value=0.25, max_value=1e4, allow_nan=False),
+    st.floats(min_value=1.6e9, max_value=1.7e9, allow_nan=False),   # Unix times
+    st.sampled_from([0, 1, 0.5, 2, 3.5, "1/3", "7/2"]),
+)
 HOSTILE = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
     st.sampled_from([1e308, -1e308, 5e-324, 1e17, 1e300, 1e12, 10**30, 10**31, 0, -1, 2**63]),
@@ -50,8 +57,9 @@ HOSTILE = st.one_of(
     st.just({"dp": 99999, "pp": 99999, "tp": 99999}),
     st.recursive(st.integers(0, 3), lambda c: st.lists(c, max_size=2), max_leaves=3),
 )
-FIELDS = ["id", "arrival", "gpus", "processing_time", "weight", "predicted_processing_time",
-          "instances", "meta", "model", "iterations", "parallelism", "user", "bogus"]
+FIELDS = ["arrival", "arrival", "gpus", "processing_time", "processing_time", "weight",
+          "predicted_processing_time", "id", "instances", "meta", "model", "iterations",
+          "parallelism", "user", "bogus"]
 
 
 @st.composite
@@ -60,7 +68,7 @@ def mutated_files(draw) -> str:
     data = json.loads(json.dumps(BASE))
     for _ in range(draw(st.integers(1, 3))):
         where = draw(st.sampled_from(["job", "job", "job", "cluster", "server", "metadata", "top", "deep"]))
-        value = draw(HOSTILE)
+        value = draw(BENIGN if draw(st.integers(0, 2)) else HOSTILE)
         try:
             _mutate(draw, data, where, value)
         except (TypeError, KeyError, IndexError, AttributeError, ValueError):
