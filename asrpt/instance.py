@@ -35,6 +35,7 @@ import json
 import math
 import os
 import re
+from collections import abc as _abc
 from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from functools import cached_property
@@ -64,11 +65,32 @@ __all__ = [
     "dumps_instance",
     "save_instance",
     "parse_number",
+    "LIMITS",
 ]
 
 FORMAT = "asrpt-instance/1"
 Number = Union[int, float, Fraction]
 
+#: The limits every instance obeys (documented in docs/instance-format.md, section "Limits").
+#: They keep every command's time and memory proportional to the file's size, keep numbers
+#: inside the range where float arithmetic is exact enough, and are checked with a located error.
+LIMITS = MappingProxyType({
+    "file_bytes": 16 * 2**20,     # size of an instance file
+    "nesting": 32,                # depth of nested JSON objects/lists (metadata and meta included)
+    "digits": 30,                 # digits of an integer literal; characters of a float literal: 40
+    "string_length": 256,         # ids, names, user/group/dataset, gpu types
+    "jobs": 1_000_000,            # jobs in one instance
+    "servers": 100_000,           # servers after expanding "count"
+    "server_gpus": 4096,          # GPUs of one server
+    "parallel_degree": 65536,     # each of dp, pp, tp, and their product
+    "time": 1e12,                 # arrival and processing times, seconds (31,700 years)
+    "weight": 1e9,                # job weights (and their inverse: weights >= 1e-9)
+    "count": 1e12,                # iterations, batch size, predicted iterations
+    "bandwidth": 1e18,            # bytes per second
+    "resolution": 2 ** 20,        # float data: P_j >= this many ulps of a_j + P_j
+})
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _RATIONAL = re.compile(r"^\s*-?\d+\s*/\s*\d+\s*$")
 _ID_PART = re.compile(r"(\d+)")
 
@@ -99,6 +121,8 @@ def parse_number(value: Any, exact: bool = False) -> Number:
     if kind is int or (kind is float and not exact):  # the common case, checked first
         return value
     if isinstance(value, str) and _RATIONAL.match(value):
+        if max(len(t.strip().lstrip("-")) for t in value.split("/")) > LIMITS["digits"]:
+            raise ValueError(f"a rational with more than {LIMITS['digits']} digits")
         num, den = (int(s) for s in value.split("/"))
         if den == 0:
             raise ValueError("a rational with denominator 0")
@@ -165,7 +189,7 @@ class _Checker:
         self.problems.append(Problem(self.at(name), message))
 
     def number(self, obj: Mapping, name: str, *, minimum=0, strict=False, required=True,
-               exact=False):
+               exact=False, maximum=None):
         if name not in obj or obj[name] is None:
             if required:
                 self.add(name, "is required")
@@ -183,9 +207,12 @@ class _Checker:
             rel = ">" if strict else ">="
             self.add(name, f"must be {rel} {minimum}, got {_show(raw)}")
             return None
+        if maximum is not None and value > maximum:
+            self.add(name, f"must be <= {maximum:g} (the format's limit), got {_show(raw)}")
+            return None
         return value
 
-    def integer(self, obj: Mapping, name: str, *, minimum=1, required=True):
+    def integer(self, obj: Mapping, name: str, *, minimum=1, required=True, maximum=None):
         if name not in obj or obj[name] is None:
             if required:
                 self.add(name, "is required")
@@ -195,7 +222,10 @@ class _Checker:
             self.add(name, f"must be an integer, got {_show(raw)}")
             return None
         if raw < minimum:
-            self.add(name, f"must be >= {minimum}, got {raw}")
+            self.add(name, f"must be >= {minimum}, got {_show(raw)}")
+            return None
+        if maximum is not None and raw > maximum:
+            self.add(name, f"must be <= {maximum:g} (the format's limit), got {_show(raw)}")
             return None
         return int(raw)
 
@@ -211,7 +241,17 @@ class _Checker:
         if not raw.strip():
             self.add(name, "must be a non-empty string")
             return None
+        problem = _string_problem(raw)
+        if problem:
+            self.add(name, problem)
+            return None
         return raw
+
+    def json_value(self, obj: Mapping, name: str) -> None:
+        """Check free-form JSON (meta, metadata): nesting, finite numbers, encodable strings."""
+        if obj.get(name) is not None:
+            for where, problem in _json_value_problems(obj[name]):
+                self.add(name + where, problem)
 
     def unknown(self, obj: Mapping, known: Iterable[str]) -> None:
         known = list(known)
@@ -223,11 +263,77 @@ class _Checker:
 
 
 def _show(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 100:
+        return f"an integer of {len(str(abs(value))) if value.bit_length() < 14000 else 'over 4000'} digits"
     try:
         text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
+    except (TypeError, ValueError, RecursionError):
+        try:
+            text = repr(value)
+        except (ValueError, RecursionError):
+            text = f"a {type(value).__name__}"
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _string_problem(text: str) -> str | None:
+    """Why a string is not allowed (too long, not encodable as UTF-8, control characters)."""
+    if len(text) > LIMITS["string_length"]:
+        return f"must be at most {LIMITS['string_length']} characters, got {len(text)}"
+    if not text.isascii() and not _encodable(text):
+        return "must be valid Unicode (it holds a lone surrogate such as \\ud800)"
+    if _CONTROL.search(text):
+        return "must not contain control characters"
+    return None
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _json_value_problems(value: Any) -> list[tuple[str, str]]:
+    """Problems of free-form JSON: depth over the limit, non-finite or huge numbers, strings that
+    cannot be written as UTF-8. Iterative (no recursion); returns ``(path suffix, message)``."""
+    out: list[tuple[str, str]] = []
+    stack = [("", value, 1)]
+    while stack and len(out) < 10:
+        where, v, depth = stack.pop()
+        t = type(v)
+        if t is str:
+            if not v.isascii() and not _encodable(v):
+                out.append((where, "holds a string that is not valid Unicode (a lone surrogate)"))
+        elif t is float:
+            if not math.isfinite(v):
+                out.append((where, f"must hold finite numbers only, got {v!r}"))
+        elif t is int:
+            if v.bit_length() > 100:
+                out.append((where, f"holds {_show(v)} (more than {LIMITS['digits']} digits)"))
+        elif v is None or t is bool:
+            pass
+        elif t is dict or t is list or t is tuple or isinstance(v, _abc.Mapping):
+            if depth > LIMITS["nesting"]:
+                out.append((where, f"is nested deeper than {LIMITS['nesting']} levels"))
+                continue
+            if t is list or t is tuple:
+                stack.extend((f"{where}[{i}]", x, depth + 1) for i, x in enumerate(v))
+                continue
+            for k, x in v.items():
+                if type(k) is not str or not _encodable(k):
+                    out.append((where, f"has a key that is not a valid string: {_show(k)}"))
+                    continue
+                stack.append((f"{where}.{k}", x, depth + 1))
+        elif isinstance(v, Fraction):
+            if max(v.numerator.bit_length(), v.denominator.bit_length()) > 100:
+                out.append((where, f"holds a rational with more than {LIMITS['digits']} digits"))
+        elif isinstance(v, (int, float)):  # subclasses (numpy scalars are not JSON data)
+            if isinstance(v, float) and not math.isfinite(v):
+                out.append((where, f"must hold finite numbers only, got {v!r}"))
+        else:
+            out.append((where, f"must be JSON data, got a {type(v).__name__}"))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,7 +355,7 @@ class Server:
     def __post_init__(self):
         problems: list[Problem] = []
         c = _Checker("", problems)
-        c.integer({"gpus": self.gpus}, "gpus")
+        c.integer({"gpus": self.gpus}, "gpus", maximum=LIMITS["server_gpus"])
         c.string({"gpu_type": self.gpu_type}, "gpu_type")
         if problems:
             raise InvalidInstance(problems)
@@ -288,12 +394,15 @@ class Cluster:
         c = _Checker("", problems)
         if not self.servers:
             c.add("servers", "must list at least one server")
+        if len(self.servers) > LIMITS["servers"]:
+            c.add("servers", f"must list at most {LIMITS['servers']} servers, got {len(self.servers)}")
         for i, s in enumerate(self.servers):
             if not isinstance(s, Server):
                 c.add(f"servers[{i}]", f"must be a Server, got {type(s).__name__}")
         c.string({"gpu_type": self.gpu_type}, "gpu_type")
         for name in ("intra_bandwidth", "inter_bandwidth"):
-            c.number({name: getattr(self, name)}, name, strict=True, required=False)
+            c.number({name: getattr(self, name)}, name, strict=True, required=False,
+                     maximum=LIMITS["bandwidth"])
         per = c.integer({"servers_per_switch": self.servers_per_switch}, "servers_per_switch",
                         required=False)
         if per is not None and self.servers and len(self.servers) % per:
@@ -322,22 +431,43 @@ class Cluster:
         m3 = re.fullmatch(r"(\d+)\s*x\s*(\d+)\s*x\s*(\d+)", text)
         try:
             if m:
+                if len(m.group(1)) > 9 or len(m.group(2)) > 9:
+                    raise ValueError
                 n, g = int(m.group(1)), int(m.group(2))
                 if n < 1 or g < 1:
                     raise ValueError
+                if n > LIMITS["servers"] or g > LIMITS["server_gpus"]:
+                    raise InvalidInstance([Problem(
+                        "cluster", f"{spec!r}: at most {LIMITS['servers']} servers of at most "
+                                   f"{LIMITS['server_gpus']} GPUs (the format's limits)")])
                 return cls.homogeneous(n, g, gpu_type)
             if m3:
+                if max(len(x) for x in m3.groups()) > 9:
+                    raise ValueError
                 s, n, g = (int(x) for x in m3.groups())
                 if s < 1 or n < 1 or g < 1:
                     raise ValueError
+                if s * n > LIMITS["servers"] or g > LIMITS["server_gpus"]:
+                    raise InvalidInstance([Problem(
+                        "cluster", f"{spec!r}: at most {LIMITS['servers']} servers of at most "
+                                   f"{LIMITS['server_gpus']} GPUs (the format's limits)")])
                 return cls(tuple(Server(g) for _ in range(s * n)), gpu_type, servers_per_switch=n)
+            if len(text) > 10 * LIMITS["servers"]:
+                raise ValueError
             sizes = [int(p) for p in text.split(",")]
             if not sizes or min(sizes) < 1:
                 raise ValueError
             return cls(tuple(Server(g) for g in sizes), gpu_type)
-        except (ValueError, InvalidInstance):
+        except InvalidInstance as exc:
+            if exc.problems and exc.problems[0].location == "cluster":
+                raise
             raise InvalidInstance(
-                [Problem("cluster", f"{spec!r} is not a cluster spec such as '64x8', '4x32x4' or '8,8,4'")]
+                [Problem("cluster", f"{spec[:40]!r} is not a cluster spec such as '64x8', '4x32x4' or '8,8,4' "
+                                    f"({exc.problems[0].message if exc.problems else 'invalid'})")]
+            ) from None
+        except ValueError:
+            raise InvalidInstance(
+                [Problem("cluster", f"{spec[:40]!r} is not a cluster spec such as '64x8', '4x32x4' or '8,8,4'")]
             ) from None
 
     @property
@@ -390,7 +520,10 @@ class Parallelism:
         problems: list[Problem] = []
         c = _Checker("", problems)
         for name in ("dp", "pp", "tp"):
-            c.integer({name: getattr(self, name)}, name)
+            c.integer({name: getattr(self, name)}, name, maximum=LIMITS["parallel_degree"])
+        if not problems and self.dp * self.pp * self.tp > LIMITS["parallel_degree"]:
+            c.add("dp*pp*tp", f"{self.dp}*{self.pp}*{self.tp} exceeds {LIMITS['parallel_degree']} GPUs "
+                              "(the format's limit)")
         if problems:
             raise InvalidInstance(problems)
 
@@ -448,8 +581,12 @@ class Job:
     def __post_init__(self):
         if self.model is not None and self.parallelism is None and is_integer(self.gpus):
             object.__setattr__(self, "parallelism", Parallelism(int(self.gpus), 1, 1))
-        object.__setattr__(self, "meta", _freeze(self.meta or {}))
         problems: list[Problem] = []
+        if isinstance(self.meta, Mapping):
+            _Checker("", problems).json_value({"meta": self.meta}, "meta")
+            if problems:
+                raise InvalidInstance(problems)
+        object.__setattr__(self, "meta", _freeze(self.meta or {}))
         _check_job_fields(_Checker("", problems), {name: getattr(self, name) for name in _JOB_FIELDS})
         if problems:
             raise InvalidInstance(problems)
@@ -465,21 +602,26 @@ class Job:
         return self.gpus // (self.instances or 1)
 
 
-_JOB_FIELDS = tuple(f.name for f in fields(Job))  # read once: dataclasses.fields() is slow
 
 
 def _check_job_fields(c: _Checker, obj: Mapping[str, Any], exact: bool = False) -> dict:
     """Validate one job's fields (raw JSON or dataclass values); return the parsed values."""
     out: dict[str, Any] = {}
     out["id"] = c.string(obj, "id", required=True)
-    out["arrival"] = c.number(obj, "arrival", exact=exact)
-    out["weight"] = c.number(obj, "weight", strict=True, required=False, exact=exact)
-    out["instances"] = c.integer(obj, "instances", required=False)
+    out["arrival"] = c.number(obj, "arrival", exact=exact, maximum=LIMITS["time"])
+    out["weight"] = c.number(obj, "weight", strict=True, required=False, exact=exact,
+                             maximum=LIMITS["weight"])
+    if out["weight"] is not None and out["weight"] < 1 / LIMITS["weight"]:
+        c.add("weight", f"must be >= {1 / LIMITS['weight']:g} (the format's limit), got {_show(obj['weight'])}")
+        out["weight"] = None
+    out["instances"] = c.integer(obj, "instances", required=False, maximum=LIMITS["servers"])
     for name in ("user", "group", "dataset"):
         out[name] = c.string(obj, name)
     meta = obj.get("meta")
     if meta is not None and not isinstance(meta, Mapping):
         c.add("meta", f"must be an object, got {_show(meta)}")
+    elif meta is not None and type(meta) is not MappingProxyType:  # frozen meta: checked by Job
+        c.json_value(obj, "meta")
     is_dnn = obj.get("model") is not None
     if is_dnn:
         for name in _ABSTRACT_FIELDS:
@@ -493,13 +635,14 @@ def _check_job_fields(c: _Checker, obj: Mapping[str, Any], exact: bool = False) 
             out["parallelism"] = _parse_parallelism(_Checker(c.at("parallelism"), c.problems), par)
         else:
             out["parallelism"] = None
-        out["batch_size"] = c.integer(obj, "batch_size", required=False)
-        out["iterations"] = c.integer(obj, "iterations")
+        out["batch_size"] = c.integer(obj, "batch_size", required=False, maximum=LIMITS["count"])
+        out["iterations"] = c.integer(obj, "iterations", maximum=LIMITS["count"])
         out["predicted_iterations"] = c.number(obj, "predicted_iterations", strict=True,
-                                               required=False, exact=exact)
+                                               required=False, exact=exact, maximum=LIMITS["count"])
         out["precision"] = c.string(obj, "precision")
         out["seq_len"] = c.integer(obj, "seq_len", required=False)
-        gpus = c.integer(obj, "gpus", required=out["parallelism"] is None)
+        gpus = c.integer(obj, "gpus", required=out["parallelism"] is None,
+                         maximum=LIMITS["servers"] * LIMITS["server_gpus"])
         if gpus is None and out["parallelism"] is not None:
             gpus = out["parallelism"].gpus
         elif gpus is not None and out["parallelism"] is not None and out["parallelism"].gpus != gpus:
@@ -513,10 +656,19 @@ def _check_job_fields(c: _Checker, obj: Mapping[str, Any], exact: bool = False) 
         if obj.get("processing_time") is None:
             c.add("processing_time", "is required (or give 'model' for a DNN job)")
         else:
-            out["processing_time"] = c.number(obj, "processing_time", strict=True, exact=exact)
+            out["processing_time"] = c.number(obj, "processing_time", strict=True, exact=exact,
+                                              maximum=LIMITS["time"])
         out["predicted_processing_time"] = c.number(obj, "predicted_processing_time", strict=True,
-                                                    required=False, exact=exact)
-        out["gpus"] = c.integer(obj, "gpus")
+                                                    required=False, exact=exact, maximum=LIMITS["time"])
+        out["gpus"] = c.integer(obj, "gpus", maximum=LIMITS["servers"] * LIMITS["server_gpus"])
+        for name in ("processing_time", "predicted_processing_time"):
+            a, p = out["arrival"], out.get(name)
+            if (a is not None and p is not None and (isinstance(a, float) or isinstance(p, float))
+                    and p < LIMITS["resolution"] * math.ulp(float(a) + float(p))):
+                c.add(name, f"{_show(p)} s is below the float resolution at arrival {_show(a)} "
+                            f"(1 part in {LIMITS['resolution']}); shift the arrivals to start near 0, "
+                            "or give exact numbers")
+                out[name] = None
     if out["instances"] is not None and out["gpus"] is not None and out["gpus"] % out["instances"]:
         c.add("instances", f"{out['instances']} instances do not divide gpus = {out['gpus']}")
     return out
@@ -551,6 +703,13 @@ class Instance:
 
     def __post_init__(self):
         object.__setattr__(self, "jobs", tuple(self.jobs))
+        problems: list[Problem] = []
+        _Checker("", problems).json_value({"metadata": self.metadata}, "metadata")
+        if len(self.jobs) > LIMITS["jobs"]:
+            problems.append(Problem("jobs", f"{len(self.jobs)} jobs, more than {LIMITS['jobs']} "
+                                            "(the format's limit)"))
+        if problems:
+            raise InvalidInstance(problems)
         object.__setattr__(self, "metadata", _freeze(self.metadata or {}))
         problems = _instance_problems(self.cluster, self.jobs)
         if not problems and any(not j.is_abstract for j in self.jobs):
@@ -663,6 +822,8 @@ def instance_problems(data: Any, *, exact: bool = False) -> tuple[list[Problem],
         top.add("jobs", "is required")
     elif not isinstance(jobs_raw, list):
         top.add("jobs", f"must be a list, got {_show(jobs_raw)}")
+    elif len(jobs_raw) > LIMITS["jobs"]:
+        top.add("jobs", f"lists {len(jobs_raw)} jobs, more than {LIMITS['jobs']} (the format's limit)")
     else:
         for i, raw in enumerate(jobs_raw):
             job, values = _parse_job(raw, f"jobs[{i}]", problems, exact)
@@ -673,6 +834,8 @@ def instance_problems(data: Any, *, exact: bool = False) -> tuple[list[Problem],
     if not isinstance(metadata, Mapping):
         top.add("metadata", f"must be an object, got {_show(metadata)}")
         metadata = {}
+    else:
+        top.json_value(data, "metadata")
     if cluster is not None:
         problems.extend(_instance_problems(cluster, partial))
     if problems or cluster is None:
@@ -711,10 +874,13 @@ def _parse_cluster(raw: Any, problems: list[Problem], exact: bool) -> Cluster | 
                 problems.append(Problem(sc.loc, f"must be an object such as {{\"gpus\": 8}}, got {_show(s)}"))
                 continue
             sc.unknown(s, _SERVER_FIELDS)
-            gpus = sc.integer(s, "gpus")
-            count = sc.integer(s, "count", required=False)
+            gpus = sc.integer(s, "gpus", maximum=LIMITS["server_gpus"])
+            count = sc.integer(s, "count", required=False, maximum=LIMITS["servers"])
             stype = sc.string(s, "gpu_type")
-            if gpus is not None:
+            if gpus is not None and count is not None and len(servers) + count > LIMITS["servers"]:
+                sc.add("count", f"brings the cluster to {len(servers) + count} servers, more than "
+                                f"{LIMITS['servers']} (the format's limit)")
+            elif gpus is not None:
                 servers.extend(Server(gpus, stype) for _ in range(count or 1))
     if per_switch is not None and servers and len(servers) % per_switch:
         c.add("servers_per_switch", f"must divide the {len(servers)} servers, got {per_switch}")
@@ -756,21 +922,100 @@ def read_json(text: str, *, source: str | None = None, exact: bool = False) -> A
 
     Raises InvalidInstance naming the line and column of malformed JSON.
     """
+    if len(text) > LIMITS["file_bytes"]:
+        raise InvalidInstance([Problem("", f"{len(text)} characters, more than {LIMITS['file_bytes']} "
+                                           "(the format's limit)")], source=source)
     try:
-        return json.loads(text, parse_float=(lambda s: parse_number(Fraction(s), exact=True)) if exact else float)
+        data = json.loads(text, parse_int=_parse_int,
+                          parse_float=_parse_exact_float if exact else _parse_float)
     except json.JSONDecodeError as exc:
         raise InvalidInstance([Problem("", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")],
                               source=source) from None
+    except _Literal as exc:
+        line, col = _position(text, exc.literal)
+        raise InvalidInstance([Problem("", f"line {line} column {col}: {exc.why}")], source=source) from None
     except RecursionError:
-        raise InvalidInstance([Problem("", "invalid JSON: nested too deeply")], source=source) from None
+        data = None
+    depth = _depth(data) if data is not None else LIMITS["nesting"] + 1
+    if depth > LIMITS["nesting"]:
+        raise InvalidInstance([Problem("", f"JSON nested deeper than {LIMITS['nesting']} levels "
+                                           "(the format's limit)")], source=source) from None
+    return data
+
+
+class _Literal(ValueError):
+    """A JSON number literal outside the format's limits (raised from the parser's hooks)."""
+
+    def __init__(self, literal: str, why: str):
+        super().__init__(why)
+        self.literal, self.why = literal, why
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > LIMITS["digits"]:
+        raise _Literal(text, f"an integer of {len(text.lstrip('-'))} digits, more than "
+                             f"{LIMITS['digits']} (the format's limit)")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    if len(text) > 40:
+        raise _Literal(text, f"a number literal of {len(text)} characters, more than 40 (the format's limit)")
+    return float(text)
+
+
+def _parse_exact_float(text: str):
+    value = _parse_float(text)
+    if not math.isfinite(value):
+        return value
+    if value != 0 and not 1e-300 < abs(value) < 1e300:
+        raise _Literal(text, f"{text} is outside the exact range 1e-300 .. 1e300")
+    return parse_number(Fraction(text), exact=True)
+
+
+def _position(text: str, literal: str) -> tuple[int, int]:
+    at = text.find(literal)
+    if at < 0:
+        return 1, 1
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+def _depth(data: Any) -> int:
+    """Nesting depth of parsed JSON, iteratively (stops once past the limit)."""
+    deepest = 0
+    stack = [(data, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            children = v.values()
+        elif isinstance(v, list):
+            children = v
+        else:
+            continue
+        deepest = max(deepest, d)
+        if deepest > LIMITS["nesting"]:
+            return deepest
+        stack.extend((x, d + 1) for x in children if isinstance(x, (dict, list)))
+    return deepest
 
 
 def read_text(path: str | os.PathLike) -> str:
     """The text of an instance file; InvalidInstance for a missing, directory or unreadable file."""
     source = os.fspath(path)
     try:
-        with open(source, encoding="utf-8") as fh:
-            return fh.read()
+        if source != "-" and os.path.exists(source) and not os.path.isdir(source):
+            import stat
+
+            st = os.stat(source)
+            if not stat.S_ISREG(st.st_mode):
+                raise InvalidInstance([Problem("", "is not a regular file (a FIFO, device or socket); "
+                                                   "give an instance file")], source=source)
+            if st.st_size > LIMITS["file_bytes"]:
+                raise InvalidInstance([Problem("", f"{st.st_size} bytes, more than {LIMITS['file_bytes']} "
+                                                   "(the format's limit)")], source=source)
+        with open(source, encoding="utf-8-sig") as fh:
+            return fh.read(LIMITS["file_bytes"] + 1)
     except FileNotFoundError:
         raise InvalidInstance([Problem("", "no such file")], source=source) from None
     except IsADirectoryError:
@@ -864,9 +1109,31 @@ def dumps_instance(inst: Instance) -> str:
 
 
 def save_instance(inst: Instance, path: str | os.PathLike) -> None:
-    """Write an instance file atomically (a temporary file renamed into place)."""
+    """Write an instance file atomically (a temporary file renamed into place).
+
+    A path that exists and is not a regular file (``/dev/stdout``) is written to directly. On
+    failure (OSError: a missing directory, a full disk) no temporary file is left behind.
+    """
     path = os.fspath(path)
+    if "\0" in str(path):
+        from .errors import InvalidParameterError
+
+        raise InvalidParameterError(f"cannot write {path!r}: a file name cannot hold a NUL byte")
+    text = dumps_instance(inst)  # fails before any file is touched
+    if os.path.exists(path) and not os.path.isfile(path):
+        # a device or FIFO (/dev/stdout, /dev/full) is written to, never replaced by a rename;
+        # a directory fails here with IsADirectoryError
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        return
     tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(dumps_instance(inst))
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

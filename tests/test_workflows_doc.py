@@ -47,7 +47,7 @@ def test_the_example_tests_pass(example):
 
 def test_the_example_catches_a_scheduler_that_overfills_the_cluster(example, monkeypatch):
     def greedy_ignoring_capacity(instance):
-        return {j.id: (j.arrival, j.arrival + j.processing_time, j.gpus) for j in instance.jobs}
+        return {j.id: [(j.arrival, j.arrival + j.processing_time, j.gpus)] for j in instance.jobs}
 
     monkeypatch.setattr(example, "my_schedule", greedy_ignoring_capacity)
     with pytest.raises(AssertionError):
@@ -65,3 +65,14 @@ def test_the_quick_start_commands_run(tmp_path, monkeypatch, capsys):
     rows = read_results(tmp_path / "runs" / "certify.jsonl")
     assert len(rows) == 40 and all(r["figures"]["holds"] for r in rows)
     assert len(read_results(tmp_path / "runs" / "fifo.jsonl")) == 40
+
+
+def test_the_summary_snippet_runs_on_the_quick_start_results(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    commands = [line[2:] for line in section("quickstart").splitlines() if line.startswith("$ ")]
+    for command in commands[:3]:
+        assert main(shlex.split(command)[1:]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    exec(compile(section("summary"), "docs/workflows.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert "mean" in printed and "n=" in printed

@@ -418,6 +418,10 @@ def _dask_item(function, payload, time_limit):
     return _run_item(function, payload, time_limit, worker)
 
 
+#: Seconds to wait for an existing dask scheduler to answer before giving up.
+_CONNECT_TIMEOUT = 10
+
+
 class DaskExecutor:
     """Run items on a ``dask.distributed`` cluster.
 
@@ -470,7 +474,12 @@ class DaskExecutor:
                                          dashboard_address=None, silence_logs=logging.ERROR)
             self._client = Client(self._cluster)
         else:
-            self._client = Client(self.scheduler)
+            try:
+                self._client = Client(self.scheduler, timeout=_CONNECT_TIMEOUT)
+            except (OSError, TimeoutError, ValueError, TypeError) as exc:
+                raise InvalidParameterError(
+                    f"cannot reach the dask scheduler {self.scheduler!r} within {_CONNECT_TIMEOUT} s: "
+                    f"{' '.join(str(exc).split()) or type(exc).__name__}") from None
         return self
 
     def __exit__(self, *exc) -> None:

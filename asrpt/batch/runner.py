@@ -14,6 +14,13 @@ written since its last sync (group commit: a sync costs milliseconds on most dis
 a small instance), and once more before the runner returns. A lock file (``RESULTS.lock``, an
 ``flock``) keeps two runs from appending to the same file at once.
 
+**Ownership**: the first line of a results file is a header, ``{"schema":
+"asrpt-batch-results/1", "asrpt_version": ...}``, written when the file is created. A run appends
+only to a file that is missing, empty, or starts with that header (or, for files written before
+headers existed, with a row of schema ``asrpt-batch-row/1``); anything else (an instance file, a
+text file, a device such as ``/dev/full``) is refused with an error before anything is written,
+not even the lock file. Readers skip the header.
+
 Row schema (``schema: "asrpt-batch-row/1"``)::
 
     path           the instance file, as matched
@@ -74,6 +81,43 @@ __all__ = ["SCHEMA", "BatchSummary", "ResultsLog", "expand_inputs", "read_result
            "row_key"]
 
 SCHEMA = "asrpt-batch-row/1"
+HEADER_SCHEMA = "asrpt-batch-results/1"
+
+
+def _header_line() -> bytes:
+    return (json.dumps({"schema": HEADER_SCHEMA, "asrpt_version": _version()},
+                       separators=(",", ":")) + "\n").encode()
+
+
+def _check_owned(path: str) -> None:
+    """Refuse a results path that is not a results file this runner wrote (module docstring)."""
+    if not os.path.lexists(path):
+        return
+    if os.path.isdir(path):
+        raise InvalidParameterError(f"{path} is a directory, not a results file; give a file name")
+    import stat
+
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise InvalidParameterError(f"{path} is not a regular file (a device or FIFO); give a results "
+                                    "file name")
+    with open(path, "rb") as fh:
+        first = fh.readline(1 << 16)
+    if not first.strip():
+        return  # empty
+    if not first.endswith(b"\n"):  # a header cut short by a kill while the file was created
+        prefix = b'{"schema":"' + HEADER_SCHEMA.encode() + b'"'
+        if prefix.startswith(first) or first.startswith(prefix):
+            return
+    else:
+        try:
+            head = json.loads(first)
+        except ValueError:
+            head = None
+        if isinstance(head, dict) and head.get("schema") in (HEADER_SCHEMA, SCHEMA):
+            return
+    raise InvalidParameterError(
+        f"{path} exists and is not an asrpt batch results file (its first line is not the "
+        f"{HEADER_SCHEMA!r} header); refusing to append to it: give another --out")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -220,6 +264,7 @@ class ResultsLog:
     def __enter__(self) -> "ResultsLog":
         import fcntl
 
+        _check_owned(self.path)
         directory = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(directory, exist_ok=True)
         self._lock = open(self.path + ".lock", "a+")
@@ -231,6 +276,8 @@ class ResultsLog:
                 f"{self.path} is being written by another asrpt batch (lock {self.path}.lock)") from None
         self.rows, self.discarded, self.corrupt = self._recover()
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        if os.fstat(self._fd).st_size == 0:
+            os.write(self._fd, _header_line())
         self._syncer = _Syncer(self._fd)
         self._syncer.start()
         return self
@@ -242,6 +289,12 @@ class ResultsLog:
             data = fh.read()
         end = data.rfind(b"\n") + 1   # everything after the last newline is a partial row
         discarded = len(data) - end
+        if end == 0:
+            discarded = 0  # a header cut short: the whole file goes, the header is rewritten
+            if data:
+                with open(self.path, "r+b") as fh:
+                    fh.truncate(0)
+            return [], 0, 0
         if discarded:
             with open(self.path, "r+b") as fh:
                 fh.truncate(end)
@@ -258,7 +311,7 @@ class ResultsLog:
                 continue
             if isinstance(row, dict) and {"hash", "task", "options"} <= set(row):
                 rows.append(row)
-            else:
+            elif not (isinstance(row, dict) and row.get("schema") == HEADER_SCHEMA):
                 corrupt += 1
         return rows, discarded, corrupt
 

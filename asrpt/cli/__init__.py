@@ -95,21 +95,44 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     prog = f"asrpt {args.command}"
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a full disk or closed stdout fails here, inside the mapping below
+        return status
     except AsrptError as exc:
         print(f"{prog}: error: {_one_line(str(exc))}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except OSError as exc:  # the environment, not a bug: a bad output path, a full disk
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"{prog}: error: {where}{exc.strerror or _one_line(str(exc))}", file=sys.stderr)
+        _discard_stdout()
         return 2
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
     except Exception as exc:  # a bug: one line, traceback on request
         if os.environ.get("ASRPT_DEBUG"):
             traceback.print_exc()
         print(f"{prog}: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
               "(set ASRPT_DEBUG=1 for the traceback)", file=sys.stderr)
         return 3
+
+
+def _discard_stdout() -> None:
+    """Point the process's stdout at /dev/null, so that the interpreter's final flush of what is
+    still buffered cannot fail again (only when stdout is the process's own, not a redirection
+    inside a caller)."""
+    if sys.stdout is not sys.__stdout__:
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, sys.stdout.fileno())
+        finally:
+            os.close(null)
+    except (OSError, ValueError):
+        pass
 
 
 def _one_line(text: str) -> str:

@@ -1,10 +1,12 @@
 """``asrpt opt FILE``: bracket the offline optimum with lower bounds and a slotted ILP.
 
 Solves the preemptive slotted ILP (``--no-preemptive``: the start-time ILP) with HiGHS or CBC and
-prints ``lower_bound <= OPT <= upper_bound``, the solver status and the best schedule found (see
-:func:`asrpt.offline.ilp.offline_opt` for why each side of the bracket is valid). Exit status 0
-with a bracket, 1 when the ILP is infeasible within ``--horizon`` (the bracket is still printed,
-its upper side from a greedy schedule), 2 on bad input.
+prints what is proven (``OPT = x`` when the two sides meet, else ``lower <= OPT <= upper``), the
+ILP's own status (its "optimal" is optimal *on the slot grid*, not a proof about OPT) and the best
+schedule found (see :func:`asrpt.offline.ilp.offline_opt` for why each side of the bracket is
+valid). The solver stops after ``--time-limit`` seconds (default 60). Exit status 0 with a
+bracket; 1 when the ILP is infeasible within ``--horizon`` (the bracket is still printed, its upper
+side from a greedy schedule) or when the two sides cross ("not proven"); 2 on bad input.
 """
 
 from __future__ import annotations
@@ -34,8 +36,9 @@ def register(sub) -> None:
                    help="slot length (e.g. 1, 0.5, 1/3); default: the largest that divides every "
                         "arrival and processing time, coarsened to about --max-slots slots")
     p.add_argument("--solver", choices=SOLVERS, default="highs", help="MILP backend (default highs)")
-    p.add_argument("--time-limit", type=positive_float, default=None, metavar="S",
-                   help="seconds for the solver; the bracket stays valid when it stops early")
+    p.add_argument("--time-limit", type=positive_float, default=60.0, metavar="S",
+                   help="seconds for the solver (default 60); the bracket stays valid when it "
+                        "stops early")
     p.add_argument("--gap", type=relative_gap, default=0.0, metavar="G",
                    help="relative MIP gap at which the solver may stop (default 0: proven optimum)")
     p.add_argument("--preemptive", action=argparse.BooleanOptionalAction, default=True,
@@ -59,14 +62,22 @@ def run(args) -> int:
         kind = "preemptive" if r.preemptive else "non-preemptive"
         print(f"offline optimum of {args.instance}: {inst.n_jobs} jobs, {inst.cluster.total_gpus} GPUs, "
               f"{kind}, slot {r.slot}, {r.solve.solver}")
-        print(format_table(["lower bound", "upper bound", "gap", "status", "schedule from"],
-                           [[r.lower_bound, r.upper_bound, r.gap, r.status, r.source]]))
+        print(f"proven: {r.verdict}")
+        ilp_status = {"optimal": "optimal on the slot grid", "time_limit": "stopped at the time limit",
+                      "infeasible": "infeasible within the horizon"}.get(r.status, r.status)
+        print(format_table(["lower bound", "upper bound", "gap", "ILP status", "schedule from"],
+                           [[r.lower_bound, r.upper_bound, r.gap, ilp_status, r.source]]))
         print()
         rows = []
         for j in inst.jobs:
             pieces = " ".join(f"[{_show(p.start)},{_show(p.end)})" for p in r.schedule.get(j.id, ()))
             rows.append([j.id, j.arrival, j.gpus, r.completion_times.get(j.id), pieces])
         print(format_table(["job", "arrival", "gpus", "C", "runs"], rows))
+    if not r.proven:
+        print(f"asrpt opt: not proven: the lower bound {r.lower_bound} exceeds the upper bound "
+              f"{r.upper_bound} (floating-point rounding in the solver's answer); treat neither as "
+              "certain", file=sys.stderr)
+        return 1
     if r.status == "infeasible":
         print(f"asrpt opt: the ILP has no solution within {r.ilp.horizon} slots; the upper bound "
               "comes from a greedy schedule", file=sys.stderr)

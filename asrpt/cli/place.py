@@ -38,8 +38,8 @@ def register(sub) -> None:
     p.add_argument("--objective", default="cut", choices=OBJECTIVES,
                    help="minimise the bytes crossing servers (cut) or the iteration time (tau)")
     p.add_argument("--solver", default="highs", choices=SOLVERS, help="MILP backend (default highs)")
-    p.add_argument("--time-limit", type=positive_float, default=None, metavar="S",
-                   help="seconds for the solver (default: none)")
+    p.add_argument("--time-limit", type=positive_float, default=60.0, metavar="S",
+                   help="seconds for the solver (default 60)")
     p.add_argument("--gap", type=relative_gap, default=0.0, metavar="G",
                    help="relative MIP gap at which to stop (default 0: prove optimality)")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="seed of randomised methods")

@@ -92,7 +92,7 @@ def register(sub) -> None:
     pl.add_argument("--method", default="ilp", choices=available_methods(), help="placement method (default ilp)")
     pl.add_argument("--objective", default="cut", choices=OBJECTIVES, help="cut (default) or tau")
     pl.add_argument("--solver", default="highs", choices=SOLVERS, help="MILP backend (default highs)")
-    pl.add_argument("--time-limit", type=positive_float, default=None, metavar="S", help="solver seconds")
+    pl.add_argument("--time-limit", type=positive_float, default=60.0, metavar="S", help="solver seconds")
     pl.add_argument("--gap", type=relative_gap, default=0.0, metavar="G", help="relative MIP gap (default 0)")
     pl.add_argument("--seed", type=_nonneg_int, default=0, metavar="N", help="seed of randomised methods")
     _out_options(pl)

@@ -4,7 +4,8 @@ Runs :func:`asrpt.theory.worstcase.worst_case`: hypothesis ``target()`` then a l
 small abstract instances of one server of M GPUs, scoring A-SRPT (Theorem 1's setting) against
 the offline optimum bracketed by the slotted ILP. Prints the worst ratio found (``ALG / UB``, a
 certified lower bound on ``ALG / OPT``; ``ALG / LB`` beside it), Theorem 1's bound for that
-instance and for the cell, and saves the instance file. Exit status 0, or 1 when the search found
+instance and for the cell, and the worst instance's jobs; ``--out FILE`` also saves it as an
+instance file (nothing is written unless asked). Exit status 0, or 1 when the search found
 a certified violation of Theorem 1 (``ALG / UB`` above the bound); 2 on bad input.
 """
 
@@ -25,7 +26,7 @@ def register(sub) -> None:
                     "predictions with distortion <= MU) for the largest ALG / OPT, where ALG is "
                     "A-SRPT under Theorem 1's assumptions and OPT is bracketed by lower bounds and "
                     "the slotted ILP. Reports ALG / UB (a certified lower bound on the ratio), "
-                    "ALG / LB, Theorem 1's bound beta (1 + rho mu), and saves the worst instance. "
+                    "ALG / LB, Theorem 1's bound beta (1 + rho mu), and the worst instance (saved with --out). "
                     "The search refutes, it never proves a bound. Exit status 1 when it finds a "
                     "certified violation of Theorem 1.",
     )
@@ -45,7 +46,7 @@ def register(sub) -> None:
                    help="processing times are 1..P (default 6)")
     p.add_argument("--max-arrival", type=int, default=8, metavar="R", help="arrivals are 0..R (default 8)")
     p.add_argument("--out", default=None, metavar="FILE",
-                   help="where to save the worst instance (default worst-case-M..-g..-mu...json)")
+                   help="save the worst instance to FILE (default: not saved)")
     add_json(p)
     add_plot(p, "the search progress (best ratio against evaluations)")
     p.set_defaults(func=run)
@@ -62,8 +63,9 @@ def run(args) -> int:
     r = worst_case(gpus=args.gpus, max_jobs=args.max_jobs, mu=args.mu, max_job_gpus=args.max_job_gpus,
                    budget=args.budget, max_evals=args.max_evals, seed=args.seed,
                    max_processing_time=args.max_processing_time, max_arrival=args.max_arrival, log=log)
-    path = args.out or f"worst-case-{r.cell.name}.json"
-    save_instance(r.instance, path)
+    path = args.out
+    if path is not None:
+        save_instance(r.instance, path)
     write_plot(args.plot, lambda: _progress_figure(r))
     if args.json:
         emit_json({"instance_file": path, **r.to_dict()})
@@ -84,7 +86,8 @@ def run(args) -> int:
                            [[j.id, j.arrival, j.gpus, j.processing_time,
                              j.predicted_processing_time if j.predicted_processing_time is not None else ""]
                             for j in r.instance.jobs]))
-        print(f"\nsaved {path}")
+        if path is not None:
+            print(f"\nsaved {path}")
         if r.violation:
             print("asrpt worst-case: certified violation of Theorem 1 (ALG / UB above the bound)",
                   file=sys.stderr)

@@ -28,6 +28,27 @@ hold for non-preemptive schedules (a restriction).
 None dominates the others, so ``OPT >= max(LB1, LB2, LB_MBT)``. Arithmetic is exact for int and
 Fraction instances.
 
+**Float instances: bounds that hold in floating point.** Computing these formulas in floats at
+realistic magnitudes (Unix-time arrivals near 1.7e9 s, sub-second jobs) loses every digit that
+matters: ``end*end - start*start`` alone cancels catastrophically, and a "bound" above OPT was
+the result. When any arrival, processing time or weight is a float, the bounds are therefore
+computed so that each returned float is provably <= the exact bound of the instance as given
+(each float read as the exact binary number it is):
+
+1. time is shifted by the first arrival ``t0``, exactly (``a_j - t0`` as a rational); every
+   objective is translation invariant (``sum w_j C_j`` moves by ``t0 sum w_j``);
+2. the shifted arrivals and the squashed sizes are rounded *down* to a binary grid of step
+   ``q = 2^(floor(log2 T) - 62)``, ``T`` the largest possible makespan: the single-machine SRPT
+   total and the LP schedule's weighted mean busy time can only decrease when releases and sizes
+   decrease (a schedule of the larger data, truncated, serves the smaller), so the grid instance's
+   values are lower bounds;
+3. SRPT and the LP schedule run on that grid in exact integer arithmetic (priorities ``p / w``
+   compared as exact rationals), mean busy times are rounded down to the grid, every sum is
+   formed exactly, and the total is rounded toward minus infinity once, at the end.
+
+The loss against the exact bound is below ``n q`` plus one rounding (relative ~1e-16), and the
+work stays O(n log n) on integers.
+
 Examples
 --------
 >>> lower_bounds(two_server_instance).to_dict()
@@ -36,7 +57,9 @@ Examples
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from .._validation import InstanceOf, validate_params
@@ -87,6 +110,15 @@ def release_bound(instance: Instance):
     8
     """
     times = processing_times(instance)
+    if _any_float(instance, times):
+        parts = [_dyadic([j.arrival for j in instance.jobs]), _dyadic(times),
+                 _dyadic([j.weight for j in instance.jobs])]
+        if any(x is None for x in parts):
+            return _round_down(sum(Fraction(j.weight) * (Fraction(j.arrival) + Fraction(p))
+                                   for j, p in zip(instance.jobs, times)))
+        (arr, ea), (pt, ep), (wt, ew) = parts
+        return _round_down(Fraction(sum(w * a for w, a in zip(wt, arr)), 1 << (ew + ea))
+                           + Fraction(sum(w * p for w, p in zip(wt, pt)), 1 << (ew + ep)))
     return exact_sum(j.weight * (j.arrival + p) for j, p in zip(instance.jobs, times))
 
 
@@ -120,6 +152,9 @@ def squashed_area_bound(instance: Instance):
     """
     if not instance.jobs:
         return 0
+    times = processing_times(instance)
+    if _any_float(instance, times):
+        return _sound_bounds(instance, times)[0]
     sizes = virtual_sizes(instance)
     total = srpt_schedule(_arrivals(instance), list(sizes), ids=_ids(instance)).total_completion_time
     w_min = min(_weights(instance))
@@ -153,9 +188,106 @@ def mean_busy_time_bound(instance: Instance):
     if not instance.jobs:
         return 0
     times = processing_times(instance)
+    if _any_float(instance, times):
+        return _sound_bounds(instance, times)[1]
     weights = _weights(instance)
     lp = lp_schedule(_arrivals(instance), list(virtual_sizes(instance)), weights, ids=_ids(instance))
     return exact_sum(w * (m + exact_div(p, 2)) for w, m, p in zip(weights, lp.mean_busy_times(), times))
+
+
+def _any_float(instance: Instance, times) -> bool:
+    return any(type(x) is float for x in times) or any(
+        type(j.arrival) is float or type(j.weight) is float for j in instance.jobs)
+
+
+def _round_down(x: Fraction) -> float:
+    """The largest float <= x (x is within the float range by the instance limits)."""
+    f = float(x)
+    if Fraction(f) > x:
+        f = math.nextafter(f, -math.inf)
+    return f
+
+
+def _dyadic(values) -> tuple[list[int], int] | None:
+    """``(ints, e)`` with ``values[i] == ints[i] / 2**e`` exactly, or None when a value is not a
+    binary fraction (a Fraction such as 1/3)."""
+    ratios = [x.as_integer_ratio() for x in values]
+    exps = []
+    for _, d in ratios:
+        if d & (d - 1):
+            return None
+        exps.append(d.bit_length() - 1)
+    e = max(exps, default=0)
+    return [n << (e - k) for (n, _), k in zip(ratios, exps)], e
+
+
+def _floor_scaled(num: int, shift: int) -> int:
+    """floor(num / 2**shift) for any integer shift."""
+    return num >> shift if shift >= 0 else num << -shift
+
+
+def _sound_bounds(instance: Instance, times) -> tuple[float, float]:
+    """(LB2, LB_MBT) of a float instance, each a float <= the exact bound (module docstring)."""
+    jobs = instance.jobs
+    n = len(jobs)
+    m = instance.cluster.total_gpus
+    ids = _ids(instance)
+    parts = [_dyadic([j.arrival for j in jobs]), _dyadic(times), _dyadic([j.weight for j in jobs])]
+    if any(x is None for x in parts):
+        return _sound_bounds_rational(instance, times)
+    (arr, ea), (pt, ep), (wt, ew) = parts
+    t0 = min(arr)
+    shifted = [a - t0 for a in arr]
+    # a float estimate of the largest makespan fixes the grid; any grid would be sound
+    horizon = math.ldexp(float(max(shifted)), -ea) + math.fsum(
+        j.gpus * float(p) for j, p in zip(jobs, times)) / m
+    k = (math.frexp(horizon)[1] - 62) if horizon > 0 else 0
+    a_int = [_floor_scaled(a, ea + k) for a in shifted]
+    den = m << (ep + k) if ep + k >= 0 else m
+    mul = 1 if ep + k >= 0 else 1 << -(ep + k)
+    s_int = [(j.gpus * p * mul) // den for j, p in zip(jobs, pt)]
+    q = Fraction(2) ** k
+    srpt_total = srpt_schedule(a_int, s_int, ids=ids).total_completion_time
+    lb2 = Fraction(min(wt), 1 << ew) * (Fraction(n * t0, 1 << ea) + q * srpt_total)
+    lp = lp_schedule(a_int, s_int, wt, ids=ids)  # integer weights: exact priorities p / w
+    acc = [0] * n
+    for job, start, end, share in lp.pieces:
+        acc[job] += (end - start) * (end + start) * share
+    busy = [acc[i] // (2 * s_int[i]) if s_int[i] else lp.completion_times[i] for i in range(n)]
+    sw = sum(wt)
+    swb = sum(w * b for w, b in zip(wt, busy))
+    swp = sum(w * p for w, p in zip(wt, pt))
+    lb_mbt = (Fraction(sw * t0, 1 << (ew + ea)) + Fraction(swb, 1 << ew) * q
+              + Fraction(swp, 1 << (ew + ep + 1)))
+    return _round_down(lb2), _round_down(lb_mbt)
+
+
+def _sound_bounds_rational(instance: Instance, times) -> tuple[float, float]:
+    """:func:`_sound_bounds` for data mixing floats with non-binary Fractions (slower)."""
+    jobs = instance.jobs
+    m = instance.cluster.total_gpus
+    arrivals = [Fraction(j.arrival) for j in jobs]
+    weights = [Fraction(j.weight) for j in jobs]
+    ptimes = [Fraction(p) for p in times]
+    t0 = min(arrivals)
+    shifted = [a - t0 for a in arrivals]
+    squashed = [j.gpus * p / m for j, p in zip(jobs, ptimes)]
+    horizon = max(shifted) + sum(squashed)
+    k = (horizon.numerator.bit_length() - horizon.denominator.bit_length() - 62) if horizon else 0
+    q = Fraction(2) ** k
+    a_int = [math.floor(a / q) for a in shifted]
+    s_int = [math.floor(p / q) for p in squashed]
+    ids = _ids(instance)
+    srpt_total = srpt_schedule(a_int, s_int, ids=ids).total_completion_time
+    n = len(jobs)
+    lb2 = min(weights) * (n * t0 + q * srpt_total)
+    lp = lp_schedule(a_int, s_int, weights, ids=ids)
+    acc = [0] * n
+    for job, start, end, share in lp.pieces:
+        acc[job] += (end - start) * (end + start) * share
+    busy = [acc[i] // (2 * s_int[i]) if s_int[i] else lp.completion_times[i] for i in range(n)]
+    lb_mbt = sum(w * (t0 + q * b + p / 2) for w, b, p in zip(weights, busy, ptimes))
+    return _round_down(lb2), _round_down(lb_mbt)
 
 
 @dataclass(frozen=True)
@@ -209,6 +341,10 @@ def lower_bounds(instance: Instance) -> Bounds:
     True
     """
     lb1 = release_bound(instance)
-    lb2 = squashed_area_bound(instance)
-    lb_mbt = mean_busy_time_bound(instance)
+    times = processing_times(instance)
+    if instance.jobs and _any_float(instance, times):
+        lb2, lb_mbt = _sound_bounds(instance, times)
+    else:
+        lb2 = squashed_area_bound(instance)
+        lb_mbt = mean_busy_time_bound(instance)
     return Bounds(lb1, lb2, lb_mbt, max(lb1, lb2, lb_mbt))

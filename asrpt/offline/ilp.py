@@ -82,7 +82,7 @@ from typing import Any, Mapping, NamedTuple
 import pulp
 
 from .._validation import InstanceOf, Interval, Options, validate_params
-from ..errors import SolverError
+from ..errors import InvalidParameterError, SolverError
 from ..instance import Cluster, Instance, Job, Server, id_key
 from ..single._arrays import exact_sum
 from ..sizes import processing_times
@@ -200,7 +200,12 @@ def _grid(arrivals: list, sizes: list, slot, horizon: int | None) -> _Grid:
     length = [math.ceil(_frac(p) / d) for p in sizes]
     on_grid = all(_frac(a) % d == 0 for a in arrivals) and all(_frac(p) % d == 0 for p in sizes)
     full = (max(rel) if rel else 0) + sum(length)
-    return _Grid(rel, length, full if horizon is None else horizon, on_grid)
+    slots = full if horizon is None else horizon
+    if slots * max(len(rel), 1) > MAX_GRID_CELLS:
+        raise InvalidParameterError(
+            f"slot {slot}: the ILP would span {slots} slots x {len(rel)} jobs, more than "
+            f"{MAX_GRID_CELLS} job-slots; choose a larger slot (or a smaller horizon)")
+    return _Grid(rel, length, slots, on_grid)
 
 
 def _data(instance: Instance):
@@ -562,6 +567,10 @@ def auto_slot(instance: Instance, *, max_slots: int = 200):
     return delta.numerator if delta.denominator == 1 else delta
 
 
+#: Largest ILP grid (jobs x slots) the models build: beyond it model building alone takes minutes.
+MAX_GRID_CELLS = 2_000_000
+
+
 @dataclass(frozen=True)
 class OptResult:
     """A bracket ``lower_bound <= OPT <= upper_bound`` with the best schedule found.
@@ -606,6 +615,25 @@ class OptResult:
     solve: SolveResult
 
     @property
+    def proven(self) -> bool:
+        """True when the bracket is consistent (``lower_bound <= upper_bound``). A crossed bracket
+        (possible only through floating-point rounding in a solver's answer) proves nothing."""
+        return self.lower_bound <= self.upper_bound
+
+    @property
+    def verdict(self) -> str:
+        """What the bracket proves, in words: ``"OPT = x"``, ``"l <= OPT <= u"`` or ``"not proven"``.
+
+        The ILP's ``status`` "optimal" means optimal *on its slot grid*; only ``lower_bound ==
+        upper_bound`` proves OPT itself.
+        """
+        if not self.proven:
+            return "not proven (lower bound above upper bound)"
+        if self.lower_bound == self.upper_bound:
+            return f"OPT = {_fmt(self.upper_bound)}"
+        return f"{_fmt(self.lower_bound)} <= OPT <= {_fmt(self.upper_bound)}"
+
+    @property
     def gap(self):
         """Relative width ``(upper - lower) / upper`` of the bracket (0 when OPT is known)."""
         if self.upper_bound == 0:
@@ -616,6 +644,7 @@ class OptResult:
         """A JSON-ready dict (numbers as computed)."""
         return {
             "lower_bound": self.lower_bound, "upper_bound": self.upper_bound,
+            "proven": self.proven, "verdict": self.verdict,
             "status": self.status, "gap": self.gap, "source": self.source,
             "preemptive": self.preemptive, "slot": self.slot,
             "completion_times": dict(self.completion_times),
@@ -627,6 +656,14 @@ class OptResult:
             "solver": {"name": self.solve.solver, "status": self.solve.status,
                        "wall_time": self.solve.wall_time},
         }
+
+
+def _fmt(x) -> str:
+    if isinstance(x, Fraction):
+        return str(x.numerator) if x.denominator == 1 else f"{x} ({float(x):.6g})"
+    if isinstance(x, float):
+        return repr(x)  # every digit: the two sides of a bracket may differ in the last ones
+    return str(x)
 
 
 def _greedy_schedule(instance: Instance):

@@ -24,7 +24,7 @@ import os
 
 from .._validation import Options, validate_params
 from ..instance import Cluster, Instance, Job, Server
-from .base import TraceReport, read_csv_rows, shared_path
+from .base import TraceReport, read_csv_rows, shared_path, row_job
 
 __all__ = ["read_alibaba_pods", "alibaba_cluster", "ALIBABA_POD_COLUMNS", "DEFAULT_PODS", "DEFAULT_NODES"]
 
@@ -119,24 +119,27 @@ def read_alibaba_pods(path: str | os.PathLike = DEFAULT_PODS, *, cluster: Cluste
             meta["gpu_milli"] = milli
         if phase == "Running":
             meta["censored"] = True
-        raw.append((row["name"].strip(), created, gpus, duration, meta))
+        raw.append((row["name"].strip(), created, gpus, duration, meta, line))
     if cluster is None:
         if os.path.exists(os.path.join(os.path.dirname(source), "openb_node_list_gpu_node.csv")):
             cluster = alibaba_cluster(os.path.join(os.path.dirname(source), "openb_node_list_gpu_node.csv"))
         else:
-            biggest = max((g for _, _, g, _, _ in raw), default=1)
+            biggest = max((r[2] for r in raw), default=1)
             cluster = Cluster.homogeneous(max(1, -(-biggest // 8)), 8)
     M = cluster.total_gpus
     jobs = []
-    for name, created, gpus, duration, meta in raw:
+    for name, created, gpus, duration, meta, line in raw:
         if gpus > M:
             report.filtered[f"needs more than the cluster's {M} GPUs"] += 1
             continue
-        jobs.append(Job(name, created, gpus, processing_time=duration, meta=meta))
+        job = row_job(report, line, name, created, gpus, processing_time=duration, meta=meta)
+        if job is not None:
+            jobs.append(job)
     if censored == "keep":
         report.notes.append("pods running at trace end kept with their observed (censored) run time")
     report.notes.append("GPU-sharing pods (gpu_milli < 1000) count as whole GPUs" if sharing == "whole"
                         else "GPU-sharing pods dropped")
     report.jobs = len(jobs)
+    report.check_readable()
     return Instance(cluster, tuple(jobs), {"source": "alibaba-pai-2023", "file": os.path.basename(source),
                                            "censored": censored, "sharing": sharing}), report

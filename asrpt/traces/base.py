@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import csv
 import gzip
+import math
 import datetime as _dt
 import os
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterator, Sequence
 
-from ..errors import TraceError
+from ..errors import InvalidInstance, TraceError
 
-__all__ = ["TraceReport", "RowProblem", "read_csv_rows", "parse_timestamp", "shared_path"]
+__all__ = ["TraceReport", "RowProblem", "read_csv_rows", "parse_timestamp", "shared_path", "row_job"]
 
 
 #: Stands for the shared data folder in paths built while ``ASRPT_SHARED`` is unset.
@@ -100,6 +101,13 @@ class TraceReport:
     def bad(self, line: int, message: str) -> None:
         self.malformed.append(RowProblem(self.source, line, message))
 
+    def check_readable(self) -> None:
+        """Raise TraceError when the file has data rows and every one of them is malformed (an
+        empty table would otherwise look like a valid, empty trace)."""
+        if self.rows and len(self.malformed) >= self.rows:
+            raise TraceError(f"none of the {self.rows} rows of {self.source} could be read "
+                             f"(first: {self.malformed[0]})")
+
     def summary(self) -> str:
         """One paragraph for the user (the CLI prints it on stderr)."""
         parts = [f"{self.source}: {self.rows} rows, {self.jobs} jobs"]
@@ -132,9 +140,9 @@ def read_csv_rows(path: str, required: Sequence[str], optional: Sequence[str] = 
     source = os.fspath(path)
     try:
         if source.endswith(".gz"):
-            fh = gzip.open(source, "rt", newline="", encoding="utf-8")
+            fh = gzip.open(source, "rt", newline="", encoding="utf-8-sig")
         else:
-            fh = open(source, newline="", encoding="utf-8")
+            fh = open(source, newline="", encoding="utf-8-sig")  # a UTF-8 BOM is not part of the header
     except FileNotFoundError:
         raise TraceError(missing_file_message(source)) from None
     except OSError as exc:
@@ -179,9 +187,13 @@ def parse_timestamp(text: str) -> float:
     """
     text = text.strip()
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
-        pass
+        value = None
+    if value is not None:
+        if not math.isfinite(value):
+            raise ValueError(f"bad timestamp {text!r} (not finite)")
+        return value
     try:
         stamp = _dt.datetime.fromisoformat(text)
     except ValueError:
@@ -189,3 +201,20 @@ def parse_timestamp(text: str) -> float:
     if stamp.tzinfo is None:
         stamp = stamp.replace(tzinfo=_dt.timezone.utc)
     return stamp.timestamp()
+
+
+def row_job(report: TraceReport, line: int, *args, **kwargs):
+    """``Job(*args, **kwargs)``, or None after recording the row as malformed (with its file and
+    line) when the values break the instance format (e.g. a time past the format's limits).
+
+    >>> r = TraceReport("t.csv")
+    >>> row_job(r, 7, "a", float("nan"), 1, processing_time=1) is None, str(r.malformed[0])
+    (True, 't.csv:7: arrival: must be finite, got NaN')
+    """
+    from ..instance import Job
+
+    try:
+        return Job(*args, **kwargs)
+    except InvalidInstance as exc:
+        report.bad(line, "; ".join(str(p) for p in exc.problems))
+        return None

@@ -35,7 +35,7 @@ def detect_format(path: str | os.PathLike) -> str:
         return "instance"
     try:
         opener = gzip.open if source.endswith(".gz") else open
-        with opener(source, "rt", newline="", encoding="utf-8") as fh:
+        with opener(source, "rt", newline="", encoding="utf-8-sig") as fh:
             header = [h.strip() for h in next(csv.reader(fh), [])]
     except FileNotFoundError:
         raise TraceError(f"{source}: no such file") from None

@@ -18,7 +18,7 @@ import os
 
 from .._validation import validate_params
 from ..instance import Cluster, Instance, Job
-from .base import TraceReport, parse_timestamp, read_csv_rows
+from .base import TraceReport, parse_timestamp, read_csv_rows, row_job
 
 __all__ = ["read_helios", "HELIOS_COLUMNS"]
 
@@ -70,11 +70,15 @@ def read_helios(path: str | os.PathLike, cluster: Cluster) -> tuple[Instance, Tr
     t0 = raw[0][0] if raw else 0.0
     M = cluster.total_gpus
     jobs = []
-    for submit, _, job_id, gpus, duration, row in raw:
+    for submit, line, job_id, gpus, duration, row in raw:
         if gpus > M:
             report.filtered[f"needs more than the cluster's {M} GPUs"] += 1
             continue
-        jobs.append(Job(job_id, submit - t0, gpus, processing_time=duration, user=row["user"].strip() or None,
-                        meta={"vc": row["vc"].strip(), "state": row["state"].strip(), "submitted": submit}))
+        job = row_job(report, line, job_id, submit - t0, gpus, processing_time=duration,
+                      user=row["user"].strip() or None,
+                      meta={"vc": row["vc"].strip(), "state": row["state"].strip(), "submitted": submit})
+        if job is not None:
+            jobs.append(job)
     report.jobs = len(jobs)
+    report.check_readable()
     return Instance(cluster, tuple(jobs), {"source": "helios", "file": os.path.basename(source)}), report

@@ -16,7 +16,7 @@ import os
 
 from .._validation import validate_params
 from ..instance import Cluster, Instance, Job
-from .base import TraceReport, read_csv_rows
+from .base import TraceReport, read_csv_rows, row_job
 
 __all__ = ["read_pai", "PAI_COLUMNS", "looks_like_pai"]
 
@@ -79,12 +79,16 @@ def read_pai(path: str | os.PathLike, cluster: Cluster) -> tuple[Instance, Trace
         elif per > G:
             report.filtered[f"an instance needs more than a server's {G} GPUs"] += 1
         else:
+            job = row_job(report, line, job_id, submit, n_inst * per, processing_time=duration,
+                          instances=n_inst, user=row["user"].strip() or None)
+            if job is None:
+                continue
             if cpus:
                 cpu_rows += 1
             seen.add(job_id)
-            jobs.append(Job(job_id, submit, n_inst * per, processing_time=duration, instances=n_inst,
-                            user=row["user"].strip() or None))
+            jobs.append(job)
     if cpu_rows:
         report.notes.append(f"{cpu_rows} rows ask for CPUs; asrpt schedules GPUs only and ignored them")
     report.jobs = len(jobs)
+    report.check_readable()
     return Instance(cluster, tuple(jobs), {"source": "pai", "file": os.path.basename(source)}), report

@@ -27,7 +27,7 @@ import os
 
 from .._validation import Interval, Options, validate_params
 from ..instance import Cluster, Instance, Job
-from .base import TraceReport, parse_timestamp, read_csv_rows, shared_path
+from .base import TraceReport, parse_timestamp, read_csv_rows, shared_path, row_job
 
 __all__ = ["read_philly", "gang_instances", "DEFAULT_PHILLY"]
 
@@ -118,10 +118,10 @@ def read_philly(path: str | os.PathLike = DEFAULT_PHILLY, *, start: int = 0, lim
         if gpus < 1:
             report.bad(line, f"num_gpus {row['num_gpus']!r} is not positive")
             continue
-        if abs(gpu_time - duration * gpus) > 1e-6 * max(1.0, gpu_time):
+        if not abs(gpu_time - duration * gpus) <= 1e-6 * max(1.0, gpu_time):  # NaN fails too
             report.bad(line, f"gpu_time {gpu_time} != duration x num_gpus = {duration * gpus}")
             continue
-        parsed.append((t, row_index, duration, gpus, row["cluster"].strip()))
+        parsed.append((t, row_index, duration, gpus, row["cluster"].strip(), line))
     parsed.sort(key=lambda r: (r[0], r[1]))
     end = len(parsed) if limit is None else min(len(parsed), start + limit)
     if start or end < len(parsed):
@@ -130,7 +130,7 @@ def read_philly(path: str | os.PathLike = DEFAULT_PHILLY, *, start: int = 0, lim
     t0 = window[0][0] if window else 0.0
     M, G = cluster.total_gpus, cluster.max_server_gpus
     jobs = []
-    for t, row_index, duration, gpus, vc in window:
+    for t, row_index, duration, gpus, vc, line in window:
         if duration < min_duration:
             report.filtered[f"duration below {min_duration:g} s"] += 1
             continue
@@ -141,9 +141,13 @@ def read_philly(path: str | os.PathLike = DEFAULT_PHILLY, *, start: int = 0, lim
         if instances is not None and instances > 1 and sum(s.gpus // (gpus // instances) for s in cluster.servers) < instances:
             report.filtered["gang instances do not fit the servers"] += 1
             continue
-        jobs.append(Job(str(row_index), t - t0, gpus, processing_time=duration, instances=instances,
-                        user=vc or None, meta={"trace_duration": duration, "row": row_index, "submitted": t}))
+        job = row_job(report, line, str(row_index), t - t0, gpus, processing_time=duration,
+                      instances=instances, user=vc or None,
+                      meta={"trace_duration": duration, "row": row_index, "submitted": t})
+        if job is not None:
+            jobs.append(job)
     report.jobs = len(jobs)
+    report.check_readable()
     metadata = {"source": "philly", "file": os.path.basename(source), "start": start, "limit": limit,
                 "gang": gang, "first_submit": window[0][0] if window else None}
     instance = Instance(cluster, tuple(jobs), metadata)

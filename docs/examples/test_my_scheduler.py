@@ -1,6 +1,7 @@
 """Property-test your own scheduler against asrpt's checker, lower bounds and optima.
 
-Copy this file, replace ``my_schedule`` with your algorithm, and run ``pytest test_my_scheduler.py``.
+Copy this file anywhere, replace ``my_schedule`` with your algorithm (set ``PREEMPTIVE = True``
+if it preempts jobs), and run ``pytest test_my_scheduler.py``.
 Your scheduler gets instances from asrpt's generator families (the same ones ``asrpt generate``
 writes), and every property below must hold for *any* correct scheduler:
 
@@ -11,7 +12,8 @@ writes), and every property below must hold for *any* correct scheduler:
    the statistics: ``pytest --hypothesis-show-statistics``);
 4. on one GPU it is never better than SRPT, which is optimal there.
 
-A failure shrinks to a small instance and notes the call that regenerates it.
+A failure shrinks to a small instance and notes the call that regenerates it. Hypothesis's
+per-example deadline is off (``SETTINGS``): the optimum of property 3 takes a solver call.
 """
 
 import heapq
@@ -27,12 +29,16 @@ from asrpt.testing.strategies import (adversarial_instances, bursty_instances,
                                       heavy_tailed_instances, instances, single_machine_instances,
                                       uniform_instances)
 
+PREEMPTIVE = False   # True if my_schedule may split a job into several pieces
+SETTINGS = settings(deadline=None)
+
 
 def my_schedule(instance):
     """Your scheduler. Here: non-preemptive first-come-first-served with backfilling.
 
-    Returns ``{job id: (start, end, gpus)}``: each job runs once, on ``gpus`` GPUs of the
-    cluster's pool (abstract jobs run on any GPUs).
+    Returns ``{job id: [(start, end, gpus), ...]}``: the pieces during which the job runs on
+    ``gpus`` GPUs of the cluster's pool (abstract jobs run on any GPUs); a non-preemptive
+    scheduler gives one piece per job.
     """
     free = instance.cluster.total_gpus
     jobs = sorted(instance.jobs, key=lambda j: (j.arrival, id_key(j.id)))
@@ -49,7 +55,7 @@ def my_schedule(instance):
         for j in waiting:  # in arrival order; a later job may start when an earlier one cannot
             if j.gpus <= free:
                 free -= j.gpus
-                out[j.id] = (t, t + j.processing_time, j.gpus)
+                out[j.id] = [(t, t + j.processing_time, j.gpus)]
                 heapq.heappush(running, (t + j.processing_time, id_key(j.id), j.gpus))
             else:
                 still.append(j)
@@ -58,7 +64,7 @@ def my_schedule(instance):
 
 
 def total_weighted_completion(instance, schedule):
-    return sum(j.weight * schedule[j.id][1] for j in instance.jobs)
+    return sum(j.weight * max(end for _, end, _ in schedule[j.id]) for j in instance.jobs)
 
 
 abstract_families = st.one_of(
@@ -70,12 +76,13 @@ abstract_families = st.one_of(
 )
 
 
+@SETTINGS
 @given(abstract_families)
 def test_my_schedule_is_feasible(inst):
-    schedule = {k: [v] for k, v in my_schedule(inst).items()}
-    assert schedule_problems(inst, schedule, preemptive=False) == []
+    assert schedule_problems(inst, my_schedule(inst), preemptive=PREEMPTIVE) == []
 
 
+@SETTINGS
 @given(abstract_families)
 def test_never_below_the_lower_bound(inst):
     assert total_weighted_completion(inst, my_schedule(inst)) >= lower_bounds(inst).best
@@ -85,11 +92,12 @@ def test_never_below_the_lower_bound(inst):
 @given(adversarial_instances(max_jobs=5, gpus=4) | uniform_instances(max_jobs=5, cluster="1x4"))
 def test_at_least_the_offline_optimum(inst):
     mine = total_weighted_completion(inst, my_schedule(inst))
-    opt = offline_opt(inst)                     # lower_bound <= OPT <= upper_bound
+    opt = offline_opt(inst, preemptive=PREEMPTIVE)   # lower_bound <= OPT <= upper_bound
     assert mine >= opt.lower_bound
     target(float(Fraction(mine) / Fraction(opt.upper_bound)), label="mine / OPT upper bound")
 
 
+@SETTINGS
 @given(single_machine_instances(max_jobs=6))
 def test_never_better_than_srpt_on_one_gpu(inst):
     srpt = srpt_schedule([j.arrival for j in inst.jobs], [j.processing_time for j in inst.jobs])

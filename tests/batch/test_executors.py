@@ -117,3 +117,14 @@ def test_dask_local_cluster_soft_and_hard_timeouts():
     assert soft["fast"].status == "ok" and soft["fast"].worker.startswith("tcp://")
     assert hard["stuck"].status == "timeout" and "worker restarted" in hard["stuck"].error
     assert hard["next"].status == "ok" and hard["next"].value == "slept"
+
+
+def test_an_unreachable_dask_scheduler_is_a_one_line_error(monkeypatch):
+    pytest.importorskip("distributed")
+    from asrpt.batch import executors
+    from asrpt.errors import InvalidParameterError
+
+    monkeypatch.setattr(executors, "_CONNECT_TIMEOUT", 1)
+    with pytest.raises(InvalidParameterError, match="cannot reach the dask scheduler 'tcp://127.0.0.1:9'"):
+        with executors.make_executor("dask", scheduler="tcp://127.0.0.1:9"):
+            pass

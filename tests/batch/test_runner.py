@@ -60,7 +60,7 @@ def test_interrupted_run_resumes_without_losing_or_repeating_rows(instances, tmp
         run_batch(instances, "srpt", out=out, on_row=stop_after_three)
     with open(out, "rb") as fh:
         before = fh.read()
-    assert before.count(b"\n") == 3
+    assert before.count(b"\n") == 1 + 3   # the header, then three rows
     s = run_batch(instances, "srpt", out=out)
     assert (s.skipped, s.done) == (3, 5)
     with open(out, "rb") as fh:
@@ -79,8 +79,8 @@ def test_a_partial_last_row_is_discarded_and_reported(instances, tmp_path):
     with open(out, "rb") as fh:
         lines = fh.read().splitlines(keepends=True)
     with open(out, "wb") as fh:
-        fh.writelines(lines[:5])
-        fh.write(lines[5][:40])          # killed in the middle of a write
+        fh.writelines(lines[:6])         # the header and five rows
+        fh.write(lines[6][:40])          # killed in the middle of a write
     s = run_batch(instances, "srpt", out=out)
     assert s.discarded_bytes == 40 and "partial last row (40 bytes)" in s.notes[0]
     assert (s.skipped, s.done) == (5, 3)
@@ -206,6 +206,35 @@ def test_parquet_without_pyarrow_is_a_clear_error(instances, tmp_path):
 def test_rows_are_plain_json_lines(instances, tmp_path):
     out = tmp_path / "r.jsonl"
     run_batch(os.path.join(instances, "uniform-0000[0-2].json"), "opt", out=str(out))
-    for line in out.read_text().splitlines():
+    header, *lines = out.read_text().splitlines()
+    assert json.loads(header)["schema"] == "asrpt-batch-results/1"
+    for line in lines:
         row = json.loads(line)
         assert row["figures"]["lower_bound"] <= row["figures"]["upper_bound"]
+
+
+@pytest.mark.parametrize("content", [
+    b'{"cluster": {"servers": [{"gpus": 1}]}, "jobs": []}\n',   # an instance file
+    b"notes\nlast line without newline",                          # a text file
+    b'{"hash": "h", "task": "srpt", "options": {}}\n',           # rows, but no header
+])
+def test_an_out_that_is_not_a_results_file_is_refused_and_left_untouched(instances, tmp_path, content):
+    out = tmp_path / "precious.txt"
+    out.write_bytes(content)
+    with pytest.raises(InvalidParameterError, match="not an asrpt batch results file"):
+        run_batch(instances, "srpt", out=str(out))
+    assert out.read_bytes() == content
+    assert os.listdir(tmp_path) == ["precious.txt"]   # no lock file, nothing else
+
+
+def test_a_device_as_out_is_refused(instances):
+    with pytest.raises(InvalidParameterError, match="not a regular file"):
+        run_batch(instances, "srpt", out="/dev/full")
+
+
+def test_files_of_older_versions_without_header_are_resumed(instances, tmp_path):
+    out = tmp_path / "r.jsonl"
+    run_batch(instances, "srpt", out=str(out))
+    header, *rows = out.read_bytes().splitlines(keepends=True)
+    out.write_bytes(b"".join(rows))                   # as written before headers existed
+    assert run_batch(instances, "srpt", out=str(out)).skipped == 8

@@ -150,3 +150,29 @@ def test_helios_schema_on_a_hand_written_file(tmp_path):
     assert detect_format(path) == "helios"
     inst2, _ = read_trace(path, cluster=Cluster.homogeneous(2, 8), limit=1)
     assert [j.id for j in inst2.jobs] == ["j4"]
+
+
+PHILLY_HEADER = ["timestamp", "duration", "num_gpus", "gpu_time", "cluster"]
+
+
+def test_a_file_whose_rows_are_all_malformed_is_an_error(tmp_path):
+    path = write(tmp_path / "p.csv", PHILLY_HEADER, [["soon", "1", "1", "1", "vc"], ["x", "y", "1", "1", "vc"]])
+    with pytest.raises(TraceError, match=r"none of the 2 rows .* could be read \(first: .*p.csv:2: "):
+        read_philly(path)
+
+
+def test_a_header_with_a_utf8_bom_is_recognised(tmp_path):
+    path = tmp_path / "p.csv"
+    path.write_bytes("\ufeff".encode() + b"timestamp,duration,num_gpus,gpu_time,cluster\n0,10,1,10,vc\n")
+    inst, report = read_philly(str(path), cluster=Cluster.homogeneous(1, 4))
+    assert report.jobs == 1 and detect_format(str(path)) == "philly"
+
+
+def test_nan_values_are_malformed_rows_with_file_and_line(tmp_path):
+    path = write(tmp_path / "p.csv", PHILLY_HEADER, [
+        ["0", "10", "1", "10", "vc"], ["1", "10", "1", "nan", "vc"], ["nan", "10", "1", "10", "vc"],
+        ["2", "1e13", "1", "1e13", "vc"]])
+    inst, report = read_philly(path, cluster=Cluster.homogeneous(1, 4))
+    assert report.jobs == 1
+    assert [p.line for p in report.malformed] == [3, 4, 5]
+    assert str(report.malformed[2]).startswith(f"{path}:5: processing_time: must be <= 1e+12")
