@@ -20,7 +20,7 @@ from typing import Iterator, Sequence
 
 from ..errors import TraceError
 
-__all__ = ["TraceReport", "RowProblem", "read_csv_rows", "parse_timestamp", "shared_path"]
+__all__ = ["TraceReport", "RowProblem", "read_csv_rows", "parse_timestamp", "shared_path", "trace_status"]
 
 
 def shared_path(*parts: str) -> str:
@@ -177,3 +177,20 @@ def parse_timestamp(text: str) -> float:
     if stamp.tzinfo is None:
         stamp = stamp.replace(tzinfo=_dt.timezone.utc)
     return stamp.timestamp()
+
+
+_STATUS = {"pass": "succeeded", "completed": "succeeded", "succeeded": "succeeded", "terminated": "succeeded",
+           "failed": "failed", "fail": "failed", "node_fail": "failed", "timeout": "killed",
+           "killed": "killed", "cancelled": "killed", "canceled": "killed"}
+
+
+def trace_status(text) -> str | None:
+    """A trace's job status (Philly ``Pass``/``Failed``/``Killed``, Helios ``COMPLETED``/``FAILED``/
+    ``CANCELLED``/``TIMEOUT``/``NODE_FAIL``, PAI ``Terminated``/``Failed``) as a ``Job.status``
+    (``succeeded``, ``failed`` or ``killed``); None for an empty or unknown value (e.g. a job still
+    running when the trace ended).
+
+    >>> trace_status("Pass"), trace_status("CANCELLED"), trace_status("NODE_FAIL"), trace_status("")
+    ('succeeded', 'killed', 'failed', None)
+    """
+    return _STATUS.get(str(text or "").strip().lower())
