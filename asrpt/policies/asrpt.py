@@ -157,9 +157,9 @@ class ASRPT(PredictorPolicy):
             self._unfinished.remove(self._stored[cur])
             self._insert(cur)
 
-    def _resize(self, view, job, work) -> None:
+    def _resize(self, view, job, work, adaptive=True) -> None:
         self.tracker_.set(job, work)
-        self.adaptive_updates_ += 1
+        self.adaptive_updates_ += adaptive
         i = job.index
         size = self._virtual_size(job, work)
         self._remove(i)
@@ -192,6 +192,8 @@ class ASRPT(PredictorPolicy):
                 self._insert(i)
             else:                                   # a zero-size job finishes virtually at once
                 self._done_order[i] = job
+        for job in self.tracker_.revised:           # waiting siblings re-predicted on a completion
+            self._resize(view, job, self.tracker_.predicted[job.index], adaptive=False)
         if self.adaptive != "off":
             self._adaptive_step(view)
         if self.order == "virtual":
