@@ -41,6 +41,16 @@ prediction came from the job's group or burst ("seen") or from a broader level (
 :meth:`HierarchyPredictor.quantiles` puts the band of the job's current stratum around its
 current point prediction (conditioned on survival when work is done).
 
+**Residual model** (``residual="gbm"``; off by default: it costs a scikit-learn call, several
+milliseconds, per prediction). A scikit-learn ``HistGradientBoostingRegressor`` with absolute
+loss learns the correction ``log P - b`` to the hierarchy's value ``b`` from successful runs
+(features as of each job's submission: ``b``, its level and count, ``log tau*``, GPUs, batch,
+pipeline and tensor degrees, learning rate, hour and weekday, the user x GPUs, user, GPUs and
+global medians, and user, model, dataset and precision as native categories), refitted every
+``refit_every`` successful completions on the last ``max_train`` rows, no row dropped. It
+corrects a stratum's predictions only while it validates: over the stratum's last 300
+successful completions predicted with a model, its mean |log error| is below the hierarchy's.
+
 **Re-prediction given the work done** (``attained > 0``, model.md section 6, step 3): the median
 of the level's successful runs that outlived the work done (the survival-conditioned median), the
 first level that has one; else ``growth * attained``. It is at least ``1.05 * attained``.
@@ -71,7 +81,7 @@ from collections import deque
 from numbers import Integral, Real
 from typing import Sequence
 
-from .._validation import Interval
+from .._validation import Interval, Options
 from .base import QUANTILE_LEVELS, ErrorBands, Predictor, register_predictor
 
 __all__ = ["HierarchyPredictor", "LEVELS", "FAILED_STATUSES"]
@@ -81,6 +91,10 @@ LEVELS: tuple[str, ...] = ("group", "burst", "user_gpus", "user", "gpus", "globa
 FAILED_STATUSES: frozenset = frozenset({"failed", "killed"})
 _MIN_GROWTH = 1.05
 _SEEN = frozenset({"group", "burst"})
+_CATEGORIES = ("user", "model", "dataset", "precision")
+_MAX_CODE = 250          # HistGradientBoosting's categories must be below its 255 bins
+_CHECK = 300             # completions per stratum the residual model is validated on
+_MIN_CHECKS = 50
 
 
 class _Stats:
@@ -113,6 +127,16 @@ class _Stats:
         return _median(self.ordered[k:]) if k < len(self.ordered) else None
 
 
+def _key_of(job, level: str):
+    if level == "user_gpus":
+        return ("user_gpus", job.user, job.gpus) if job.user is not None else None
+    if level == "user":
+        return ("user", job.user) if job.user is not None else None
+    if level == "gpus":
+        return ("gpus", job.gpus)
+    return ("global",)
+
+
 def _median(ordered) -> float:
     n = len(ordered)
     mid = n // 2
@@ -143,6 +167,17 @@ class HierarchyPredictor(Predictor):
         Re-prediction factor over the work done when no run outlived it.
     band_window : int >= 1
         Errors per stratum the bands use (the most recent).
+    residual : {"gbm", "none"}
+        ``"gbm"``: a gradient-boosted correction on top where it validates (see "Residual
+        model" in the module docstring); ``"none"``: the hierarchy alone.
+    refit_every : int >= 1
+        Successful completions between refits of the residual model.
+    min_train : int >= 2
+        Successful completions before its first fit.
+    max_train : int >= 2
+        Most recent rows it trains on.
+    seed : int
+        The residual model's ``random_state``.
 
     Attributes
     ----------
@@ -165,11 +200,17 @@ class HierarchyPredictor(Predictor):
         "prior": [Interval(Real, 0, None, closed="neither")],
         "growth": [Interval(Real, 1, None, closed="neither")],
         "band_window": [Interval(Integral, 1, None, closed="left")],
+        "residual": [Options(str, {"gbm", "none"})],
+        "refit_every": [Interval(Integral, 1, None, closed="left")],
+        "min_train": [Interval(Integral, 2, None, closed="left")],
+        "max_train": [Interval(Integral, 2, None, closed="left")],
+        "seed": [Interval(Integral, 0, None, closed="left")],
     }
 
     def __init__(self, *, burst_gap: float = 60.0, min_count: int = 1, recent: int = 16,
                  broad_recent: int = 256, failure_prior: float = 2.0, prior: float = 3600.0,
-                 growth: float = 2.0, band_window: int = 1000):
+                 growth: float = 2.0, band_window: int = 1000, residual: str = "none",
+                 refit_every: int = 200, min_train: int = 200, max_train: int = 5000, seed: int = 0):
         self.burst_gap = burst_gap
         self.min_count = min_count
         self.recent = recent
@@ -178,6 +219,11 @@ class HierarchyPredictor(Predictor):
         self.prior = prior
         self.growth = growth
         self.band_window = band_window
+        self.residual = residual
+        self.refit_every = refit_every
+        self.min_train = min_train
+        self.max_train = max_train
+        self.seed = seed
 
     def reset(self, seed=None) -> "HierarchyPredictor":
         super().reset(seed)
@@ -187,6 +233,14 @@ class HierarchyPredictor(Predictor):
         self._first: dict[str, tuple] = {}     # id -> (prediction at submission, stratum)
         self.bands_ = ErrorBands(window=self.band_window)
         self.level_counts_ = {name: 0 for name in LEVELS + ("prior",)}
+        self.model_ = None
+        self.n_fits_ = 0
+        self._rows: list = []                  # residual training rows (features at submission)
+        self._targets: list[float] = []
+        self._since_fit = 0
+        self._cache: dict = {}                 # (id, fit, base, level, count) -> corrected value
+        self._codes: dict = {name: {} for name in _CATEGORIES}
+        self._checks: dict = {"seen": deque(maxlen=_CHECK), "unseen": deque(maxlen=_CHECK)}
         return self
 
     # -- keys ----------------------------------------------------------------------------------
@@ -241,7 +295,14 @@ class HierarchyPredictor(Predictor):
                 st.add(value, failed)
             first = self._first.pop(job.id, None)
             if first is not None:
-                self.bands_.add(first[1], first[0], float(c.work))
+                work, stratum, base, row, corrected = first
+                self.bands_.add(stratum, work, float(c.work))
+                if not failed and row is not None:
+                    self._rows.append(row)
+                    self._targets.append(value - base)
+                    self._since_fit += 1
+                    if corrected is not None:
+                        self._checks[stratum].append((abs(value - base), abs(value - corrected)))
 
     # -- predicting ----------------------------------------------------------------------------
     def _level(self, job):
@@ -278,17 +339,98 @@ class HierarchyPredictor(Predictor):
                 return _median(sorted(st.failed_logs))
         return None
 
-    def _point(self, job) -> tuple[float | None, str]:
-        """(log seconds at submission or None for the prior, stratum)."""
+    def _base(self, job):
+        """(log seconds from the hierarchy or None, stratum, level index, count at the level)."""
         level, _, st = self._level(job)
         if st is None:
-            return None, "unseen"
+            return None, "unseen", len(LEVELS), 0
         value = st.median()
         if self.failure_probability(job) > 0.5:
             fail = self._failure_median(job)
             if fail is not None:
                 value = fail
-        return value, "seen" if level in _SEEN else "unseen"
+        return value, "seen" if level in _SEEN else "unseen", LEVELS.index(level), len(st.recent)
+
+    def _point(self, job, details: bool = False):
+        """(log seconds at submission or None for the prior, stratum); with ``details`` also the
+        hierarchy's own value, the residual features and the corrected value (or None)."""
+        base, stratum, level, count = self._base(job)
+        row = corrected = None
+        if self.residual == "gbm" and base is not None:
+            row = self._features(job, base, level, count)
+            model = self._model()
+            if model is not None:
+                key = (job.id, self.n_fits_, base, level, count)
+                corrected = self._cache.get(key)
+                if corrected is None:
+                    corrected = base + float(model.predict(row[None, self._columns])[0])
+                    if len(self._cache) > 4096:
+                        self._cache.clear()
+                    self._cache[key] = corrected
+        value = base
+        if corrected is not None and self.uses_residual(stratum):
+            value = corrected
+        if details:
+            return value, stratum, base, row, corrected
+        return value, stratum
+
+    def uses_residual(self, stratum: str) -> bool:
+        """Whether the residual model corrects predictions of ``stratum`` ("seen" / "unseen") now:
+        over the last successful completions it had predicted, its mean |log error| beat the
+        hierarchy's."""
+        checks = self._checks[stratum]
+        if len(checks) < _MIN_CHECKS:
+            return False
+        return sum(c for _, c in checks) < sum(b for b, _ in checks)
+
+    def _features(self, job, base: float, level: int, count: int):
+        import numpy as np
+
+        par = job.parallelism
+        meta = job.meta or {}
+        submitted = meta.get("submitted")
+        lr = meta.get("lr")
+        nan = float("nan")
+        row = [base, float(level), math.log1p(count), math.log(float(job.tau_star)), float(job.gpus),
+               math.log2(job.batch_size) if job.batch_size else nan,
+               float(par.pp) if par is not None else nan, float(par.tp) if par is not None else nan,
+               math.log10(lr) if isinstance(lr, (int, float)) and not isinstance(lr, bool) and lr > 0 else nan]
+        if isinstance(submitted, (int, float)) and not isinstance(submitted, bool):
+            row += [(float(submitted) % 86400.0) / 3600.0, float((int(float(submitted) // 86400) + 3) % 7)]
+        else:
+            row += [nan, nan]
+        for name in ("user_gpus", "user", "gpus", "global"):
+            st = self._stats.get(_key_of(job, name))
+            row.append(st.median() if st is not None and st.recent else nan)
+        for name in _CATEGORIES:
+            value = getattr(job, name, None)
+            codes = self._codes[name]
+            code = codes.setdefault(value, len(codes)) if value is not None else None
+            row.append(float(code) if code is not None and code < _MAX_CODE else nan)
+        return np.asarray(row, dtype=np.float64)
+
+    def _model(self):
+        """The residual model, refitted first when ``refit_every`` successful completions came."""
+        n = len(self._rows)
+        if n >= self.min_train and (self.model_ is None or self._since_fit >= self.refit_every):
+            import numpy as np
+            from sklearn.ensemble import HistGradientBoostingRegressor
+
+            X = np.vstack(self._rows[-self.max_train:])
+            y = np.asarray(self._targets[-self.max_train:])
+            first_cat = X.shape[1] - len(_CATEGORIES)
+            cats = np.zeros(X.shape[1], dtype=bool)
+            cats[first_cat:] = True
+            keep = ~np.all(np.isnan(X), axis=0)     # a feature the jobs never have is left out
+            self._columns = np.flatnonzero(keep)
+            X, cats = X[:, keep], cats[keep]
+            self.model_ = HistGradientBoostingRegressor(
+                loss="absolute_error", max_iter=100, learning_rate=0.1, max_leaf_nodes=15,
+                min_samples_leaf=20, categorical_features=cats, early_stopping=False,
+                random_state=self.seed).fit(X, y)
+            self.n_fits_ += 1
+            self._since_fit = 0
+        return self.model_
 
     def predict(self, job, *, attained=0, truth=None):
         """Predicted total work of ``job`` (> ``attained``); see the module docstring."""
@@ -296,10 +438,10 @@ class HierarchyPredictor(Predictor):
         tau = float(job.tau_star)
         if attained and attained > 0:
             return self._repredict(job, float(attained), tau)
-        value, stratum = self._point(job)
+        value, stratum, base, row, corrected = self._point(job, details=True)
         work = math.exp(value) / tau if value is not None else self.prior / tau
         if job.id not in self._first:
-            self._first[job.id] = (work, stratum)
+            self._first[job.id] = (work, stratum, base, row, corrected)
             self.level_counts_[self._level(job)[0]] += 1
         return work
 
