@@ -91,20 +91,25 @@ def test_repredicting_given_work_done_uses_the_runs_that_outlived_it():
     assert p.predict(view(9, "g"), attained=399.9) > 399.9 * 1.049
 
 
-def test_hierarchy_beats_the_group_mean_on_the_recurring_generator():
+def test_hierarchy_sizes_better_than_the_group_mean_on_the_recurring_generator():
+    # (its rank correlation is not better here: see docs/prediction.md)
     inst = recurring_workload(600, seed=1)
     h = replay_predictions("hierarchy", inst).scores()
     g = replay_predictions("group_mean", inst).scores()
-    assert h.spearman > g.spearman and h.median_abs_log < g.median_abs_log
+    assert h.median_abs_log < g.median_abs_log - 0.1 and h.within_2x > g.within_2x
     assert 0.65 <= h.coverage_80 <= 0.95 and g.coverage_80 < 0.05  # group_mean has no band
 
 
+@pytest.mark.slow
 def test_residual_model_fits_and_is_gated_by_validation():
-    inst = recurring_workload(500, seed=0)
-    p = make_predictor('hierarchy:residual="gbm":min_train=100:refit_every=100')
+    inst = recurring_workload(300, seed=0)
+    p = make_predictor('hierarchy:residual="gbm":min_train=60:refit_every=60')
     replay_predictions(p, inst)
     assert p.n_fits_ >= 2 and p.model_ is not None
     assert isinstance(p.uses_residual("seen"), bool)
+
+
+def test_residual_option_is_validated():
     with pytest.raises(InvalidParameterError, match="residual"):
         make_predictor('hierarchy:residual="forest"').reset()
 
@@ -156,7 +161,7 @@ def test_error_bands_condition_on_survival():
     for r in (0.25, 0.5, 1.0, 2.0, 4.0):
         b.add("seen", 100.0, 100.0 * r)
     lo, mid, hi = b.quantiles("seen", 100.0)
-    assert lo < mid == pytest.approx(100.0) < hi
+    assert lo < mid < hi and mid == pytest.approx(100.0)
     lo2, mid2, hi2 = b.quantiles("seen", 100.0, attained=150.0)
     assert 150.0 < lo2 <= mid2 <= hi2 <= 400.0
     assert b.quantiles("seen", 100.0, attained=1000.0) == (2000.0, 2000.0, 2000.0)
