@@ -52,6 +52,7 @@ __all__ = [
     "Cluster",
     "Parallelism",
     "Job",
+    "JOB_STATUSES",
     "Instance",
     "FORMAT",
     "id_key",
@@ -535,11 +536,15 @@ class Parallelism:
         return (self.dp, self.pp, self.tp)
 
 
+#: How a job's run ended (``Job.status``): ``succeeded`` (ran to its end), ``failed`` (stopped by
+#: an error, typically early) or ``killed`` (stopped by its user or the system).
+JOB_STATUSES: tuple[str, ...] = ("succeeded", "failed", "killed")
+
 _ABSTRACT_FIELDS = ("processing_time", "predicted_processing_time")
 _DNN_FIELDS = ("model", "parallelism", "batch_size", "iterations", "predicted_iterations",
                "precision", "seq_len")
 _JOB_FIELDS = ("id", "arrival", "gpus", "weight", "instances", "user", "group", "dataset",
-               "meta") + _ABSTRACT_FIELDS + _DNN_FIELDS
+               "status", "meta") + _ABSTRACT_FIELDS + _DNN_FIELDS
 
 
 @dataclass(frozen=True)
@@ -552,8 +557,10 @@ class Job:
     iteration; the model's default if omitted), ``precision`` and ``seq_len`` (tokens per sequence
     of a transformer; the model's default if omitted). ``instances`` (optional) splits
     the job into that many equal gang instances, each of which must sit inside one server.
-    ``user``, ``group`` and ``dataset`` describe recurring jobs; ``meta`` holds anything else
-    (e.g. a trace's own duration).
+    ``user``, ``group`` and ``dataset`` describe recurring jobs; ``status`` (one of
+    :data:`JOB_STATUSES`) is how the run ended, revealed to predictors only when the job completes
+    (a failed run stops early; predictors keep it out of their duration history); ``meta`` holds
+    anything else (e.g. a trace's own duration).
 
     >>> Job("a", 0, 2, processing_time=5).is_abstract
     True
@@ -577,6 +584,7 @@ class Job:
     dataset: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     seq_len: int | None = None
+    status: str | None = None
 
     def __post_init__(self):
         if self.model is not None and self.parallelism is None and is_integer(self.gpus):
@@ -617,6 +625,9 @@ def _check_job_fields(c: _Checker, obj: Mapping[str, Any], exact: bool = False) 
     out["instances"] = c.integer(obj, "instances", required=False, maximum=LIMITS["servers"])
     for name in ("user", "group", "dataset"):
         out[name] = c.string(obj, name)
+    out["status"] = c.string(obj, "status")
+    if out["status"] is not None and out["status"] not in JOB_STATUSES:
+        c.add("status", f"must be one of {', '.join(JOB_STATUSES)}, got {_show(out['status'])}")
     meta = obj.get("meta")
     if meta is not None and not isinstance(meta, Mapping):
         c.add("meta", f"must be an object, got {_show(meta)}")
@@ -1071,7 +1082,7 @@ def instance_to_dict(inst: Instance) -> dict:
             if value is not None:
                 d[name] = _number_to_json(value)
         for name in ("model", "batch_size", "iterations", "precision", "seq_len", "instances",
-                     "user", "group", "dataset"):
+                     "user", "group", "dataset", "status"):
             value = getattr(j, name)
             if value is not None:
                 d[name] = value

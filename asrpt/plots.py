@@ -971,8 +971,8 @@ def prediction_scatter(true, predicted=None, *, title: str | None = None) -> Fig
     """Predicted against true work (iterations, or seconds for abstract jobs), log-log.
 
     The diagonal is a perfect prediction, the dotted lines a factor of 2 either way; the legend
-    gives each predictor's MAPE, R^2 of the logs and distortion ``mu``
-    (:func:`asrpt.predict.metrics.accuracy`).
+    gives each predictor's Spearman rho with the truth, median |log(predicted / true)| and share
+    within 2x (:func:`asrpt.predict.metrics.spearman`, :func:`~asrpt.predict.metrics.accuracy`).
 
     Parameters
     ----------
@@ -998,7 +998,7 @@ def prediction_scatter(true, predicted=None, *, title: str | None = None) -> Fig
     >>> len(fig.axes[0].collections), fig.axes[0].get_xscale()
     (2, 'log')
     """
-    from .predict.metrics import accuracy
+    from .predict.metrics import accuracy, spearman
 
     series = _prediction_series(true, predicted)
     fig = Figure(figsize=(5.6, 5.0), layout="constrained")
@@ -1010,11 +1010,12 @@ def prediction_scatter(true, predicted=None, *, title: str | None = None) -> Fig
         if not t:
             continue
         acc = accuracy(t, p)
-        r2 = "n/a" if acc.r2_log is None else f"{acc.r2_log:.2f}"
+        rho = spearman(t, p)
+        rho = "n/a" if rho is None else f"{rho:.2f}"
         ax.scatter(t, p, s=9 if len(t) > 500 else 16, alpha=0.35 if len(t) > 200 else 0.7,
                    color=_series_color(k), edgecolors="none",
-                   label=f"{name} (n={acc.n}): MAPE {acc.mape:.2f}, R2 log {r2}, "
-                         f"mu {_f(acc.distortion.mu):.3g}")
+                   label=f"{name} (n={acc.n}): rho {rho}, med |log| {acc.median_abs_log:.2f}, "
+                         f"within 2x {acc.distortion.share_within_2x:.0%}")
         lo, hi = min(lo, *t, *p), max(hi, *t, *p)
     if hi == 0.0:
         raise InvalidParameterError("prediction_scatter: no prediction to draw")

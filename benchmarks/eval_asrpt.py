@@ -10,8 +10,8 @@ Workloads (``--workloads``, comma-separated):
   0.9 on 8 x 8 A100), DNN jobs with users, groups and models to learn from;
 - ``pai``: the Alibaba 2023 GPU pods (openb) by the existing importer, on its node list.
 
-Every policy that takes a predictor gets the same one (``--predictor``, default ``forest``: the
-random forest trained online on completed jobs), as in ``asrpt run``. For each run the table has
+Every policy that takes a predictor gets the same one (``--predictor``, default the registry's
+``DEFAULT_PREDICTOR``, ``hierarchy``, learned online from completed jobs), as in ``asrpt run``. For each run the table has
 mean, median and p99 JCT, the mean JCT relative to SRSF on the same workload, the mean queueing
 delay of jobs under one GPU-hour, preemptions and the process CPU seconds of the run. With
 ``--plot PNG`` it draws the mean waiting time by job size (GPU-time buckets) per policy and
@@ -90,7 +90,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workloads", default="window,recurring,pai")
     ap.add_argument("--policies", default=",".join(POLICIES))
-    ap.add_argument("--predictor", default="forest")
+    from asrpt.predict.base import DEFAULT_PREDICTOR
+
+    ap.add_argument("--predictor", default=DEFAULT_PREDICTOR)
     ap.add_argument("--recurring-jobs", type=int, default=4000)
     ap.add_argument("--full-abstract", action="store_true")
     ap.add_argument("--json", metavar="FILE")

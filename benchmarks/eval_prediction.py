@@ -18,9 +18,22 @@ certificate ``(beta LB1 + beta rho mu_under sum C~_j) / LB`` and Theorem 1's bou
 predictions, ``rho = max_j M / (M - g_j + 1)`` and ``beta`` the largest placement stretch.
 Plotted (matplotlib, Figure API) to the PNG given with ``--plot``.
 
+Part 0, prediction quality and its scheduling effect (issue 14; ``--issue14``, the figures of
+docs/prediction.md): (a) the scores of each predictor (:data:`ACCURACY_PREDICTORS`), replayed
+(each job predicted at submission from the jobs completed by then, completion = arrival + P*):
+Spearman rho, median |log error|, share within 2x, R^2 on log over successful runs, 80 % band
+coverage, on the recurring generator (``--rec-jobs`` jobs, seeds ``0 .. --rec-seeds - 1``, also
+on the successful runs of groups seen before) and on Philly windows by rank (``--windows``);
+(b) the Philly ceiling: bursts (same VC and GPU count, at most 60 s apart), how well the median of
+a job's other burst members predicts it (look-ahead), and how many burst members have a
+completed sibling when submitted; (c) the mean JCT of A-SRPT and SRSF with each predictor of
+:data:`SCHEDULE_PREDICTORS` relative to the oracle, on the default window (the bundled Philly
+window, DNN jobs, 64 x 8 GPUs; ``--window-limit`` jobs of it) and on the recurring workload.
+
 Run (a few minutes with the defaults)::
 
     .venv/bin/python benchmarks/eval_prediction.py --plot /tmp/sigma.png --json /tmp/eval.json
+    .venv/bin/python benchmarks/eval_prediction.py --issue14 --window-limit 5000   # part 0 only
 """
 
 from __future__ import annotations
@@ -51,6 +64,158 @@ POLICIES = {
     "SRSF forest": "srsf:predictor=forest",
 }
 REFERENCE = "A-SRPT oracle"
+
+
+ACCURACY_PREDICTORS = ("group_mean", "forest", "hierarchy", 'hierarchy:residual="gbm"', "helios")
+SCHEDULE_PREDICTORS = ("oracle", "hierarchy", "forest", "group_mean", "helios", "constant")
+
+
+def _philly_window(start: int, limit: int, dnn: bool = False):
+    """Philly ranks ``start .. start+limit-1`` (ranks 40,000-59,999 are the bundled default window)."""
+    from asrpt.traces.philly import DEFAULT_PHILLY, read_philly
+
+    return read_philly(DEFAULT_PHILLY, start=start, limit=limit, dnn=dnn)[0]
+
+
+def seen_successful(instance) -> set:
+    """Ids of successful runs whose group had a completed successful run at their submission
+    (completion = arrival + P*)."""
+    from asrpt.sizes import processing_times
+
+    p = [float(x) for x in processing_times(instance)]
+    done: dict = {}
+    events = sorted(((float(j.arrival) + p[k], j) for k, j in enumerate(instance.jobs)), key=lambda e: e[0])
+    out, e = set(), 0
+    for j in sorted(instance.jobs, key=lambda j: float(j.arrival)):
+        while e < len(events) and events[e][0] <= float(j.arrival):
+            if events[e][1].status == "succeeded":
+                done[events[e][1].group] = True
+            e += 1
+        if j.status == "succeeded" and done.get(j.group):
+            out.add(j.id)
+    return out
+
+
+def _score_row(label, log) -> dict:
+    s = log.scores()
+    return {"workload": label, **s.to_dict()}
+
+
+def part0_accuracy(args) -> list:
+    from asrpt.predict.metrics import replay_predictions
+
+    rows = []
+    for seed in range(args.rec_seeds):
+        inst = recurring_workload(args.rec_jobs, seed=seed)
+        seen = seen_successful(inst)
+        for spec in ACCURACY_PREDICTORS:
+            t = time.perf_counter()
+            log = replay_predictions(spec, inst)
+            row = {"predictor": spec, **_score_row(f"recurring seed {seed}", log)}
+            row["seen_ok_spearman"] = log.subset(seen).scores().spearman
+            row["wall_s"] = time.perf_counter() - t
+            rows.append(row)
+            print(f"accuracy recurring seed {seed} {spec}: rho {row['spearman']:.3f} "
+                  f"(seen ok {row['seen_ok_spearman']:.3f}) ({row['wall_s']:.0f} s)", file=sys.stderr, flush=True)
+    for start, limit in args.windows:
+        inst = _philly_window(start, limit)
+        for spec in ACCURACY_PREDICTORS:
+            if "gbm" in spec and not args.gbm_on_philly:
+                continue
+            t = time.perf_counter()
+            row = {"predictor": spec, **_score_row(f"philly {start}-{start + limit - 1}",
+                                                   replay_predictions(spec, inst))}
+            row["wall_s"] = time.perf_counter() - t
+            rows.append(row)
+            print(f"accuracy philly {start} {spec}: rho {row['spearman']:.3f} med {row['median_abs_log']:.3f} "
+                  f"({row['wall_s']:.0f} s)", file=sys.stderr, flush=True)
+    return rows
+
+
+def table0(rows) -> str:
+    def f(x):
+        return "-" if x is None else f"{x:.3f}"
+
+    lines = ["| workload | predictor | rho | rho (ok, seen group) | med \\|log\\| | within 2x | R2 log (ok) | 80 % coverage |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['workload']} | {r['predictor']} | {f(r['spearman'])} | {f(r.get('seen_ok_spearman'))} | "
+                     f"{f(r['median_abs_log'])} | {f(r['within_2x'])} | {f(r['r2_log_succeeded'])} | {f(r['coverage_80'])} |")
+    return "\n".join(lines)
+
+
+def philly_ceiling(start: int, limit: int, gap: float = 60.0) -> dict:
+    """Bursts of a Philly window and how much a burst's members say about each other."""
+    from asrpt.predict.metrics import PredictionLog
+
+    inst = _philly_window(start, limit)
+    jobs = sorted(inst.jobs, key=lambda j: (float(j.arrival), j.id))
+    last: dict = {}
+    burst_of: dict = {}
+    members: dict = {}
+    for j in jobs:
+        k = (j.user, j.gpus)
+        prev = last.get(k)
+        if prev is None or float(j.arrival) - prev[0] > gap:
+            n = 0 if prev is None else prev[1] + 1
+        else:
+            n = prev[1]
+        last[k] = (float(j.arrival), n)
+        b = burst_of[j.id] = (k, n)
+        members.setdefault(b, []).append(j)
+    in_burst = [j for j in jobs if len(members[burst_of[j.id]]) >= 2]
+    sizes = sorted(len(members[burst_of[j.id]]) for j in jobs)
+    ids, true, pred = [], [], []
+    later, with_done, waits = 0, 0, []
+    for j in in_burst:
+        others = [math.log(float(o.processing_time)) for o in members[burst_of[j.id]] if o is not j]
+        ids.append(j.id)
+        true.append(float(j.processing_time))
+        pred.append(math.exp(statistics.median(others)))
+        earlier = [o for o in members[burst_of[j.id]] if float(o.arrival) < float(j.arrival)]
+        if earlier:
+            later += 1
+            first_done = min(float(o.arrival) + float(o.processing_time) for o in earlier)
+            if first_done <= float(j.arrival):
+                with_done += 1
+            else:
+                waits.append(first_done - float(j.arrival))
+    s = PredictionLog(tuple(ids), tuple(true), tuple(pred)).scores()
+    return {"window": f"{start}-{start + limit - 1}", "jobs": len(jobs), "in_bursts": len(in_burst) / len(jobs),
+            "median_burst_size": sizes[len(sizes) // 2], "burst_median_spearman": s.spearman,
+            "burst_median_abs_log": s.median_abs_log, "burst_median_within_2x": s.within_2x,
+            "burst_median_r2_log": s.r2_log,
+            "later_members_with_completed_sibling": with_done / later if later else None,
+            "median_wait_for_first_sibling_s": statistics.median(waits) if waits else None}
+
+
+def part0_schedule(args) -> list:
+    rows = []
+    workloads = [("default window", lambda: _philly_window(40000, args.window_limit, dnn=True)),
+                 ("recurring", lambda: recurring_workload(args.rec_jobs, seed=0, load=0.9, cluster="2x8",
+                                                          max_duration=args.max_duration))]
+    for label, build in workloads:
+        inst = build()
+        for policy in ("a-srpt", "srsf"):
+            ref = None
+            for spec in SCHEDULE_PREDICTORS:
+                t = time.perf_counter()
+                res = simulate(inst, f"{policy}:predictor={spec}", seed=0)
+                mean = float(res.summary["mean_jct"])
+                ref = mean if spec == "oracle" else ref
+                rows.append({"workload": label, "jobs": inst.n_jobs, "policy": policy, "predictor": spec,
+                             "mean_jct": mean, "vs_oracle": mean / ref, "wall_s": time.perf_counter() - t})
+                print(f"schedule {label} {policy} {spec}: mean JCT {mean:.0f} ({mean / ref:.3f} x oracle, "
+                      f"{time.perf_counter() - t:.0f} s)", file=sys.stderr, flush=True)
+    return rows
+
+
+def table0_schedule(rows) -> str:
+    lines = ["| workload | jobs | policy | predictor | mean JCT (s) | / oracle |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['workload']} | {r['jobs']} | {r['policy']} | {r['predictor']} | {r['mean_jct']:,.0f} | "
+                     f"{r['vs_oracle']:.3f} |")
+    return "\n".join(lines)
 
 
 def ci(values) -> tuple[float, float]:
@@ -212,9 +377,39 @@ def main(argv=None) -> int:
     p.add_argument("--skip-sweep", action="store_true", help="only the policy table")
     p.add_argument("--plot", metavar="PNG", help="write the sigma-sweep figure here")
     p.add_argument("--json", metavar="FILE", help="write every run's figures here")
+    p.add_argument("--issue14", action="store_true", help="only part 0 (prediction quality, ceiling, JCT effect)")
+    p.add_argument("--rec-jobs", type=int, default=2000, help="recurring jobs per seed (part 0)")
+    p.add_argument("--rec-seeds", type=int, default=3)
+    p.add_argument("--windows", type=lambda s: [tuple(int(x) for x in w.split(":")) for w in s.split(",")],
+                   default=[(20000, 20000), (40000, 20000), (60000, 10000)],
+                   help="Philly windows START:LIMIT,... (part 0)")
+    p.add_argument("--window-limit", type=int, default=20000, help="jobs of the default window (part 0 JCT)")
+    p.add_argument("--gbm-on-philly", action="store_true", help="also score the residual model on Philly (slow)")
+    p.add_argument("--skip-schedule", action="store_true", help="part 0 without the JCT runs")
+    p.add_argument("--skip-accuracy", action="store_true", help="part 0: only the JCT runs")
     args = p.parse_args(argv)
     started = time.perf_counter()
     payload: dict = {"args": vars(args)}
+    if args.issue14:
+        if not args.skip_accuracy:
+            acc = part0_accuracy(args)
+            payload["accuracy"] = acc
+            print("\n## Prediction scores (replay, at submission)\n")
+            print(table0(acc))
+            payload["ceiling"] = [philly_ceiling(a, n) for a, n in args.windows]
+            print("\n## Philly bursts (ceiling)\n")
+            for c in payload["ceiling"]:
+                print(json.dumps(c))
+        if not args.skip_schedule:
+            sched = part0_schedule(args)
+            payload["schedule"] = sched
+            print("\n## Mean JCT with each predictor, relative to the oracle\n")
+            print(table0_schedule(sched))
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                json.dump(payload, fh, indent=1, default=float)
+        print(f"\n(total {time.perf_counter() - started:.0f} s)")
+        return 0
     if not args.skip_policies:
         results = part1(args)
         payload["policies"] = {str(k): v for k, v in results.items()}

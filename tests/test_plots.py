@@ -322,7 +322,8 @@ def test_prediction_scatter_points_and_accuracy_in_the_legend():
     assert ax.collections[1].get_offsets().tolist() == [[10, 10], [100, 10], [1000, 10]]
     acc = accuracy([10, 100, 1000], [20, 100, 500])
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend[0].startswith(f"a (n=3): MAPE {acc.mape:.2f}") and f"mu {float(acc.distortion.mu):.3g}" in legend[0]
+    assert legend[0] == f"a (n=3): rho 1.00, med |log| {acc.median_abs_log:.2f}, within 2x 100%"
+    assert legend[1].startswith("b (n=3): rho n/a") and "within 2x 33%" in legend[1]
     assert ax.get_xscale() == ax.get_yscale() == "log"
     log = PredictionLog(("x", "y"), (1, 4), (2, 4))
     assert plots.prediction_scatter(log).axes[0].collections[0].get_offsets().tolist() == [[1, 2], [4, 4]]

@@ -13,7 +13,7 @@ Kinds (``asrpt plot KIND --help`` shows every option):
   ``asrpt batch --task certify``;
 - ``worst-case --gpus M --max-jobs N --mu 1,4``: run the worst-case search per mu and draw its
   progress against the cell bounds;
-- ``accuracy WORKLOAD --predictor forest[,group_mean]``: predicted against true iterations,
+- ``accuracy WORKLOAD --predictor hierarchy[,forest,...]``: predicted against true iterations,
   log-log (WORKLOAD as in ``asrpt predict-eval``: a file or a generator spec).
 
 Every kind writes one PNG (``--out``, required; ``--dpi``) and prints its path. Errors are one
@@ -131,8 +131,8 @@ def register(sub) -> None:
                          description="Run each predictor on a workload (inside a policy, as "
                                      "'asrpt predict-eval' does, or --replay) and draw its predictions "
                                      "at submission against the true work.")
-    a.add_argument("--predictor", default="forest", metavar="SPEC[,SPEC...]",
-                   help="predictors, one series each (default forest)")
+    a.add_argument("--predictor", default="hierarchy,forest", metavar="SPEC[,SPEC...]",
+                   help="predictors, one series each (default hierarchy,forest)")
     a.add_argument("--policy", default="a-srpt:adaptive=\"repredict\"", metavar="SPEC",
                    help="policy that uses the predictor (default a-srpt with adaptive re-prediction)")
     a.add_argument("--replay", action="store_true", help="score the predictors without a scheduler")

@@ -8,8 +8,9 @@ table, per-job CSVs, ``summary.json`` and a JCT plot (``jct_cdf.png``: the fract
 decides the mean is visible) in ``--out``.
 
 Predictions are honest: every policy that uses one (A-SRPT, SRSF, SJF, QSSF, Themis) gets the
-same predictor, ``forest`` (learned online from the jobs completed so far; ``--predictor``
-changes it), and the table says which predictor each row used. Clairvoyant references (A-SRPT and
+same predictor, the registry's default (``hierarchy``, learned online from the jobs completed so
+far, docs/prediction.md; ``--predictor`` changes it), and the table says which predictor each row
+used. Clairvoyant references (A-SRPT and
 SRSF with the true sizes) appear only with ``--oracle``, labelled ``[oracle]``.
 """
 
@@ -25,8 +26,6 @@ from .simulate import add_run_options, comparison_rows, policies_from, run_polic
 from ._common import emit_json, format_table
 
 DEFAULT_POLICIES = "a-srpt,srsf,sjf,qssf,tiresias,gavel,themis,fifo"
-# Every policy that takes a predictor gets the same real one: learned online from completed jobs.
-DEFAULT_PREDICTOR = "forest"
 # With --oracle: the clairvoyant references, labelled as such.
 ORACLE_POLICIES = "a-srpt,srsf"
 
@@ -67,6 +66,9 @@ def run(args) -> int:
         print(report.summary(), file=sys.stderr)
         print(f"cluster: {cluster.n_servers} servers, {cluster.total_gpus} GPUs; {instance.n_jobs} jobs",
               file=sys.stderr)
+    from ..predict.base import DEFAULT_PREDICTOR
+
+    # Every policy that takes a predictor gets the same real one, learned online from completed jobs.
     policies = policies_from(args.policies or DEFAULT_POLICIES, args.predictor or DEFAULT_PREDICTOR)
     if args.oracle:
         policies += policies_from(ORACLE_POLICIES, "oracle")

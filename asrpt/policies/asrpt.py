@@ -325,9 +325,11 @@ class ASRPT(PredictorPolicy):
         self._unwait(i)
         self._alarm_token.pop(i, None)
 
-    def _resize(self, view, job, work) -> None:
+    def _resize(self, view, job, work, adaptive: bool = True) -> None:
+        """A new prediction ``work`` for ``job``: the adaptive step's (counted in
+        ``adaptive_updates``), or a waiting job re-predicted when a sibling completed."""
         self.tracker_.set(job, work)
-        self.adaptive_updates_ += 1
+        self.adaptive_updates_ += adaptive
         i = job.index
         m = self.machine_
         size = self._virtual_size(job, work)
@@ -361,6 +363,9 @@ class ASRPT(PredictorPolicy):
                 self._resize(view, job, self.tracker_.predicted[job.index])
             else:
                 self._admit(view, job, now)
+        for job in self.tracker_.revised:           # waiting siblings re-predicted on a completion
+            if job.index in self._active:
+                self._resize(view, job, self.tracker_.predicted[job.index], adaptive=False)
         self._virtually_finished(now)
         if self.adaptive != "off":
             self._adaptive_step(view)

@@ -11,12 +11,30 @@ One interface for every predictor, used by A-SRPT and by the size-aware baseline
   (the oracle and the synthetic noisy predictor, which are built from the truth by definition).
 
 ``fit(completed)`` is ``reset()`` followed by ``observe(completed)`` (scikit-learn style).
+
+Two optional parts of the contract, with defaults here:
+
+- ``quantiles(job, *, attained=0, truth=None, levels=QUANTILE_LEVELS) -> tuple``: the
+  predictor's quantiles of the job's total work (by default the 10th, 50th and 90th
+  percentiles), given the work already done (all of them exceed ``attained``). A robust policy
+  reads the band (a guard against underestimates, a Gittins index over the distribution); the
+  default returns the point prediction at every level (no model of the uncertainty). Learned
+  predictors calibrate theirs online from their own earlier errors (:class:`ErrorBands`); the
+  synthetic ones know their error law.
+- ``sibling_keys(job) -> tuple``: keys whose completions change this job's prediction (its
+  recurring group, its burst). :class:`PredictionTracker` re-predicts the waiting jobs (no work
+  done yet) that share a key with a job that just completed, so a burst of resubmissions is
+  ordered by its first completed member at once. Default: none (no re-prediction).
 Predictors register by name (:func:`make_predictor` builds one from ``"noisy:sigma=0.5"``).
 
 Registered here: ``oracle`` (the truth), ``instance`` (the instance's own prediction, truth where it
 has none), ``noisy`` (truth x exp(sigma Z), Z standard normal drawn per job from
 ``(seed, job id)``), ``group_mean`` (mean true work of completed jobs of the same group, with
-user / global fallbacks) and ``constant`` (one processing time for every job: "no prediction").
+user / global fallbacks), ``constant`` (one processing time for every job: "no prediction") and
+``helios`` (the truth distorted by the error distribution Helios, SC'21, measured for its
+predictor on Philly-like jobs; clairvoyant, for comparisons at a known accuracy). ``forest``
+(:mod:`.forest`) and ``hierarchy`` (:mod:`.hierarchy`, the default, :data:`DEFAULT_PREDICTOR`) are
+learned online.
 """
 
 from __future__ import annotations
@@ -35,7 +53,15 @@ from ..sim.view import CompletedJob, JobView
 
 __all__ = ["Predictor", "PredictionTracker", "PREDICTORS", "register_predictor", "make_predictor", "OraclePredictor",
            "InstancePredictor", "NoisyPredictor", "GroupMeanPredictor", "ConstantPredictor",
-           "group_key"]
+           "HeliosPredictor", "ErrorBands", "group_key", "QUANTILE_LEVELS", "DEFAULT_PREDICTOR",
+           "HELIOS_ERROR_CDF"]
+
+#: The levels :meth:`Predictor.quantiles` returns by default: the 80 % band and its median.
+QUANTILE_LEVELS: tuple[float, ...] = (0.1, 0.5, 0.9)
+
+#: The registry name of the default predictor of prediction-using policies and commands (the
+#: one that validated best; docs/prediction.md gives the numbers).
+DEFAULT_PREDICTOR = "hierarchy"
 
 
 class Predictor(Params, abc.ABC):
@@ -65,6 +91,29 @@ class Predictor(Params, abc.ABC):
     @abc.abstractmethod
     def predict(self, job: JobView, *, attained=0, truth=None):
         """Predicted total work of ``job`` (> 0)."""
+
+    def quantiles(self, job: JobView, *, attained=0, truth=None, levels=QUANTILE_LEVELS) -> tuple:
+        """Quantiles of ``job``'s total work at ``levels`` (increasing, in (0, 1)), given the work
+        ``attained`` so far; non-decreasing in the level.
+
+        The default has no model of the uncertainty: the point prediction at every level.
+
+        Examples
+        --------
+        >>> OraclePredictor().reset().quantiles(None, truth=50)
+        (50, 50, 50)
+        """
+        value = self.predict(job, attained=attained, truth=truth)
+        return tuple(value for _ in levels)
+
+    def sibling_keys(self, job: JobView) -> tuple:
+        """Keys shared by the jobs whose completion changes ``job``'s prediction (default: none;
+        see the module docstring).
+
+        >>> OraclePredictor().sibling_keys(None)
+        ()
+        """
+        return ()
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "n_observed_"):
@@ -100,7 +149,7 @@ def make_predictor(spec: "str | Predictor") -> Predictor:
         raise InvalidParameterError(f"a predictor must be a name or a Predictor, got {type(spec).__name__}")
     from ..policies.base import parse_policy_spec  # the same "name:key=value" syntax
 
-    from . import forest  # noqa: F401  (registers the random forest; forest imports this module)
+    from . import forest, hierarchy  # noqa: F401  (register themselves; they import this module)
     name, params = parse_policy_spec(spec)
     if name not in PREDICTORS:
         raise unknown_name("predictor", name, PREDICTORS)
@@ -181,6 +230,175 @@ class NoisyPredictor(Predictor):
     def predict(self, job, *, attained=0, truth=None):
         self._check_fitted()
         return truth * self.factor(job.id)
+
+    def quantiles(self, job, *, attained=0, truth=None, levels=QUANTILE_LEVELS) -> tuple:
+        """The truth's quantiles given the prediction ``N^``: ``N^ exp(sigma z_q)`` (the noise law
+        is known; the clip is ignored), each at least 1.05 x ``attained``.
+
+        >>> p = NoisyPredictor(sigma=0.0).reset()
+        >>> p.quantiles(JobView(0, "a", (0,), 0, 1, 1, True, 1), truth=10.0)
+        (10.0, 10.0, 10.0)
+        """
+        value = self.predict(job, truth=truth)
+        out = [value * math.exp(self.sigma * _NORMAL.inv_cdf(q)) for q in levels]
+        return _above(out, attained)
+
+
+def _above(values, attained) -> tuple:
+    """Quantiles floored at 1.05 x the work done (a job outlives what it has done)."""
+    floor = 1.05 * float(attained) if attained else 0.0
+    return tuple(max(float(v), floor) for v in values)
+
+
+_NORMAL = statistics.NormalDist()
+
+#: The Helios (SC'21) predictor's measured error on Philly-like jobs: (share of jobs, relative
+#: error |N^ - N| / N at most). 10 % of jobs within 10 % error, 50 % within 50 %, 70 % within
+#: 100 %, 90 % within 1000 %; the end points (0, 0) and (1, 100) are ours.
+HELIOS_ERROR_CDF: tuple[tuple[float, float], ...] = ((0.0, 0.0), (0.1, 0.1), (0.5, 0.5), (0.7, 1.0),
+                                                     (0.9, 10.0), (1.0, 100.0))
+
+
+def helios_ratio(u: float, v: float) -> float:
+    """The ratio ``N^ / N`` for uniform draws ``u`` (the error's quantile) and ``v`` (its sign).
+
+    The relative error ``e`` is interpolated in :data:`HELIOS_ERROR_CDF` (linearly up to 10 %,
+    log-linearly beyond); an error of 100 % or more can only be an overestimate
+    (``N^ = (1 + e) N``); a smaller one is an under- or overestimate with probability 1/2 each
+    (``v < 0.5``: ``N^ = (1 - e) N``).
+
+    >>> helios_ratio(0.5, 0.9), helios_ratio(0.5, 0.1), round(helios_ratio(0.9, 0.1), 6)
+    (1.5, 0.5, 11.0)
+    """
+    pts = HELIOS_ERROR_CDF
+    for (u0, e0), (u1, e1) in zip(pts, pts[1:]):
+        if u <= u1:
+            w = (u - u0) / (u1 - u0)
+            e = e0 + w * (e1 - e0) if e0 == 0 or e1 <= 0.1 else math.exp(
+                math.log(e0) + w * (math.log(e1) - math.log(e0)))
+            break
+    else:  # pragma: no cover - u < 1 always
+        e = pts[-1][1]
+    if e >= 1 or v >= 0.5:
+        return 1.0 + e
+    return 1.0 - e
+
+
+@register_predictor("helios")
+class HeliosPredictor(Predictor):
+    """The truth distorted by the Helios predictor's published error distribution
+    (:data:`HELIOS_ERROR_CDF`, :func:`helios_ratio`): comparisons at a known, realistic accuracy.
+
+    Like the Helios artifact, which synthesizes Philly predictions from the true durations, this
+    predictor is built from the truth (clairvoyant); the two uniform draws of a job come from
+    ``job_generator(seed, job.id)``. ``quantiles`` gives the truth's quantiles given the
+    prediction, from the same law (a grid of 4,000 draws).
+
+    Parameters
+    ----------
+    seed : int
+
+    Examples
+    --------
+    >>> p = HeliosPredictor(seed=1).reset()
+    >>> v = JobView(0, "j0", (0,), 0, 1, 1, True, 1)
+    >>> p.predict(v, truth=100.0) / 100.0 == p.ratio("j0")
+    True
+    """
+
+    clairvoyant = True
+    parameter_constraints = {"seed": [Interval(Integral, 0, None, closed="left")]}
+    _INVERSE: tuple | None = None
+
+    def __init__(self, *, seed: int = 0):
+        self.seed = seed
+
+    def ratio(self, job_id: str) -> float:
+        """``N^ / N`` of job ``job_id``."""
+        u, v = job_generator(self.seed, job_id).random(2)
+        return helios_ratio(float(u), float(v))
+
+    def predict(self, job, *, attained=0, truth=None):
+        self._check_fitted()
+        value = truth * self.ratio(job.id)
+        return value if not attained or value > attained else float(attained) * 2
+
+    def quantiles(self, job, *, attained=0, truth=None, levels=QUANTILE_LEVELS) -> tuple:
+        """Quantiles of ``N = N^ / r`` over the law of ``r`` (conditioned on ``N > attained``)."""
+        value = truth * self.ratio(job.id)
+        inv = HeliosPredictor._INVERSE
+        if inv is None:
+            grid = [(k + 0.5) / 2000 for k in range(2000)]
+            inv = HeliosPredictor._INVERSE = tuple(sorted(1.0 / helios_ratio(u, v) for u in grid
+                                                          for v in (0.25, 0.75)))
+        values = [value * r for r in inv]
+        if attained:
+            values = [x for x in values if x > attained] or [float(attained) * 2]
+        return _above([_quantile(values, q) for q in levels], attained)
+
+
+def _quantile(ordered, q: float) -> float:
+    """Linear-interpolation quantile of a sorted sequence."""
+    pos = q * (len(ordered) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return float(ordered[lo]) + (pos - lo) * (float(ordered[hi]) - float(ordered[lo]))
+
+
+class ErrorBands:
+    """Online calibration of prediction bands from a predictor's own earlier errors.
+
+    ``add(stratum, predicted, true)`` records the error ``log(true / predicted)`` of a completed
+    job (its prediction at submission). ``quantiles(stratum, value, levels, attained)`` returns
+    ``value x exp(e_q)`` with ``e_q`` the empirical ``q``-quantiles of the last ``window`` errors
+    of the stratum (e.g. "the job's group has history" or not); with work ``attained`` done, only
+    the errors that would have let the job outlive it (``value x exp(e) > attained``) count, so the
+    band is conditioned on survival. A stratum with fewer than ``min_errors`` errors borrows all
+    strata's; with fewer than that overall, a log-normal band of spread ``prior_sigma``.
+
+    Examples
+    --------
+    >>> b = ErrorBands(min_errors=2)
+    >>> for e in (0.5, 1.0, 2.0):
+    ...     b.add("seen", 10.0, 10.0 * e)
+    >>> [round(x, 2) for x in b.quantiles("seen", 10.0, (0.1, 0.5, 0.9))]
+    [5.74, 10.0, 17.41]
+    """
+
+    def __init__(self, *, window: int = 1000, min_errors: int = 20, prior_sigma: float = 1.0):
+        self.window = window
+        self.min_errors = min_errors
+        self.prior_sigma = prior_sigma
+        self._errors: dict = defaultdict(list)
+        self._all: list[float] = []
+
+    def add(self, stratum, predicted, true) -> None:
+        """Record the error of one completed job."""
+        e = math.log(float(true) / float(predicted))
+        for lst in (self._errors[stratum], self._all):
+            lst.append(e)
+            if len(lst) > 2 * self.window:
+                del lst[:len(lst) - self.window]
+
+    def errors(self, stratum) -> list[float]:
+        """The errors the stratum's bands use now (its own, else every stratum's)."""
+        own = self._errors.get(stratum, [])
+        src = own if len(own) >= self.min_errors else self._all
+        return src[-self.window:]
+
+    def quantiles(self, stratum, value, levels=QUANTILE_LEVELS, attained=0) -> tuple:
+        """The band for a job predicted at ``value`` with ``attained`` work done."""
+        errs = self.errors(stratum)
+        if len(errs) < self.min_errors:
+            out = [value * math.exp(self.prior_sigma * _NORMAL.inv_cdf(q)) for q in levels]
+            return _above(out, attained)
+        if attained:
+            lo = math.log(float(attained) / float(value))
+            errs = [e for e in errs if e > lo]
+            if not errs:
+                return tuple(float(attained) * 2 for _ in levels)
+        ordered = sorted(errs)
+        return _above([value * math.exp(_quantile(ordered, q)) for q in levels], attained)
 
 
 def group_key(job: JobView) -> tuple | None:
@@ -280,31 +498,69 @@ class PredictionTracker:
     ``predicted[job.index]`` holds the current prediction; ``repredict(view, job)`` asks again
     given the work already done (the adaptive step) and ``set(job, value)`` records the new value.
     ``report()`` gives every job's first and last prediction by id, for the run's policy data.
+
+    **Siblings.** With ``siblings=True`` (default), when a job completes, the waiting jobs that
+    share one of its :meth:`Predictor.sibling_keys` and have done no work yet are predicted again
+    (the new history may change them: the first completed member of a burst), before the
+    arrivals; ``revised`` lists the jobs whose prediction changed in the last ``update`` (a policy
+    that keeps its own copy of the sizes, like A-SRPT's virtual machine, applies them). Their
+    ``initial`` prediction (at submission) is kept; the new one is their latest.
     """
 
-    def __init__(self, predictor: Predictor, seed=None):
+    def __init__(self, predictor: Predictor, seed=None, *, siblings: bool = True):
         self.predictor = predictor
         self.predictor.reset(seed)
+        self.siblings = siblings
         self.predicted: dict[int, Any] = {}
         self.initial_by_id: dict[str, Any] = {}   # first prediction of every job seen
         self.latest_by_id: dict[str, Any] = {}    # its last prediction (after adaptive updates)
+        self.revised: list = []                   # jobs re-predicted in the last update
+        self.n_revised = 0                        # sibling re-predictions that changed a value
+        self._by_key: dict = defaultdict(dict)    # sibling key -> {index: view} of waiting jobs
+        self._keys: dict[int, tuple] = {}
 
     def _truth(self, view, job):
         return view.true_work(job) if self.predictor.clairvoyant else None
 
+    def _check(self, job, value):
+        if not value > 0:
+            raise InvalidParameterError(
+                f"predictor {self.predictor.name} predicted {value!r} for job {job.id}; predictions must be > 0")
+        return value
+
     def update(self, view) -> list:
-        """Observe completions, predict arrivals; returns the newly predicted jobs."""
+        """Observe completions, re-predict waiting siblings, predict arrivals; returns the newly
+        predicted jobs."""
+        self.revised = []
         if view.completed:
             self.predictor.observe(view.completed)
+            touched: dict = {}
             for c in view.completed:
                 self.predicted.pop(c.job.index, None)
+                for key in self._keys.pop(c.job.index, ()):
+                    waiting = self._by_key.get(key)
+                    if waiting is not None:
+                        waiting.pop(c.job.index, None)
+                        touched.update(waiting)
+            for i in sorted(touched):
+                job = touched[i]
+                if i not in self.predicted or view.attained_work(job) > 0:
+                    continue
+                value = self._check(job, self.predictor.predict(job, truth=self._truth(view, job)))
+                if value != self.predicted[i]:
+                    self.set(job, value)
+                    self.revised.append(job)
+                    self.n_revised += 1
         for job in view.arrived:
-            value = self.predictor.predict(job, truth=self._truth(view, job))
-            if not value > 0:
-                raise InvalidParameterError(
-                    f"predictor {self.predictor.name} predicted {value!r} for job {job.id}; predictions must be > 0")
+            value = self._check(job, self.predictor.predict(job, truth=self._truth(view, job)))
             self.predicted[job.index] = value
             self.initial_by_id[job.id] = self.latest_by_id[job.id] = value
+            if self.siblings:
+                keys = self.predictor.sibling_keys(job)
+                if keys:
+                    self._keys[job.index] = keys
+                    for key in keys:
+                        self._by_key[key][job.index] = job
         return list(view.arrived)
 
     def repredict(self, view, job):

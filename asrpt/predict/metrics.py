@@ -4,8 +4,12 @@ This module owns the prediction-error measures of theory-checks.md section 2.1 t
 
 - accuracy (float only): :func:`mae` (mean absolute error, in work units), :func:`mape` (mean
   absolute error relative to the truth, as a fraction), :func:`r2_log` (coefficient of
-  determination of log predictions against log truths), and the mean and median absolute log
-  ratio;
+  determination of log predictions against log truths), :func:`spearman` (rank correlation: what
+  an SRPT-style order depends on), the mean and median absolute log ratio, and :func:`coverage`
+  of prediction bands;
+- :class:`Scores`, the headline of ``asrpt predict-eval`` and the benchmark (issue 14): Spearman
+  rho, median |log error|, share within 2x, R^2 on log over successful runs, 80 % band coverage
+  (MAPE is left out of it: it measures the failed runs more than the predictor);
 - distortion (exact for int and Fraction inputs): ``mu_over = max(1, max_j N^_j / N_j)``,
   ``mu_under = max(1, max_j N_j / N^_j)``, ``mu = mu_over * mu_under`` (Theorem 1's ``mu``,
   model.md section 8), and nearest-rank percentiles of the per-job ratio ``N^_j / N_j``
@@ -48,9 +52,9 @@ from ..sim.view import CompletedJob, job_views
 from ..sizes import exact_div, exact_mul
 from .base import Predictor, make_predictor
 
-__all__ = ["mae", "mape", "r2_log", "distortion", "accuracy", "Distortion", "PredictionAccuracy",
-           "PredictionLog", "run_predictions", "replay_predictions", "job_views",
-           "RATIO_PERCENTILES"]
+__all__ = ["mae", "mape", "r2_log", "spearman", "coverage", "distortion", "accuracy", "Distortion",
+           "PredictionAccuracy", "PredictionLog", "Scores", "run_predictions", "replay_predictions",
+           "job_views", "RATIO_PERCENTILES"]
 
 RATIO_PERCENTILES: tuple[int, ...] = (1, 5, 25, 50, 75, 95, 99)
 
@@ -155,6 +159,83 @@ def r2_log(true, predicted) -> float | None:
     if ss_tot == 0:
         return None
     return 1.0 - math.fsum((a - b) ** 2 for a, b in zip(lt, lp)) / ss_tot
+
+
+def _ranks(values) -> list[float]:
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0.0] * len(values)
+    k = 0
+    while k < len(order):
+        m = k
+        while m + 1 < len(order) and values[order[m + 1]] == values[order[k]]:
+            m += 1
+        for r in range(k, m + 1):
+            ranks[order[r]] = (k + m) / 2.0
+        k = m + 1
+    return ranks
+
+
+@validate_params({"true": _SEQ, "predicted": _SEQ})
+def spearman(true, predicted) -> float | None:
+    """Spearman rank correlation of predictions with the truth (ties get mean ranks); None when
+    either side is constant.
+
+    Parameters
+    ----------
+    true, predicted : sequence of number > 0
+
+    Returns
+    -------
+    float or None
+
+    Raises
+    ------
+    InvalidParameterError
+        As :func:`mae`.
+
+    Examples
+    --------
+    >>> spearman([1, 2, 3], [10, 30, 20]), spearman([1, 2], [5, 5])
+    (0.5, None)
+    """
+    t, p = _pairs(true, predicted, "spearman")
+    a, b = _ranks([float(x) for x in t]), _ranks([float(x) for x in p])
+    n = len(a)
+    ma, mb = math.fsum(a) / n, math.fsum(b) / n
+    sa = math.fsum((x - ma) ** 2 for x in a)
+    sb = math.fsum((x - mb) ** 2 for x in b)
+    if sa == 0 or sb == 0:
+        return None
+    return math.fsum((x - ma) * (y - mb) for x, y in zip(a, b)) / math.sqrt(sa * sb)
+
+
+@validate_params({"true": _SEQ, "low": _SEQ, "high": _SEQ})
+def coverage(true, low, high) -> float:
+    """Share of jobs whose truth lies in its band ``[low, high]``.
+
+    Parameters
+    ----------
+    true, low, high : sequence of number > 0
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InvalidParameterError
+        As :func:`mae`, or a band with ``low > high``.
+
+    Examples
+    --------
+    >>> coverage([1, 5, 10], [0.5, 6, 9], [2, 8, 11])
+    0.6666666666666666
+    """
+    t, lo = _pairs(true, low, "coverage")
+    _, hi = _pairs(true, high, "coverage")
+    if any(a > b for a, b in zip(lo, hi)):
+        raise InvalidParameterError("coverage: a band has low > high")
+    return sum(1 for x, a, b in zip(t, lo, hi) if a <= x <= b) / len(t)
 
 
 @dataclass(frozen=True)
@@ -319,18 +400,95 @@ class PredictionLog:
     ids: tuple
     true: tuple
     predicted: tuple
+    status: tuple | None = None
+    low: tuple | None = None
+    high: tuple | None = None
 
     def accuracy(self) -> PredictionAccuracy:
         """:func:`accuracy` of the log."""
         return accuracy(self.true, self.predicted)
+
+    def succeeded(self) -> "PredictionLog":
+        """The jobs whose run did not fail or get killed (all jobs without a status)."""
+        if self.status is None:
+            return self
+        keep = [k for k, s in enumerate(self.status) if s not in ("failed", "killed")]
+        pick = lambda xs: None if xs is None else tuple(xs[k] for k in keep)  # noqa: E731
+        return PredictionLog(pick(self.ids), pick(self.true), pick(self.predicted), pick(self.status),
+                             pick(self.low), pick(self.high))
+
+    def subset(self, ids) -> "PredictionLog":
+        """The jobs among ``ids``, in the log's order."""
+        wanted = set(ids)
+        keep = [k for k, i in enumerate(self.ids) if i in wanted]
+        pick = lambda xs: None if xs is None else tuple(xs[k] for k in keep)  # noqa: E731
+        return PredictionLog(pick(self.ids), pick(self.true), pick(self.predicted), pick(self.status),
+                             pick(self.low), pick(self.high))
+
+    def scores(self) -> "Scores":
+        """:class:`Scores` of the log (coverage and successful-run R^2 where it has the data)."""
+        t, p = self.true, self.predicted
+        ok = self.succeeded()
+        logs = sorted(abs(math.log(float(b) / float(a))) for a, b in zip(t, p))
+        n = len(logs)
+        return Scores(
+            n=n, spearman=spearman(t, p),
+            median_abs_log=logs[n // 2] if n % 2 else (logs[n // 2 - 1] + logs[n // 2]) / 2,
+            within_2x=sum(1 for a, b in zip(t, p) if 0.5 * float(a) <= float(b) <= 2 * float(a)) / n,
+            r2_log=r2_log(t, p), r2_log_succeeded=r2_log(ok.true, ok.predicted) if len(ok.true) > 1 else None,
+            n_succeeded=len(ok.true),
+            coverage_80=coverage(t, self.low, self.high) if self.low is not None else None)
 
     def to_dict(self) -> dict:
         """``{id: [true, predicted]}``."""
         return {i: [t, p] for i, t, p in zip(self.ids, self.true, self.predicted)}
 
 
-@validate_params({"result": [InstanceOf(SimResult)], "which": [Options(str, {"initial", "final"})]})
-def run_predictions(result: SimResult, which: str = "initial") -> PredictionLog:
+@dataclass(frozen=True)
+class Scores:
+    """What a scheduler needs of predictions (issue 14's headline).
+
+    Attributes
+    ----------
+    n : int
+    spearman : float or None
+        Rank correlation with the truth (an SRPT-style order depends on ranks).
+    median_abs_log : float
+        Median ``|log(N^ / N)|`` (0.69 is a factor 2).
+    within_2x : float
+        Share of jobs with ``N / 2 <= N^ <= 2 N``.
+    r2_log : float or None
+        R^2 of log predictions over all jobs.
+    r2_log_succeeded : float or None
+        The same over the jobs whose run did not fail (all jobs without a status).
+    n_succeeded : int
+    coverage_80 : float or None
+        Share of truths inside the 10 %-90 % band (None without bands; 0.8 is calibrated).
+
+    Examples
+    --------
+    >>> s = PredictionLog(("a", "b", "c"), (1, 2, 4), (1, 4, 4)).scores()
+    >>> s.within_2x, round(s.spearman, 3), s.coverage_80
+    (1.0, 0.866, None)
+    """
+
+    n: int
+    spearman: float | None
+    median_abs_log: float
+    within_2x: float
+    r2_log: float | None
+    r2_log_succeeded: float | None
+    n_succeeded: int
+    coverage_80: float | None
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict."""
+        return asdict(self)
+
+
+@validate_params({"result": [InstanceOf(SimResult)], "which": [Options(str, {"initial", "final"})],
+                  "status_of": [None, InstanceOf(Mapping)]})
+def run_predictions(result: SimResult, which: str = "initial", status_of: Mapping | None = None) -> PredictionLog:
     """The predictions a policy recorded in a run, beside the records' true work.
 
     Parameters
@@ -341,6 +499,9 @@ def run_predictions(result: SimResult, which: str = "initial") -> PredictionLog:
     which : {"initial", "final"}
         Predictions at submission, or the last ones (after adaptive updates; biased: a job is
         re-predicted only once it outlives its prediction).
+    status_of : mapping or None
+        Job id -> ``Job.status`` (e.g. ``{j.id: j.status for j in instance.jobs}``), for the
+        successful-run scores.
 
     Returns
     -------
@@ -370,7 +531,10 @@ def run_predictions(result: SimResult, which: str = "initial") -> PredictionLog:
             ids.append(r.id)
             true.append(r.work)
             pred.append(recorded[r.id])
-    return PredictionLog(tuple(ids), tuple(true), tuple(pred))
+    status = None
+    if status_of is not None:
+        status = tuple(status_of.get(i) for i in ids)
+    return PredictionLog(tuple(ids), tuple(true), tuple(pred), status)
 
 
 def _true_work(job):
@@ -378,9 +542,9 @@ def _true_work(job):
 
 
 @validate_params({"predictor": [str, InstanceOf(Predictor)], "instance": [InstanceOf(Instance)],
-                  "completions": [None, InstanceOf(Mapping)], "seed": ["seed"]})
+                  "completions": [None, InstanceOf(Mapping)], "seed": ["seed"], "bands": ["boolean"]})
 def replay_predictions(predictor, instance: Instance, *, completions: Mapping | None = None,
-                       seed=None) -> PredictionLog:
+                       seed=None, bands: bool = True) -> PredictionLog:
     """Replay a predictor on an instance without a scheduler (see the module docstring).
 
     Parameters
@@ -393,11 +557,13 @@ def replay_predictions(predictor, instance: Instance, *, completions: Mapping | 
         Jobs without one are never observed.
     seed : int or None
         Passed to ``predictor.reset``.
+    bands : bool
+        Also record each job's 10 %-90 % band at submission (``predictor.quantiles``).
 
     Returns
     -------
     PredictionLog
-        Every job, in the instance's order.
+        Every job, in the instance's order, with the jobs' status and (``bands``) bands.
 
     Examples
     --------
@@ -417,18 +583,26 @@ def replay_predictions(predictor, instance: Instance, *, completions: Mapping | 
                        key=lambda i: (done_at[i], views[i].key))
     arriving = sorted(range(len(views)), key=lambda i: (views[i].arrival, views[i].key))
     out: list = [None] * len(views)
+    low: list = [None] * len(views)
+    high: list = [None] * len(views)
     k = 0
     for i in arriving:
         v = views[i]
         batch = []
         while k < len(finishing) and done_at[finishing[k]] <= v.arrival:
             f = finishing[k]
-            batch.append(CompletedJob(views[f], done_at[f], works[f]))
+            batch.append(CompletedJob(views[f], done_at[f], works[f], instance.jobs[f].status))
             k += 1
         if batch:
             pred.observe(batch)
-        value = pred.predict(v, truth=works[i] if pred.clairvoyant else None)
+        truth = works[i] if pred.clairvoyant else None
+        value = pred.predict(v, truth=truth)
         if not value > 0:
             raise InvalidParameterError(f"predictor {pred.name} predicted {value!r} for job {v.id}")
         out[i] = value
-    return PredictionLog(tuple(v.id for v in views), tuple(works), tuple(out))
+        if bands:
+            q = pred.quantiles(v, truth=truth, levels=(0.1, 0.9))
+            low[i], high[i] = q
+    return PredictionLog(tuple(v.id for v in views), tuple(works), tuple(out),
+                         tuple(j.status for j in instance.jobs),
+                         tuple(low) if bands else None, tuple(high) if bands else None)

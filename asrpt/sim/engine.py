@@ -250,7 +250,7 @@ class _Engine:
         st.status = _DONE
         st.completion = self.now
         self.n_done += 1
-        self.completed.append(CompletedJob(self.views[i], self.now, st.work))
+        self.completed.append(CompletedJob(self.views[i], self.now, st.work, self.instance.jobs[i].status))
 
     def _stop_now(self, i: int, st: _JobState) -> None:
         self._release(i, st)

@@ -107,12 +107,14 @@ def job_views(instance: Instance) -> list[JobView]:
 
 @dataclass(frozen=True, eq=False)
 class CompletedJob:
-    """A finished job as predictors may learn from it: its view, when it completed, and its true
-    work (revealed at completion)."""
+    """A finished job as predictors may learn from it: its view, when it completed, its true
+    work and how its run ended (``status``, the instance's ``Job.status``, None when unknown; both
+    revealed at completion, never on the job's view)."""
 
     job: JobView
     completion: Number
     work: Number
+    status: str | None = None
 
 
 class _ReadOnlyJobs(Sequence):

@@ -21,7 +21,8 @@ from typing import Iterator, Sequence
 
 from ..errors import InvalidInstance, TraceError
 
-__all__ = ["TraceReport", "RowProblem", "read_csv_rows", "parse_timestamp", "shared_path", "row_job"]
+__all__ = ["TraceReport", "RowProblem", "read_csv_rows", "parse_timestamp", "shared_path", "row_job",
+           "trace_status"]
 
 
 #: Stands for the shared data folder in paths built while ``ASRPT_SHARED`` is unset.
@@ -218,3 +219,20 @@ def row_job(report: TraceReport, line: int, *args, **kwargs):
     except InvalidInstance as exc:
         report.bad(line, "; ".join(str(p) for p in exc.problems))
         return None
+
+
+_STATUS = {"pass": "succeeded", "completed": "succeeded", "succeeded": "succeeded", "terminated": "succeeded",
+           "failed": "failed", "fail": "failed", "node_fail": "failed", "timeout": "killed",
+           "killed": "killed", "cancelled": "killed", "canceled": "killed"}
+
+
+def trace_status(text) -> str | None:
+    """A trace's job status (Philly ``Pass``/``Failed``/``Killed``, Helios ``COMPLETED``/``FAILED``/
+    ``CANCELLED``/``TIMEOUT``/``NODE_FAIL``, PAI ``Terminated``/``Failed``) as a ``Job.status``
+    (``succeeded``, ``failed`` or ``killed``); None for an empty or unknown value (e.g. a job still
+    running when the trace ended).
+
+    >>> trace_status("Pass"), trace_status("CANCELLED"), trace_status("NODE_FAIL"), trace_status("")
+    ('succeeded', 'killed', 'failed', None)
+    """
+    return _STATUS.get(str(text or "").strip().lower())

@@ -4,7 +4,8 @@ Columns used: ``job_id``, ``user``, ``vc``, ``gpu_num``, ``state``, ``submit_tim
 ``end_time``, ``duration``. Times may be "YYYY-MM-DD HH:MM:SS" strings or seconds. GPU jobs
 (``gpu_num >= 1``) become abstract jobs: arrival = seconds after the first kept submission,
 processing time = ``duration`` (falling back to ``end_time - start_time`` when ``duration`` is
-empty), ``user`` = user, with ``vc``, ``state`` and ``submitted`` (epoch seconds) in ``meta``. Rows with ``gpu_num == 0`` are
+empty), ``user`` = user, ``status`` from ``state`` (:func:`~asrpt.traces.base.trace_status`),
+with ``vc``, ``state`` and ``submitted`` (epoch seconds) in ``meta``. Rows with ``gpu_num == 0`` are
 filtered ("not a GPU job"), rows that never ran (empty or zero duration) are filtered
 ("did not run"). Helios logs carry users but no job names, so no groups are made up.
 
@@ -18,7 +19,7 @@ import os
 
 from .._validation import validate_params
 from ..instance import Cluster, Instance, Job
-from .base import TraceReport, parse_timestamp, read_csv_rows, row_job
+from .base import TraceReport, parse_timestamp, read_csv_rows, row_job, trace_status
 
 __all__ = ["read_helios", "HELIOS_COLUMNS"]
 
@@ -75,7 +76,7 @@ def read_helios(path: str | os.PathLike, cluster: Cluster) -> tuple[Instance, Tr
             report.filtered[f"needs more than the cluster's {M} GPUs"] += 1
             continue
         job = row_job(report, line, job_id, submit - t0, gpus, processing_time=duration,
-                      user=row["user"].strip() or None,
+                      user=row["user"].strip() or None, status=trace_status(row["state"]),
                       meta={"vc": row["vc"].strip(), "state": row["state"].strip(), "submitted": submit})
         if job is not None:
             jobs.append(job)

@@ -3,7 +3,8 @@
 Columns used: ``job_id``, ``user``, ``submit_time``, ``duration`` (seconds of run time, whatever
 the placement), ``num_inst`` (gang instances, each inside one server), ``num_gpu`` (GPUs per
 instance), ``num_cpu`` (must be 0: asrpt models GPUs only; rows asking for CPUs are reported and
-kept with their CPUs ignored). Any other column is ignored and listed in the report.
+kept with their CPUs ignored); an optional ``status`` (``Terminated``, ``Failed``) becomes
+``Job.status``. Any other column is ignored and listed in the report.
 
 Each row becomes an abstract job: id ``job_id``, arrival ``submit_time``, ``gpus = num_inst *
 num_gpu``, ``instances = num_inst``, ``processing_time = duration``, ``user``. Integer times stay
@@ -16,7 +17,7 @@ import os
 
 from .._validation import validate_params
 from ..instance import Cluster, Instance, Job
-from .base import TraceReport, read_csv_rows, row_job
+from .base import TraceReport, read_csv_rows, row_job, trace_status
 
 __all__ = ["read_pai", "PAI_COLUMNS", "looks_like_pai"]
 
@@ -47,7 +48,7 @@ def read_pai(path: str | os.PathLike, cluster: Cluster) -> tuple[Instance, Trace
     """
     source = os.fspath(path)
     header, rows = read_csv_rows(source, PAI_COLUMNS)
-    report = TraceReport(source, ignored_columns=tuple(c for c in header if c not in PAI_COLUMNS))
+    report = TraceReport(source, ignored_columns=tuple(c for c in header if c not in PAI_COLUMNS + ("status",)))
     jobs = []
     seen: set[str] = set()
     M, G = cluster.total_gpus, cluster.max_server_gpus
@@ -80,7 +81,8 @@ def read_pai(path: str | os.PathLike, cluster: Cluster) -> tuple[Instance, Trace
             report.filtered[f"an instance needs more than a server's {G} GPUs"] += 1
         else:
             job = row_job(report, line, job_id, submit, n_inst * per, processing_time=duration,
-                          instances=n_inst, user=row["user"].strip() or None)
+                          instances=n_inst, user=row["user"].strip() or None,
+                          status=trace_status(row.get("status")))
             if job is None:
                 continue
             if cpus:

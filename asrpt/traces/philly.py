@@ -27,7 +27,7 @@ import os
 
 from .._validation import Interval, Options, validate_params
 from ..instance import Cluster, Instance, Job
-from .base import TraceReport, parse_timestamp, read_csv_rows, shared_path, row_job
+from .base import TraceReport, parse_timestamp, read_csv_rows, row_job, shared_path, trace_status
 
 __all__ = ["read_philly", "gang_instances", "DEFAULT_PHILLY"]
 
@@ -95,7 +95,7 @@ def read_philly(path: str | os.PathLike = DEFAULT_PHILLY, *, start: int = 0, lim
     source = os.fspath(path)
     header, rows = read_csv_rows(source, _REQUIRED)
     has_row = "philly_row" in header
-    report = TraceReport(source, ignored_columns=tuple(c for c in header if c not in _REQUIRED + ("philly_row",)))
+    report = TraceReport(source, ignored_columns=tuple(c for c in header if c not in _REQUIRED + ("philly_row", "status")))
     parsed = []
     for row_index, (line, row) in enumerate(rows):
         report.rows += 1
@@ -121,7 +121,7 @@ def read_philly(path: str | os.PathLike = DEFAULT_PHILLY, *, start: int = 0, lim
         if not abs(gpu_time - duration * gpus) <= 1e-6 * max(1.0, gpu_time):  # NaN fails too
             report.bad(line, f"gpu_time {gpu_time} != duration x num_gpus = {duration * gpus}")
             continue
-        parsed.append((t, row_index, duration, gpus, row["cluster"].strip(), line))
+        parsed.append((t, row_index, duration, gpus, row["cluster"].strip(), line, trace_status(row.get("status"))))
     parsed.sort(key=lambda r: (r[0], r[1]))
     end = len(parsed) if limit is None else min(len(parsed), start + limit)
     if start or end < len(parsed):
@@ -130,7 +130,7 @@ def read_philly(path: str | os.PathLike = DEFAULT_PHILLY, *, start: int = 0, lim
     t0 = window[0][0] if window else 0.0
     M, G = cluster.total_gpus, cluster.max_server_gpus
     jobs = []
-    for t, row_index, duration, gpus, vc, line in window:
+    for t, row_index, duration, gpus, vc, line, status in window:
         if duration < min_duration:
             report.filtered[f"duration below {min_duration:g} s"] += 1
             continue
@@ -142,7 +142,7 @@ def read_philly(path: str | os.PathLike = DEFAULT_PHILLY, *, start: int = 0, lim
             report.filtered["gang instances do not fit the servers"] += 1
             continue
         job = row_job(report, line, str(row_index), t - t0, gpus, processing_time=duration,
-                      instances=instances, user=vc or None,
+                      instances=instances, user=vc or None, status=status,
                       meta={"trace_duration": duration, "row": row_index, "submitted": t})
         if job is not None:
             jobs.append(job)

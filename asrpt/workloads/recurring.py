@@ -23,7 +23,8 @@ its own child stream, so changing one step's parameters leaves the others' draws
    popularity.
 3. **Durations** (seconds on the job's best placement). A run fails at startup with probability
    ``fail_fraction`` and then lasts ``fail_duration * exp(0.3 xi)`` (Philly's spike of 16 % of
-   jobs between 56 and 100 s: unpredictable, whatever the group). Otherwise, in log space::
+   jobs between 56 and 100 s: unpredictable, whatever the group; its job's ``status`` is
+   ``"failed"``, the others' ``"succeeded"``). Otherwise, in log space::
 
        log D = c + sigma_group * eta_g + gpu_slope * log2(g) + d_gk + sigma_within * eps_j
 
@@ -591,6 +592,7 @@ def recurring_workload(n_jobs: int = 1000, *, load: float = 0.8, cluster: "str |
         jobs.append(Job(f"j{j}", float(rel[j]), par.gpus, model=model, parallelism=par,
                         batch_size=batch, iterations=int(iterations[j]),
                         user=f"u{int(owner[g]):0{uwidth}d}", group=f"g{g:0{width}d}", dataset=dataset,
+                        status="failed" if failed[j] else "succeeded",
                         meta={"submitted": float(start) + float(t[j]), "lr": float(lr[g])}))
     metadata = {
         "family": "recurring",

@@ -28,15 +28,34 @@ def test_json_of_a_run_matches_the_library(capsys):
     d = json.loads(out)
     assert d["mode"] == "run" and d["workload"]["jobs"] == 120 and d["workload"]["gpus"] == 16
     assert d["workload"]["source"] == 'recurring:n_jobs=120:cluster="2x8":seed=3'
+    (e,) = d["results"]
     inst = recurring_workload(120, cluster="2x8", seed=3)
     res = simulate(inst, 'a-srpt:adaptive="repredict":predictor="forest:n_estimators=5:min_train=20"', seed=3)
     acc = run_predictions(res).accuracy()
-    assert d["initial"]["mae"] == pytest.approx(acc.mae)
-    assert d["initial"]["distortion"]["mu"] == pytest.approx(acc.distortion.mu)
-    assert d["final"]["n"] == 120 and d["summary"]["mean_jct"] == pytest.approx(res.summary["mean_jct"])
-    assert d["adaptive_updates"] == res.policy_data["adaptive_updates"]
-    assert set(d["initial"]) == {"n", "mae", "mape", "r2_log", "mean_abs_log", "median_abs_log", "distortion"}
-    assert set(d["initial"]["distortion"]) >= {"mu_over", "mu_under", "mu", "ratio_percentiles"}
+    assert e["initial"]["mae"] == pytest.approx(acc.mae)
+    assert e["initial"]["distortion"]["mu"] == pytest.approx(acc.distortion.mu)
+    assert e["final"]["n"] == 120 and e["summary"]["mean_jct"] == pytest.approx(res.summary["mean_jct"])
+    assert e["adaptive_updates"] == res.policy_data["adaptive_updates"]
+    assert set(e["initial"]) == {"n", "mae", "mape", "r2_log", "mean_abs_log", "median_abs_log", "distortion"}
+    assert set(e["initial"]["distortion"]) >= {"mu_over", "mu_under", "mu", "ratio_percentiles"}
+    log = run_predictions(res, status_of={j.id: j.status for j in inst.jobs})
+    s = log.scores()
+    assert e["scores"]["spearman"] == pytest.approx(s.spearman)
+    assert e["scores"]["r2_log_succeeded"] == pytest.approx(s.r2_log_succeeded)
+    assert e["scores"]["n_succeeded"] == sum(j.status == "succeeded" for j in inst.jobs) < 120
+    assert 0 <= e["scores"]["coverage_80"] <= 1
+
+
+def test_several_predictors_one_table_without_mape(capsys):
+    code, out, err = run(capsys, "predict-eval", "recurring:n_jobs=200:cluster=\"2x8\"", "--replay",
+                         "--predictor", "hierarchy,group_mean,helios")
+    assert code == 0 and "replay" in err
+    lines = out.splitlines()
+    assert lines[0].split()[:3] == ["predictor", "n", "rho"] and "MAPE" not in out
+    assert [ln.split()[0] for ln in lines[1:]] == ["hierarchy", "group_mean", "helios"]
+    inst = recurring_workload(200, cluster="2x8", seed=0)
+    s = replay_predictions("hierarchy", inst).scores()
+    assert lines[1].split()[2] == f"{s.spearman:.3f}" and lines[1].split()[7] == f"{s.coverage_80:.3f}"
 
 
 def test_replay_of_an_instance_file_and_the_table(capsys, tmp_path):
@@ -47,22 +66,23 @@ def test_replay_of_an_instance_file_and_the_table(capsys, tmp_path):
     assert load_instance(path).jobs == inst.jobs
     code, out, _ = run(capsys, "predict-eval", str(path), "--replay", "--predictor", "group_mean", "--json")
     d = json.loads(out)
-    assert code == 0 and d["mode"] == "replay" and d["policy"] is None and d["final"] is None
-    assert d["initial"]["mape"] == pytest.approx(replay_predictions("group_mean", inst).accuracy().mape)
+    (e,) = d["results"]
+    assert code == 0 and d["mode"] == "replay" and e["policy"] is None and e["final"] is None
+    assert e["initial"]["mape"] == pytest.approx(replay_predictions("group_mean", inst).accuracy().mape)
     code, out, err = run(capsys, "predict-eval", str(path), "--replay")
-    assert code == 0 and "at submission" in out and "mu_under" in out and "replay" in err
+    assert code == 0 and out.splitlines()[1].startswith("hierarchy") and "within 2x" in out and "replay" in err
 
 
 def test_qssf_records_its_predictions_which_equal_a_replay_on_its_completions(capsys):
     code, out, _ = run(capsys, "predict-eval", "recurring:n_jobs=60:cluster=\"2x8\"", "--policy", "qssf",
                        "--predictor", "group_mean", "--json")
-    d = json.loads(out)
-    assert code == 0 and d["policy"] == "qssf[group_mean]"
-    assert d["final"] == d["initial"]  # QSSF never revises a prediction
+    (e,) = json.loads(out)["results"]
+    assert code == 0 and e["policy"] == "qssf[group_mean]"
+    assert e["final"] == e["initial"]  # QSSF never revises a prediction
     inst = recurring_workload(60, cluster="2x8", seed=0)
     res = simulate(inst, "qssf:predictor=group_mean")
     expected = replay_predictions("group_mean", inst, completions=res.completion_times).accuracy()
-    assert d["initial"]["mae"] == pytest.approx(expected.mae)
+    assert e["initial"]["mae"] == pytest.approx(expected.mae)
 
 
 @pytest.mark.skipif(not os.path.exists(BUNDLED_PHILLY), reason="bundled Philly window missing")
@@ -70,7 +90,7 @@ def test_trace_jobs_without_groups(capsys):
     code, out, _ = run(capsys, "predict-eval", BUNDLED_PHILLY, "--limit", "150", "--replay",
                        "--predictor", "forest:n_estimators=5:min_train=20", "--json")
     d = json.loads(out)
-    assert code == 0 and d["initial"]["n"] == 150 and d["workload"]["trace"]["jobs"] == 150
+    assert code == 0 and d["results"][0]["initial"]["n"] == 150 and d["workload"]["trace"]["jobs"] == 150
 
 
 @pytest.mark.parametrize("argv, text", [

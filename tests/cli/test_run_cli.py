@@ -1,4 +1,5 @@
-"""``asrpt run``: every policy that uses a prediction gets the same real predictor, the table
+"""``asrpt run``: every policy that uses a prediction gets the same real predictor (the registry's
+default), the table
 says which, and the clairvoyant references appear only when asked."""
 
 from asrpt.cli import main
@@ -11,11 +12,14 @@ def _run(capsys, tmp_path, *extra):
     return code, out
 
 
-def test_every_prediction_using_policy_gets_the_forest(capsys, tmp_path):
+def test_every_prediction_using_policy_gets_the_default_predictor(capsys, tmp_path):
+    from asrpt.predict.base import DEFAULT_PREDICTOR
+
     code, out = _run(capsys, tmp_path)
     assert code == 0
     rows = {line.split()[0]: line.split()[1] for line in out.splitlines()[1:] if line.strip()}
-    assert rows == {"a-srpt[forest]": "forest", "srsf[forest]": "forest", "fifo": "none"}
+    p = DEFAULT_PREDICTOR
+    assert rows == {f"a-srpt[{p}]": p, f"srsf[{p}]": p, "fifo": "none"}
     assert (tmp_path / "jct_cdf.png").exists()
 
 
