@@ -22,7 +22,7 @@ At every decision point:
 4. priority list (``order``):
 
    - ``"guarded"`` (default): a job is **overdue** from its deadline
-     ``d_j = a_j + kappa (C~_j - a_j)`` on (known once the virtual machine has finished it, since
+     ``d_j = a_j + kappa (C~_j - a_j)`` on (default ``kappa = 16``, docs/asrpt.md says why) (known once the virtual machine has finished it, since
      ``kappa >= 1``). Overdue jobs come first, by ``(C~_j, id)``, admitted greedily while they fit
      in ``share * M`` GPUs (the first overdue job is always admitted); then every other active
      job by predicted remaining GPU-time ``g_j (N^_j - n_j) tau*_j`` (SRSF on predictions). The
@@ -134,7 +134,7 @@ class ASRPT(PredictorPolicy):
     }
 
     def __init__(self, *, predictor="instance", virtual: str = "gang", order: str = "guarded",
-                 kappa: float = 2.0, share: float = 0.5, backfill: bool = True,
+                 kappa: float = 16.0, share: float = 0.5, backfill: bool = True,
                  preemption: bool = True, adaptive: str = "doubling", placement: str | None = None):
         self.predictor = predictor
         self.virtual = virtual

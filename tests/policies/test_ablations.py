@@ -108,7 +108,7 @@ def test_gang_machine_respects_gangs_on_the_gang_instance():
     # Every C~_j >= a_j + P_j. The default (guarded) order ranks by predicted remaining GPU-time:
     # B 4, A 6, D 6 (D after A by id): B and D run, A waits; no job is overdue (A's deadline is
     # 2 * 3 = 6, and A starts at 4 when B ends), so the run equals SRSF-PRED: A 6-9 behind D.
-    res = simulate(GANGS, "a-srpt", check_invariants=True)
+    res = simulate(GANGS, "a-srpt:kappa=2", check_invariants=True)
     assert res.policy_data["virtual_completion_times"] == {"A": 3, "B": 7, "D": 9}
     assert segments(res) == {"A": [(6, 9)], "B": [(0, 4)], "D": [(0, 6)]}
     assert res.policy_data["overdue_at"] == {"A": 6}
@@ -117,7 +117,8 @@ def test_gang_machine_respects_gangs_on_the_gang_instance():
 
 
 # One 2-GPU server, truth as predictions. W (2 GPUs, P=2) and S1, S2 (1 GPU, P=3) at 0; S3, S4
-# (1 GPU, P=3) at 3. The gang machine finishes W at 2 (2 < 3), so W's deadline is 2 * 2 = 4.
+# (1 GPU, P=3) at 3. The gang machine finishes W at 2 (2 < 3), so with kappa = 2 W's deadline is
+# 2 * 2 = 4.
 GUARD = Instance(Cluster.homogeneous(1, 2), (
     Job("W", 0, 2, processing_time=2), Job("S1", 0, 1, processing_time=3), Job("S2", 0, 1, processing_time=3),
     Job("S3", 3, 1, processing_time=3), Job("S4", 3, 1, processing_time=3)))
@@ -127,7 +128,7 @@ def test_guard_runs_an_overdue_job_first():
     # By GPU-time the 1-GPU jobs (3) beat W (4): S1, S2 0-3, then S3, S4 from 3. At W's deadline 4
     # it is overdue and first: it preempts S3 and S4 and runs 4-6; they resume 6-8. Without the
     # guard (SRSF order) W waits until 6.
-    res = simulate(GUARD, "a-srpt", check_invariants=True)
+    res = simulate(GUARD, "a-srpt:kappa=2", check_invariants=True)
     assert res.completion_times == {"W": 6, "S1": 3, "S2": 3, "S3": 8, "S4": 8}
     assert res.policy_data["overdue_at"] == {"W": 4}
     srsf = simulate(GUARD, "a-srpt-srsf-order", check_invariants=True)
@@ -162,9 +163,23 @@ def test_consolidate_ablation_pins_the_best_fit_placer():
     assert spread.record("B").segments[0].servers == ((0, 1), (1, 1))
 
 
+# With the default kappa = 16: W (2 GPUs, P = 1) at 0 on a 2-GPU server, and pairs of 1-GPU jobs
+# with P = 3/2 (GPU-time 3/2 < 2) arriving every 3/2 s until 21. W finishes virtually at 1, so
+# its deadline is 16: there the guard runs it; by GPU-time alone it waits for the stream to end.
+STREAM = Instance(Cluster.homogeneous(1, 2), (Job("W", 0, 2, processing_time=1),) + tuple(
+    Job(f"s{k}{x}", Fraction(3 * k, 2), 1, processing_time=Fraction(3, 2)) for k in range(15) for x in "ab"))
+
+
+def test_default_guard_fires_at_sixteen_times_the_virtual_flow_time():
+    res = simulate(STREAM, "a-srpt", check_invariants=True)
+    assert res.policy_data["overdue_at"] == {"W": 16}
+    assert res.record("W").completion == 17
+    assert simulate(STREAM, "a-srpt-srsf-order").record("W").completion == Fraction(47, 2)
+
+
 @pytest.mark.parametrize("name", ["a-srpt-oracle", "a-srpt-static", "a-srpt-mean", "a-srpt-no-preemption",
                                   "a-srpt-srsf-order", "a-srpt-strict"])
 def test_each_ablation_differs_from_plain_a_srpt_on_one_of_the_instances(name):
     differs = [simulate(inst, name).records != simulate(inst, "a-srpt").records
-               for inst in (UNDER, NO_PRED, LATE, GANGS, GUARD)]
+               for inst in (UNDER, NO_PRED, LATE, GANGS, GUARD, STREAM)]
     assert any(differs)

@@ -214,6 +214,7 @@ def test_a_preemption_undone_in_the_same_pass_is_no_preemption():
     # its GPUs back in the same pass: one segment, no preemption, no restart cost.
     jobs = (Job("j1", 3, 4, processing_time=8), Job("j3", 5, 6, processing_time=9),
             Job("j4", 5, 8, processing_time=5), Job("j5", 5, 2, model="gpt3-6.7b", iterations=1))
-    res = simulate(Instance(Cluster.homogeneous(2, 4), jobs), "a-srpt", preemption_cost=30, check_invariants=True)
+    res = simulate(Instance(Cluster.homogeneous(2, 4), jobs), "a-srpt:kappa=2", preemption_cost=30,
+                   check_invariants=True)
     assert res.policy_data["overdue_at"]["j4"] == 15
     assert _spans(res)["j3"] == [(11, 20)] and res.record("j3").preemptions == 0
