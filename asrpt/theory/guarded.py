@@ -148,7 +148,7 @@ def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float =
     >>> from asrpt.sim import simulate
     >>> cert = certify_guarded(two_server_instance, simulate(two_server_instance, "a-srpt:adaptive=off"))
     >>> cert.holds, cert.inequality("per_job").slack
-    (True, 10)
+    (True, 24)
     """
     _check_result(instance, result)
     params = result.options.get("policy_params", {})
