@@ -94,13 +94,7 @@ def run(args) -> int:
             ["beta (1 + rho mu)", cert.ratio_bound], ["bound", cert.bound],
             ["ALG / LB", cert.ratio_to_lb], ["flow time sum (C_j - a_j)", cert.flow_time],
             ["flow lower bound LB - sum a_j", cert.flow_lower_bound], ["flow ALG / LB", cert.flow_ratio_to_lb]]))
-        print()
-        print(format_table(["inequality", "lhs", "rhs", "slack", "holds", "job"],
-                           [[q.name, q.lhs, q.rhs, q.slack, "yes" if q.holds else "NO", q.job or ""]
-                            for q in cert.inequalities]))
-        missing = [k for k, v in cert.assumptions.items() if not v]
-        if missing:
-            print(f"\nassumptions not met: {', '.join(missing)}")
+        _print_checks(cert)
         if args.jobs:
             print()
             print(format_table(
@@ -135,6 +129,12 @@ def _run_theorem2(args, inst) -> int:
         ["overdue jobs", cert.overdue_jobs], ["flow time sum (C_j - a_j)", cert.flow_time],
         ["flow lower bound LB - sum a_j", cert.flow_lower_bound], ["flow ALG / LB", cert.flow_ratio_to_lb],
         ["virtual flow time", cert.virtual_flow_time]]))
+    _print_checks(cert)
+    return 0 if cert.holds else 1
+
+
+def _print_checks(cert) -> None:
+    """The inequalities with their slacks, and the assumptions the run does not meet."""
     print()
     print(format_table(["inequality", "lhs", "rhs", "slack", "holds", "job"],
                        [[q.name, q.lhs, q.rhs, q.slack, "yes" if q.holds else "NO", q.job or ""]
@@ -142,4 +142,3 @@ def _run_theorem2(args, inst) -> int:
     missing = [k for k, v in cert.assumptions.items() if not v]
     if missing:
         print(f"\nassumptions not met: {', '.join(missing)}")
-    return 0 if cert.holds else 1
