@@ -49,7 +49,8 @@ def register(sub) -> None:
     p.add_argument("--theorem", type=int, choices=(1, 2), default=1,
                    help="1: the reference model's A-SRPT (fluid virtual machine, virtual order; default); "
                         "2: the default guarded A-SRPT on the gang machine (proofs/theorem2.md)")
-    p.add_argument("--kappa", type=float, default=2.0, metavar="K", help="Theorem 2: the guard's kappa (>= 1)")
+    p.add_argument("--kappa", type=float, default=16.0, metavar="K",
+                   help="Theorem 2: the guard's kappa (>= 1; default 16, the policy's)")
     p.add_argument("--share", type=float, default=0.5, metavar="S", help="Theorem 2: the guard's GPU share in (0, 1]")
     p.add_argument("--jobs", action="store_true", help="include the per-job rows")
     add_json(p)

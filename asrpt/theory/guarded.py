@@ -237,7 +237,7 @@ def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float =
 
 @validate_params({"instance": [InstanceOf(Instance)], "predictor": "no_validation", "kappa": [Real],
                   "share": [Real], "seed": ["seed"], "placement": [None, str]})
-def run_guarded(instance: Instance, *, predictor="instance", kappa=2, share=0.5, seed=0,
+def run_guarded(instance: Instance, *, predictor="instance", kappa=16, share=0.5, seed=0,
                 placement: str | None = None) -> SimResult:
     """Simulate guarded A-SRPT under Theorem 2's assumptions (static predictions, immediate
     preemption at zero cost).
