@@ -35,7 +35,7 @@ Examples
 >>> execute(item)["status"]
 'error'
 >>> sorted(TASKS)
-['certify', 'opt', 'place', 'simulate', 'srpt']
+['certify', 'certify-guarded', 'opt', 'place', 'simulate', 'srpt']
 """
 
 from __future__ import annotations
@@ -255,6 +255,44 @@ def certify_task(instance: Instance, *, predictor: str = "instance", placement: 
 
 @validate_params({
     "instance": _INSTANCE,
+    "predictor": [str],
+    "kappa": [Interval(Real, 1, None, closed="left")],
+    "share": [Interval(Real, 0, 1, closed="right")],
+    "seed": [Interval(Integral, 0, None, closed="left")],
+    "tolerance": [Interval(Real, 0, 1, closed="left")],
+})
+def certify_guarded_task(instance: Instance, *, predictor: str = "instance", kappa: float = 16,
+                         share: float = 0.5, seed: int = 0, tolerance: float = 1e-9) -> dict:
+    """Run the default guarded A-SRPT under Theorem 2's assumptions and check its certificate
+    (``asrpt certify --theorem 2``), with the flow-time figures.
+
+    Returns
+    -------
+    dict
+        ``holds``, ``covered``, ``exact``, ``total_completion_time``, ``lower_bound``,
+        ``flow_time``, ``flow_lower_bound``, ``flow_ratio_to_lb``, ``virtual_total``,
+        ``rho_prime``, ``mu_over``, ``mu_under``, ``overdue_jobs`` and ``failures``.
+
+    Examples
+    --------
+    >>> f = certify_guarded_task(two_server_instance, kappa=1)
+    >>> f["holds"], f["flow_ratio_to_lb"], f["failures"]
+    (True, 1, [])
+    """
+    from ..theory.guarded import certify_guarded_instance
+
+    k = int(kappa) if float(kappa).is_integer() else kappa
+    cert = certify_guarded_instance(instance, predictor=predictor, kappa=k, share=share, seed=seed)
+    fields = ("holds", "covered", "exact", "total_completion_time", "lower_bound", "flow_time",
+              "flow_lower_bound", "flow_ratio_to_lb", "virtual_total", "rho_prime", "mu_over",
+              "mu_under", "overdue_jobs")
+    out = {**_common(instance), **{k: getattr(cert, k) for k in fields}}
+    out["failures"] = cert.failures()
+    return jsonable(out)
+
+
+@validate_params({
+    "instance": _INSTANCE,
     "policy": [str],
     "placement": [None, str],
     "predictor": [None, str],
@@ -436,6 +474,8 @@ TASKS: dict[str, Task] = {
     "opt": Task("opt", opt_task, "bracket the offline optimum: lower bounds and a slotted ILP"),
     "certify": Task("certify", certify_task,
                     "A-SRPT under Theorem 1's assumptions and its certificate"),
+    "certify-guarded": Task("certify-guarded", certify_guarded_task,
+                            "the default guarded A-SRPT under Theorem 2's assumptions, its certificate, flow time"),
     "simulate": Task("simulate", simulate_task, "one policy in the simulator: summary metrics"),
     "place": Task("place", place_task, "place each DNN job alone: cut bytes, stretch tau/tau*"),
 }
@@ -452,7 +492,7 @@ def task_names() -> tuple[str, ...]:
     Examples
     --------
     >>> task_names()
-    ('certify', 'opt', 'place', 'simulate', 'srpt')
+    ('certify', 'certify-guarded', 'opt', 'place', 'simulate', 'srpt')
     """
     return tuple(sorted(TASKS))
 
@@ -480,7 +520,7 @@ def get_task(name: str) -> Task:
     >>> get_task("certfy")
     Traceback (most recent call last):
     ...
-    asrpt.errors.InvalidParameterError: unknown task 'certfy' (did you mean 'certify'?); known: certify, opt, place, simulate, srpt
+    asrpt.errors.InvalidParameterError: unknown task 'certfy' (did you mean 'certify'?); known: certify, certify-guarded, opt, place, simulate, srpt
     """
     if name not in TASKS:
         raise unknown_name("task", name, TASKS)

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from asrpt.batch import read_results
+from asrpt.batch.tasks import TASKS
 from asrpt.cli import main
 from asrpt.cli.batch import parse_option
 from asrpt.workloads.generators import generate_files
@@ -56,7 +57,7 @@ def test_exact_flag_and_list_tasks(capsys, inst_dir, tmp_path):
     assert run(capsys, inst_dir, "--task", "srpt", "--exact", "--out", str(tmp_path / "r.jsonl"))[0] == 0
     assert read_results(tmp_path / "r.jsonl")[0]["options"]["exact"] is True
     code, text, _ = run(capsys, "--list-tasks")
-    assert code == 0 and text.count("options:") == 5 and 'predictor="instance"' in text
+    assert code == 0 and text.count("options:") == len(TASKS) == 6 and 'predictor="instance"' in text
 
 
 @pytest.mark.parametrize("argv, message", [
