@@ -126,6 +126,7 @@ def main(argv=None) -> int:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(rows, fh, indent=1)
     if args.plot:
+        from matplotlib import colormaps
         from matplotlib.figure import Figure
 
         names = sorted({r["workload"] for r in rows}, key=[r["workload"] for r in rows].index)
@@ -136,9 +137,10 @@ def main(argv=None) -> int:
             sub = [r for r in rows if r["workload"] == name]
             width = 0.8 / len(sub)
             for j, r in enumerate(sub):
-                ax.bar([x + j * width for x in range(4)], [w or 0 for w in r["wait_by_size"]], width, label=r["policy"])
+                ax.bar([x + j * width for x in range(4)], [w or 0 for w in r["wait_by_size"]], width,
+                       label=r["policy"], color=colormaps["tab20"](j % 20))
             ax.set_xticks([x + 0.4 for x in range(4)], labels)
-            ax.set_yscale("log")
+            ax.set_yscale("symlog", linthresh=1)   # waits can be 0 (an idle cluster)
             ax.set_xlabel("job size (GPU-hours)")
             ax.set_ylabel("mean waiting time (s)")
             ax.set_title(name)
