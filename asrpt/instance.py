@@ -36,7 +36,7 @@ import math
 import os
 import re
 from collections import abc as _abc
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
 from types import MappingProxyType

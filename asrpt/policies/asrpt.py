@@ -66,7 +66,6 @@ from .base import Decision, PredictorPolicy, register_policy
 __all__ = ["ASRPT"]
 
 _VIEW = itemgetter(3)  # the JobView in an entry (r~, tie, index, view) of the fluid unfinished list
-_INDEX = itemgetter(2)
 
 
 @register_policy("a-srpt")
