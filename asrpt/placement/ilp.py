@@ -698,6 +698,36 @@ def _boundary_cut(prob, pb, rs, h, ys, inside, scale) -> None:
     prob += boundary / scale >= (b2 - slope * k2) / scale + (slope / scale) * pulp.lpSum(ys)
 
 
+def _internal_terms(prob, rs: RingStructure, y: list, *, whole_rings: bool) -> list:
+    """The internal bytes of one server holding ``y[j]`` workers of each group, as linear terms
+    over new variables of ``prob``: per split ring ``per (y - u + w)`` (``u`` = the ring is
+    present, ``w`` = it is whole, only when a whole ring fits: ``whole_rings``) and per group
+    pair ``wt m`` with ``m <= min(y, y')``. Shared by the one-server bounds below."""
+    nR, per = rs.n_ring, rs.ring_per_edge
+    gi = {g: j for j, g in enumerate(rs.groups())}
+    terms = []
+    if nR >= 2:
+        for j, (q, s) in enumerate(rs.groups()):
+            if per[s] <= 0:
+                continue
+            u = _var(prob, f"u_{j}", 0, 1, "Binary")
+            prob += nR * u >= y[j]
+            if whole_rings:
+                w = _var(prob, f"w_{j}", 0, 1, "Binary")
+                prob += nR * w <= y[j]
+            else:
+                w = 0
+            terms.append(per[s] * (y[j] - u + w))
+    for e, (g1, g2, wt) in enumerate(rs.pairs()):
+        if wt <= 0:
+            continue
+        m = _var(prob, f"m_{e}", 0, nR)
+        prob += m <= y[gi[g1]]
+        prob += m <= y[gi[g2]]
+        terms.append(wt * m)
+    return terms
+
+
 @lru_cache(maxsize=1024)
 def _min_boundary(rs: RingStructure, k: int) -> float:
     """A lower bound on the boundary bytes, in the count model's terms, of one server holding
@@ -707,33 +737,12 @@ def _min_boundary(rs: RingStructure, k: int) -> float:
     groups = rs.groups()
     if k <= 0 or k >= nR * len(groups):
         return 0.0
-    gi = {g: j for j, g in enumerate(groups)}
-    per = rs.ring_per_edge
     deg = _degrees(rs)
     top = max(deg + (1e-300,))
     prob = pulp.LpProblem("boundary", pulp.LpMinimize)
     y = [_var(prob, f"y_{j}", 0, min(nR, k), "Integer") for j in range(len(groups))]
     prob += pulp.lpSum(y) == k
-    inside = []
-    if nR >= 2:
-        for j, (q, s) in enumerate(groups):
-            if per[s] <= 0:
-                continue
-            u = _var(prob, f"u_{j}", 0, 1, "Binary")
-            prob += nR * u >= y[j]
-            if k >= nR:
-                w = _var(prob, f"w_{j}", 0, 1, "Binary")
-                prob += nR * w <= y[j]
-            else:
-                w = 0
-            inside.append(per[s] * (y[j] - u + w))
-    for e, (g1, g2, wt) in enumerate(rs.pairs()):
-        if wt <= 0:
-            continue
-        m = _var(prob, f"m_{e}", 0, nR)
-        prob += m <= y[gi[g1]]
-        prob += m <= y[gi[g2]]
-        inside.append(wt * m)
+    inside = _internal_terms(prob, rs, y, whole_rings=k >= nR)
     prob += (pulp.lpSum(d * yv for d, yv in zip(deg, y)) - 2 * pulp.lpSum(inside)) * (1.0 / top)
     res = solve(prob, time_limit=5.0)
     if res.bound is None:  # pragma: no cover - HiGHS always reports a bound
@@ -748,7 +757,6 @@ def _max_internal(rs: RingStructure, cap: int) -> float:
     proven bound is used, so a time-limited solve stays valid)."""
     nR = rs.n_ring
     groups = rs.groups()
-    gi = {g: j for j, g in enumerate(groups)}
     per = rs.ring_per_edge
     total = sum(per[s] * (nR if nR >= 3 else (2 if nR == 2 else 0)) for _, s in groups) + \
         sum(w * nR for _, _, w in rs.pairs())
@@ -757,26 +765,7 @@ def _max_internal(rs: RingStructure, cap: int) -> float:
     prob = pulp.LpProblem("densest", pulp.LpMaximize)
     y = [_var(prob, f"y_{j}", 0, min(nR, cap), "Integer") for j in range(len(groups))]
     prob += pulp.lpSum(y) <= cap
-    terms = []
-    if nR >= 2:
-        for j, (q, s) in enumerate(groups):
-            if per[s] <= 0:
-                continue
-            u = _var(prob, f"u_{j}", 0, 1, "Binary")
-            prob += nR * u >= y[j]
-            if cap >= nR:
-                w = _var(prob, f"w_{j}", 0, 1, "Binary")
-                prob += nR * w <= y[j]
-            else:
-                w = 0
-            terms.append(per[s] * (y[j] - u + w))
-    for e, (g1, g2, wt) in enumerate(rs.pairs()):
-        if wt <= 0:
-            continue
-        m = _var(prob, f"m_{e}", 0, nR)
-        prob += m <= y[gi[g1]]
-        prob += m <= y[gi[g2]]
-        terms.append(wt * m)
+    terms = _internal_terms(prob, rs, y, whole_rings=cap >= nR)
     if not terms:
         return 0.0
     top = max([abs(p) for p in per] + [w for _, _, w in rs.pairs()] + [1e-300])
