@@ -78,6 +78,18 @@ class WaitingOrder:
         self._entry = {j.index: (key_of(j), j.index) for j in view.waiting}
         self.entries = sorted(self._entry.values())
 
+    def order(self, view, key_of: Callable) -> list:
+        """The round's priority list: running jobs (not stopping) by ``key_of``, then the stopping
+        ones merged with the waiting list by key (the waiting list synced first)."""
+        held, stopping = [], []
+        for j in view.running:
+            (stopping if view.is_stopping(j) else held).append(j)
+        held.sort(key=key_of)
+        self.sync(view, key_of)
+        views = self.views
+        rest = sorted([(key_of(j), j.index) for j in stopping] + self.entries)
+        return held + [views[i] for _, i in rest]
+
     def jobs(self) -> list:
         """The waiting jobs in key order."""
         views = self.views

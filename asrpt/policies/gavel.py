@@ -201,15 +201,7 @@ class Gavel(Policy):
             def key(j):
                 return keys.get(j.index) or self._new_key(j)
 
-            held, stopping = [], []
-            for j in view.running:
-                (stopping if view.is_stopping(j) else held).append(j)
-            held.sort(key=key)
-            waiting = self._waiting
-            waiting.sync(view, key)
-            views = waiting.views
-            rest = [views[i] for _, i in sorted([(key(j), j.index) for j in stopping] + waiting.entries)]
-            order = held + rest
+            order = self._waiting.order(view, key)
         wake = self.round_end_ if self._waiting.demand > self._total_gpus else None
         return Decision(order, backfill=True, wake_at=wake)
 
