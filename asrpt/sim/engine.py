@@ -22,8 +22,8 @@ Then the idle GPUs go, in the policy's order, to jobs the selection left out, wi
 selected job: jobs that stop at once when preempted may use any idle GPU; DNN jobs that would run
 on to a boundary only use GPUs that no blocked selected job will need when the jobs left out
 release theirs. A job stopped and given back the same GPUs in the same pass never stopped (no
-preemption is counted). Every pass also checks, always and cheaply, that no server is
-over-allocated and that a work-conserving policy left no job waiting that fits in the idle GPUs
+preemption is counted). Always and cheaply, every start checks that no server is
+over-allocated, and every pass that a work-conserving policy left no job waiting that fits in the idle GPUs
 (with a placer that fits whenever the GPUs suffice); ``check_invariants=True`` checks more.
 
 Running jobs progress at ``1 / tau`` units of work per second, where ``tau`` is the iteration time
@@ -182,6 +182,9 @@ class _Engine:
         free = self.free
         for h, g in alloc.servers:
             free[h] -= g
+            if free[h] < 0:   # always checked, here where it can happen
+                raise AsrptError(f"t={self.now}: placement {self.placer.name} over-allocated server {h} "
+                                 f"for job {jv.id} ({free[h] + g} free, {g} taken)")
         self.free_total -= jv.gpus
         if self.capacity:
             self.capacity.clear()
@@ -432,11 +435,8 @@ class _Engine:
             self._start(i, jv, alloc)
 
     def _check_cheap(self) -> None:
-        """Always on: no server over-allocated, and (policies that promise it, with a placer that
-        fits whenever the GPUs suffice) no waiting job that fits in the idle GPUs."""
-        if self.free_total < 0 or min(self.free) < 0:
-            raise AsrptError(f"t={self.now}: policy {self.policy.name}: a server's GPUs are over-allocated "
-                             f"({list(self.free)} free)")
+        """Always on (with the over-allocation check of ``_start``): a work-conserving policy, with a
+        placer that fits whenever the GPUs suffice, left no waiting job that fits in the idle GPUs."""
         wg = self.waiting_gpus
         if wg and wg[0] <= self.free_total and self.future is None and not any(
                 self.states[i].status == _STOPPING for i in self.running):
