@@ -432,6 +432,21 @@ def _blocked_times(records, ranks: dict, total_gpus: int) -> dict:
     return {r.id: blocked[k] for k, r in enumerate(records)}
 
 
+def _lower_bounds(instance: Instance, records, who: str) -> tuple:
+    """``(LB1, LB2)`` of a run's records, after checking that each record's ``P*`` is the
+    instance's: LB1 = sum (a_j + P*_j), LB2 = SRPT on one machine with sizes g_j P*_j / M."""
+    m = instance.cluster.total_gpus
+    sizes = processing_times(instance)
+    for rec, p in zip(records, sizes):
+        same = rec.processing_time == p if _exact(p) and _exact(rec.processing_time) else (
+            abs(rec.processing_time - p) <= 1e-9 * max(1.0, abs(p)))
+        _require(same, f"{who}: record {rec.id!r} has P* = {rec.processing_time}, the instance {p}")
+    lb1 = exact_sum(r.arrival + r.processing_time for r in records)
+    q = [exact_div(exact_mul(r.gpus, p), m) for r, p in zip(records, sizes)]
+    lb2 = srpt_schedule([r.arrival for r in records], q, ids=[r.id for r in records]).total_completion_time
+    return lb1, lb2
+
+
 def _check_result(instance: Instance, result: SimResult) -> None:
     data = result.policy_data
     missing = [k for k in ("virtual_completion_times", "initial_predictions", "predictions")
@@ -509,14 +524,7 @@ def certify(instance: Instance, result: SimResult, *, tolerance: float = 1e-9) -
     mu = _mul(mu_over, mu_under)
 
     total = exact_sum(r.completion for r in records)
-    lb1 = exact_sum(r.arrival + r.processing_time for r in records)
-    sizes = processing_times(instance)
-    for rec, p in zip(records, sizes):
-        same = rec.processing_time == p if _exact(p) and _exact(rec.processing_time) else (
-            abs(rec.processing_time - p) <= 1e-9 * max(1.0, abs(p)))
-        _require(same, f"certify: record {rec.id!r} has P* = {rec.processing_time}, the instance {p}")
-    q = [exact_div(exact_mul(r.gpus, p), m) for r, p in zip(records, sizes)]
-    lb2 = srpt_schedule([r.arrival for r in records], q, ids=[r.id for r in records]).total_completion_time
+    lb1, lb2 = _lower_bounds(instance, records, "certify")
     lower = max(lb1, lb2)
     virtual_total = exact_sum(c_virtual[r.id] for r in records)
 

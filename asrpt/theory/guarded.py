@@ -46,9 +46,7 @@ from ..errors import InvalidParameterError
 from ..instance import Instance
 from ..sim.records import SimResult
 from ..single._arrays import exact_sum
-from ..single.srpt import srpt_schedule
-from ..sizes import exact_div, exact_mul, processing_times
-from .certificate import Inequality, _beta, _check_result, _div, _exact, _mul, _norm, _require
+from .certificate import Inequality, _beta, _check_result, _div, _exact, _lower_bounds, _mul, _norm, _require
 
 __all__ = ["GuardCertificate", "certify_guarded", "run_guarded", "certify_guarded_instance"]
 
@@ -171,12 +169,9 @@ def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float =
     rho_j = {r.id: _div(m, max(1, share_gpus - r.gpus + 1)) for r in records}
     rho = max(rho_j.values(), default=1)
 
-    sizes = processing_times(instance)
     total = exact_sum(r.completion for r in records)
     arrivals = exact_sum(r.arrival for r in records)
-    lb1 = exact_sum(r.arrival + p for r, p in zip(records, sizes))
-    q = [exact_div(exact_mul(r.gpus, p), m) for r, p in zip(records, sizes)]
-    lb2 = srpt_schedule([r.arrival for r in records], q, ids=[r.id for r in records]).total_completion_time
+    lb1, lb2 = _lower_bounds(instance, records, "certify_guarded")
     lower = max(lb1, lb2)
     virtual_total = exact_sum(c_virtual[r.id] for r in records)
     numbers = [total, lb1, lb2, virtual_total, beta, mu_over, mu_under, kappa]
@@ -187,7 +182,7 @@ def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float =
         return lhs <= rhs if exact else lhs <= rhs + tolerance * max(1.0, abs(lhs), abs(rhs))
 
     rows, gang_rows, bounds = [], [], []
-    for r, p in zip(records, sizes):
+    for r in records:
         c = c_virtual[r.id]
         deadline = r.arrival + _mul(kappa, c - r.arrival)
         bound = deadline + _mul(beta_j[r.id], r.processing_time) + _mul(beta, mu_under, rho_j[r.id], c)
