@@ -30,6 +30,7 @@ from typing import Sequence
 from .instance import Instance, Job, Number
 
 __all__ = [
+    "integral",
     "exact_div",
     "exact_mul",
     "best_iteration_times",
@@ -46,6 +47,16 @@ def _is_exact(x) -> bool:
     if t is float or t is bool:
         return False
     return isinstance(x, (Integral, Fraction)) and not isinstance(x, bool)
+
+
+def integral(x: Number) -> Number:
+    """An integral float as an int (a parameter such as ``kappa=2.0`` keeps exact runs exact);
+    anything else unchanged.
+
+    >>> integral(2.0), integral(2.5), integral(3)
+    (2, 2.5, 3)
+    """
+    return int(x) if isinstance(x, float) and x.is_integer() else x
 
 
 def exact_div(a: Number, b: Number) -> Number:

@@ -281,8 +281,9 @@ def certify_guarded_task(instance: Instance, *, predictor: str = "instance", kap
     """
     from ..theory.guarded import certify_guarded_instance
 
-    k = int(kappa) if float(kappa).is_integer() else kappa
-    cert = certify_guarded_instance(instance, predictor=predictor, kappa=k, share=share, seed=seed)
+    from ..sizes import integral
+
+    cert = certify_guarded_instance(instance, predictor=predictor, kappa=integral(kappa), share=share, seed=seed)
     fields = ("holds", "covered", "exact", "total_completion_time", "lower_bound", "flow_time",
               "flow_lower_bound", "flow_ratio_to_lb", "virtual_total", "rho_prime", "mu_over",
               "mu_under", "overdue_jobs")

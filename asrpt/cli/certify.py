@@ -111,7 +111,9 @@ def _run_theorem2(args, inst) -> int:
     if args.adaptive != "off" or args.strict or args.preemption_cost or args.preemption_point != "immediate":
         raise InvalidParameterError("--theorem 2 runs under its assumptions only: drop --adaptive, --strict, "
                                     "--preemption-cost and --preemption-point")
-    kappa = int(args.kappa) if float(args.kappa).is_integer() else args.kappa
+    from ..sizes import integral
+
+    kappa = integral(args.kappa)
     result = run_guarded(inst, predictor=args.predictor, kappa=kappa, share=args.share, seed=args.seed,
                          placement=args.placement)
     cert = certify_guarded(inst, result, tolerance=args.tolerance)

@@ -60,7 +60,7 @@ from .._validation import Interval, Options
 from ..instance import id_key
 from ..single.gang import GangSRPTMachine
 from ..single.srpt import SRPTMachine
-from ..sizes import exact_div, exact_mul
+from ..sizes import exact_div, exact_mul, integral
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["ASRPT"]
@@ -157,7 +157,7 @@ class ASRPT(PredictorPolicy):
         super().reset(cluster, seed=seed)
         m = self.total_gpus_ = cluster.total_gpus
         self.share_gpus_ = max(1, math.floor(self.share * m))
-        self._kappa = int(self.kappa) if float(self.kappa).is_integer() else self.kappa
+        self._kappa = integral(self.kappa)
         self._tie: dict[int, tuple] = {}
         tie = self._tie.__getitem__
         self._gang = self.virtual == "gang"

@@ -46,6 +46,7 @@ from ..errors import InvalidParameterError
 from ..instance import Instance
 from ..sim.records import SimResult
 from ..single._arrays import exact_sum
+from ..sizes import integral
 from .certificate import Inequality, _beta, _check_result, _div, _exact, _lower_bounds, _mul, _norm, _require
 
 __all__ = ["GuardCertificate", "certify_guarded", "run_guarded", "certify_guarded_instance"]
@@ -125,11 +126,6 @@ class GuardCertificate:
         }
 
 
-def _number(x):
-    """Integral floats (kappa=2.0) as ints, so exact runs stay exact."""
-    return int(x) if isinstance(x, float) and x.is_integer() else x
-
-
 @validate_params({"instance": [InstanceOf(Instance)], "result": [InstanceOf(SimResult)],
                   "tolerance": [Interval(Real, 0, 1, closed="left")]})
 def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float = 1e-9) -> GuardCertificate:
@@ -155,7 +151,7 @@ def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float =
              f"certify_guarded: run {result.policy!r} is not guarded A-SRPT on the gang machine "
              f"(order={params.get('order')!r}, virtual={data.get('virtual')!r})")
     m = instance.cluster.total_gpus
-    kappa, share = _number(params["kappa"]), params["share"]
+    kappa, share = integral(params["kappa"]), params["share"]
     share_gpus = max(1, math.floor(share * m))
     records = result.records
     adaptive_ran = bool(data.get("adaptive_updates", 0))
