@@ -173,12 +173,11 @@ class ASRPT(PredictorPolicy):
         self._overdue = SortedList()                # (C~, tie, index) of overdue active jobs
         self._oentry: dict[int, tuple] = {}
         self._deadlines: list = []                  # heap (d, tie, index, token)
+        self._stopped: dict = {}                    # index -> view of jobs stopped, not yet keyed
         self._dtoken: dict[int, int] = {}
         self.overdue_at_: dict[str, object] = {}
         self.virtual_sizes_: dict[str, object] = {}
         self.adaptive_updates_ = 0
-        self._alarms: list = []                     # (time, index, token) heap of prediction crossings
-        self._alarm_token: dict[int, int] = {}
 
     # -- the virtual machine --------------------------------------------------------------------
     def _virtual_size(self, job, work):
@@ -281,18 +280,28 @@ class ASRPT(PredictorPolicy):
         return (views[e[3]] for e in heapq.merge(running, self._waiting) if e[3] not in skip)
 
     def _observe(self, view) -> None:
-        """Jobs the engine started or stopped since the last view: re-arm their alarms and move
-        them between the waiting list and the running set."""
-        tokens = self._alarm_token
+        """Jobs the engine started or stopped since the last view: started ones leave the waiting
+        list; stopped ones are keyed again at the next decision (after its adaptive step)."""
         for job in itertools.chain(view.stopped, view.started):
             i = job.index
-            tokens[i] = tokens.get(i, 0) + 1
             if view.is_running(job):
                 self._unwait(i)
-                if self.adaptive != "off":
-                    self._arm(view, job)
+                self._stopped.pop(i, None)
             elif i in self._active:
+                self._stopped[i] = job
+
+    def _file_stopped(self, view) -> None:
+        """Key the jobs stopped since the last decision; one stopped at or past its prediction
+        gets its new prediction first (the adaptive step, as SRSF does)."""
+        pred = self.tracker_.predicted
+        for i, job in self._stopped.items():
+            if i not in self._active or view.is_running(job):
+                continue
+            if self.adaptive != "off" and view.attained_work(job) >= pred[i]:
+                self._resize(view, job, self.tracker_.overrun(view, job, self.adaptive))
+            else:
                 self._wait(view, job)
+        self._stopped.clear()
 
     # -- the decision ------------------------------------------------------------------------------
     def _admit(self, view, job, now) -> None:
@@ -322,7 +331,6 @@ class ASRPT(PredictorPolicy):
             self._unfinished.remove(entry)
         self._unguard(i)
         self._unwait(i)
-        self._alarm_token.pop(i, None)
 
     def _resize(self, view, job, work, adaptive: bool = True) -> None:
         """A new prediction ``work`` for ``job``: the adaptive step's (counted in
@@ -368,7 +376,8 @@ class ASRPT(PredictorPolicy):
         self._virtually_finished(now)
         if self.adaptive != "off":
             self._adaptive_step(view)
-            self._virtually_finished(now)
+        self._file_stopped(view)
+        self._virtually_finished(now)
         if self.order == "guarded":
             self._promote(now)
             order = self._guarded_order(view)
@@ -406,47 +415,18 @@ class ASRPT(PredictorPolicy):
         skip = set(admitted)
         return itertools.chain((views[i] for i in admitted), self._ranked(view, skip))
 
-    # -- the adaptive step: an alarm per running job at the time it reaches its prediction -----
-    def _arm(self, view, job) -> None:
-        left = self.tracker_.predicted[job.index] - view.attained_work(job)
-        t = view.now + left * view.iteration_time(job) if left > 0 else view.now
-        heapq.heappush(self._alarms, (t, job.index, self._alarm_token[job.index]))
-
+    # -- the adaptive step (the tracker's one rule, shared with SRSF) ----------------------------
     def _adaptive_step(self, view) -> None:
-        """Re-predict running jobs whose work done reached their prediction (step 3)."""
-        alarms, tokens, pred = self._alarms, self._alarm_token, self.tracker_.predicted
-        now = view.now
-        due = []
-        while alarms and alarms[0][0] <= now:
-            due.append(heapq.heappop(alarms))
-        for _, i, token in due:
-            job = self._views[i]
-            if token != tokens.get(i) or not view.is_running(job):
-                continue
-            done = view.attained_work(job)
-            if done >= pred[i]:
-                if self.adaptive == "doubling":
-                    new = pred[i] * 2
-                    while new <= done:
-                        new *= 2
-                else:
-                    new = self.tracker_.repredict(view, job)
-                    if not new > done:  # a re-prediction must exceed what is already done
-                        new = done * 2
-                self._resize(view, job, new)
-            # The next crossing (or the same one, if a restart delayed it). Armed after the loop, so
-            # a crossing that rounds to `now` waits for the next decision instead of looping.
-            self._arm(view, job)
+        """Re-predict running jobs whose work done reached their prediction (step 3), in the
+        view's order of running jobs."""
+        tracker, pred = self.tracker_, self.tracker_.predicted
+        for job in view.running:
+            if view.attained_work(job) >= pred[job.index]:
+                self._resize(view, job, tracker.overrun(view, job, self.adaptive))
 
     def next_wake(self, view):
         self._observe(view)
-        wake = None
-        if self.adaptive != "off":
-            alarms, tokens = self._alarms, self._alarm_token
-            while alarms and alarms[0][2] != tokens.get(alarms[0][1]):
-                heapq.heappop(alarms)
-            if alarms:
-                wake = alarms[0][0]
+        wake = self.tracker_.next_crossing(view) if self.adaptive != "off" else None
         if self.order == "guarded":
             heap, dtokens = self._deadlines, self._dtoken
             while heap and heap[0][3] != dtokens.get(heap[0][2]):

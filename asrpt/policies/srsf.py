@@ -114,7 +114,6 @@ class SRSF(PredictorPolicy):
     def reset(self, cluster, *, seed=None):
         super().reset(cluster, seed=seed)
         self.adaptive_updates_ = 0
-        self._left: dict[int, object] = {}  # index -> predicted remaining work when last keyed
         self._waiting: list[tuple] = []     # sorted (size, arrival, key, index) of waiting jobs
         self._entry: dict[int, tuple] = {}  # index -> its entry in _waiting
         self._views: dict[int, object] = {}  # index -> JobView of every active job
@@ -131,7 +130,6 @@ class SRSF(PredictorPolicy):
             i = c.job.index
             pending.pop(i, None)
             self._unlist(i)
-            self._left.pop(i, None)
             self._views.pop(i, None)
 
     def _unlist(self, i: int) -> None:
@@ -140,16 +138,10 @@ class SRSF(PredictorPolicy):
             waiting = self._waiting
             del waiting[bisect_left(waiting, entry)]
 
-    def _raise_prediction(self, view, job, work, done):
-        """A new prediction for a job whose work done reached ``work``."""
-        if self.adaptive == "doubling":
-            new = work * 2
-            while new <= done:
-                new *= 2
-        else:
-            new = self.tracker_.repredict(view, job)
-            if new <= done:  # a re-prediction must exceed what is already done
-                new = done * 2 if done else work * 2
+    def _raise_prediction(self, view, job):
+        """A new prediction for a job whose work done reached its prediction (the tracker's one
+        adaptive rule, shared with A-SRPT)."""
+        new = self.tracker_.overrun(view, job, self.adaptive)
         self.tracker_.set(job, new)
         self.adaptive_updates_ += 1
         return new
@@ -160,11 +152,10 @@ class SRSF(PredictorPolicy):
         work = pred[i]
         done = view.attained_work(job)
         if self.adaptive != "off" and done >= work:
-            work = self._raise_prediction(view, job, work, done)
+            work = self._raise_prediction(view, job)
         left = work - done
         if left < 0:
             left = 0
-        self._left[i] = left
         size = exact_mul(left, job.tau_star)
         if self.key == "gpu_time":
             size = exact_mul(size, job.gpus)
@@ -176,6 +167,10 @@ class SRSF(PredictorPolicy):
         tracker = self.tracker_
         tracker.update(view)
         self._note_changes(view)
+        views, pending = self._views, self._pending
+        for job in tracker.revised:            # waiting siblings re-predicted: key them again
+            if job.index in views:
+                pending.setdefault(job.index, views[job.index])
         pred = tracker.predicted
         running = []
         for job in view.running:  # remaining sizes of running jobs move: re-keyed every time
@@ -195,21 +190,9 @@ class SRSF(PredictorPolicy):
 
     def next_wake(self, view):
         """After the decision was applied: the first time a running job reaches its prediction
-        (at its iteration time on its placement; a restart after a preemption makes the true time
-        later, and the early wake-up then just asks again), or None."""
+        (:meth:`PredictionTracker.next_crossing`), or None."""
         self._note_changes(view)
-        if self.adaptive == "off":
-            return None
-        now = view.now
-        left_of = self._left
-        wake = None
-        for job in view.running:
-            left = left_of.get(job.index, 0)
-            if left > 0 and not view.is_stopping(job):
-                t = now + left * view.iteration_time(job)
-                if t > now and (wake is None or t < wake):
-                    wake = t
-        return wake
+        return None if self.adaptive == "off" else self.tracker_.next_crossing(view)
 
     def report(self) -> dict:
         return {**super().report(), "adaptive_updates": self.adaptive_updates_}

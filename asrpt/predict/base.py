@@ -572,6 +572,43 @@ class PredictionTracker:
         self.predicted[job.index] = value
         self.latest_by_id[job.id] = value
 
+    def overrun(self, view, job, rule: str):
+        """The adaptive step, the one rule every policy uses: ``job`` has done at least its
+        predicted work without finishing; return its new prediction (not yet recorded: see
+        :meth:`set`), always above the work done.
+
+        ``rule="doubling"`` doubles the prediction until it exceeds the work done;
+        ``rule="repredict"`` asks the predictor again given the work done, and doubles the work
+        done if the answer does not exceed it.
+        """
+        done = view.attained_work(job)
+        work = self.predicted[job.index]
+        if rule == "doubling":
+            new = work * 2
+            while new <= done:
+                new *= 2
+            return new
+        new = self.repredict(view, job)
+        return new if new > done else done * 2
+
+    def next_crossing(self, view):
+        """The first time after ``view.now`` at which a running job (not stopping) reaches its
+        prediction, at its iteration time on its placement, or None: the adaptive step's wake-up.
+
+        A restart after a preemption makes the true crossing later; an early wake-up just asks
+        again. A crossing that rounds to ``now`` is no wake-up: the next decision sees it.
+        """
+        now = view.now
+        predicted = self.predicted
+        wake = None
+        for job in view.running:
+            left = predicted[job.index] - view.attained_work(job)
+            if left > 0 and not view.is_stopping(job):
+                t = now + left * view.iteration_time(job)
+                if t > now and (wake is None or t < wake):
+                    wake = t
+        return wake
+
     def report(self) -> dict:
         """``{"initial_predictions": {id: N^}, "predictions": {id: last N^}}`` (what the certificate
         and the accuracy report read), in job-id order."""

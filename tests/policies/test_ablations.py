@@ -6,10 +6,13 @@ doubling, the simulator's default placement), and the reference model's order (`
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from asrpt.instance import Cluster, Instance, Job
 from asrpt.policies.base import POLICIES, make_policy
 from asrpt.sim import simulate
+from asrpt.testing.strategies import instances
 
 
 def segments(res):
@@ -183,3 +186,25 @@ def test_each_ablation_differs_from_plain_a_srpt_on_one_of_the_instances(name):
     differs = [simulate(inst, name).records != simulate(inst, "a-srpt").records
                for inst in (UNDER, NO_PRED, LATE, GANGS, GUARD, STREAM)]
     assert any(differs)
+
+
+@settings(max_examples=25, deadline=None)
+@given(instances(min_jobs=2, max_jobs=9), st.sampled_from(["doubling", "repredict"]))
+def test_srsf_order_ablation_is_srsf_decision_for_decision(instance, adaptive):
+    """A-SRPT's ``order="actual"`` and SRSF share one adaptive rule (the tracker's ``overrun`` and
+    ``next_crossing``), so on noisy predictions they complete every job at the same time."""
+    predictor = '"noisy:sigma=1.0"'
+    a = simulate(instance, f"a-srpt-srsf-order:predictor={predictor}:adaptive={adaptive}")
+    b = simulate(instance, f"srsf:predictor={predictor}:adaptive={adaptive}")
+    assert a.completion_times == b.completion_times
+
+
+def test_srsf_order_ablation_is_srsf_on_a_learned_predictor():
+    """The same on a recurring workload with the default learned predictor, which re-predicts
+    waiting siblings (a stale key in SRSF before the shared rule)."""
+    from asrpt.workloads import recurring_workload
+
+    inst = recurring_workload(300, load=0.9, cluster="4x8", seed=1)
+    a = simulate(inst, 'a-srpt-srsf-order:predictor="hierarchy"')
+    b = simulate(inst, 'srsf:predictor="hierarchy"')
+    assert a.completion_times == b.completion_times
