@@ -293,11 +293,10 @@ class ASRPT(PredictorPolicy):
     def _file_stopped(self, view) -> None:
         """Key the jobs stopped since the last decision; one stopped at or past its prediction
         gets its new prediction first (the adaptive step, as SRSF does)."""
-        pred = self.tracker_.predicted
         for i, job in self._stopped.items():
             if i not in self._active or view.is_running(job):
                 continue
-            if self.adaptive != "off" and view.attained_work(job) >= pred[i]:
+            if self.adaptive != "off" and self.tracker_.reached(view, job):
                 self._resize(view, job, self.tracker_.overrun(view, job, self.adaptive))
             else:
                 self._wait(view, job)
@@ -419,9 +418,9 @@ class ASRPT(PredictorPolicy):
     def _adaptive_step(self, view) -> None:
         """Re-predict running jobs whose work done reached their prediction (step 3), in the
         view's order of running jobs."""
-        tracker, pred = self.tracker_, self.tracker_.predicted
+        tracker = self.tracker_
         for job in view.running:
-            if view.attained_work(job) >= pred[job.index]:
+            if tracker.reached(view, job):
                 self._resize(view, job, tracker.overrun(view, job, self.adaptive))
 
     def next_wake(self, view):

@@ -151,7 +151,7 @@ class SRSF(PredictorPolicy):
         i = job.index
         work = pred[i]
         done = view.attained_work(job)
-        if self.adaptive != "off" and done >= work:
+        if self.adaptive != "off" and (done >= work or self.tracker_.reached(view, job)):
             work = self._raise_prediction(view, job)
         left = work - done
         if left < 0:

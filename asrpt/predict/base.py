@@ -591,6 +591,17 @@ class PredictionTracker:
         new = self.repredict(view, job)
         return new if new > done else done * 2
 
+    def reached(self, view, job) -> bool:
+        """Whether ``job`` has done its predicted work: the work done is at least the prediction,
+        or the rest would take less time than ``view.now`` can resolve (a crossing that rounds to
+        now in floating point; without this the wake-up at the crossing finds the job a few ulps
+        short and no later wake-up exists, so the adaptive step waited for an unrelated event)."""
+        left = self.predicted[job.index] - view.attained_work(job)
+        if left <= 0:
+            return True
+        now = view.now
+        return now + left * view.iteration_time(job) <= now
+
     def next_crossing(self, view):
         """The first time after ``view.now`` at which a running job (not stopping) reaches its
         prediction, at its iteration time on its placement, or None: the adaptive step's wake-up.

@@ -88,7 +88,7 @@ class ReferenceSRSF(PredictorPolicy):
             i = job.index
             work = pred[i]
             done = view.attained_work(job)
-            if adaptive and done >= work:
+            if adaptive and (done >= work or tracker.reached(view, job)):  # the shared rule (issue 13)
                 work = self._raise_prediction(view, job, work, done)
             left = work - done
             if left < 0:
