@@ -160,7 +160,7 @@ def test_shipped_fit_reproduces_its_errors_and_the_simulator_agrees():
     with open(os.path.join(os.path.dirname(kf.__file__), "data", "kernels-H200.json")) as fh:
         shipped = json.load(fh)
     assert e["median"] == pytest.approx(shipped["errors"]["median"], rel=1e-6)
-    assert e["median"] < 0.06 and e["worst"] < 0.25          # measured: 4.3%, 21.3%
+    assert e["median"] < 0.06 and e["worst"] < 0.25          # measured: 5.8%, 22.6%
     # the fit's single-GPU formula is the simulator's for the same graph
     for r in runs[::5]:
         G = kf.measured_graph(r.model, r.seq_len)
@@ -179,7 +179,9 @@ def test_fit_moves_the_parameters_toward_the_data():
     assert out["errors"]["median"] < before / 2
     assert out["layers"] == 0
     with_layers = kf.fit_kernel_params(runs, start=start, max_nfev=5, layers=layers)
-    assert with_layers["layers"] == 3
+    # bert-base's table (batch 32) sums to 1.59x its un-timed forward pass: the timer, not the
+    # GPU (kernel_fit.table_is_gpu_bound); resnet50's and gpt2's enter the fit
+    assert with_layers["layers"] == 2
 
 
 def test_load_measurements_errors(tmp_path):
