@@ -19,7 +19,9 @@ and no constant of the kernel model was chosen by looking at them). Judged on:
    figures this repository holds: Spearman rank correlation, median and worst relative error,
    with the previous model (datasheet peak times a V100-fitted fraction) in the same run;
 6. the V100/K80/P100/T4 held-out errors of the Pollux/Gavel calibration (unchanged by the kernel
-   model, which only prices the H200 and H100).
+   model, which only prices the H200 and H100);
+7. the multi-GPU terms on Pollux's placement-dependent step times (T4, held-out rows), by
+   placement kind, and the predicted slowdown of each multi-GPU placement over one GPU.
 
 Run (about a minute)::
 
@@ -68,6 +70,44 @@ def _summary(meas, pred) -> dict:
     rho = float(stats.spearmanr(meas, pred).statistic) if len(meas) > 2 else float("nan")
     return {"n": int(len(meas)), "spearman": rho, "median": float(np.median(err)),
             "worst": float(err.max())}
+
+
+def _pollux_multi_gpu(rows) -> dict:
+    """Errors of the data-parallel terms on Pollux's placement-dependent (multi-GPU) step times.
+
+    Held-out rows only (the calibration's split), grouped by job and by placement kind: one GPU,
+    several GPUs on one server, several servers. The slowdown check isolates the multi-GPU terms:
+    for each held-out multi-GPU row, measured t(placement) / t(one GPU, same local batch) against
+    the model's ratio (the single-GPU compute cancels; what is left is the all-reduce, its
+    overlap and the placement).
+    """
+    pred = cal.predict(rows)
+    out: dict = {}
+    single = {(r.job, r.local_batch): (r.time, p) for r, p in zip(rows, pred)
+              if r.gpus == 1 and r.profile == "placements"}
+    print("7. Pollux multi-GPU step times (T4, held-out rows), median / worst relative error:")
+    for job in sorted({r.job for r in rows}):
+        res = {}
+        for kind, test in (("1 GPU", lambda r: r.gpus == 1),
+                           ("1 server, >1 GPU", lambda r: r.gpus > 1 and len(r.counts) == 1),
+                           (">1 server", lambda r: len(r.counts) > 1)):
+            e = [abs(p - r.time) / r.time for r, p in zip(rows, pred)
+                 if r.job == job and r.held_out and test(r)]
+            if e:
+                res[kind] = {"n": len(e), "median": float(np.median(e)), "worst": float(max(e))}
+        ratio = []
+        for r, p in zip(rows, pred):
+            one = single.get((r.job, r.local_batch))
+            if r.job == job and r.held_out and r.gpus > 1 and one:
+                meas, model = r.time / one[0], p / one[1]
+                ratio.append(abs(model - meas) / meas)
+        if ratio:
+            res["slowdown vs 1 GPU"] = {"n": len(ratio), "median": float(np.median(ratio)),
+                                        "worst": float(max(ratio))}
+        out[job] = res
+        print(f"   {job}: " + "; ".join(f"{k} ({v['n']}) {v['median']:.1%} / {v['worst']:.1%}"
+                                        for k, v in res.items()))
+    return out
 
 
 def main(argv=None) -> int:
@@ -185,6 +225,7 @@ def main(argv=None) -> int:
         report["pollux_gavel_held_out"] = rows
         print("6. Pollux/Gavel held-out (unchanged GPUs): " + "; ".join(
             f"{k} {v['median']:.1%}" for k, v in rows.items() if "V100" in k))
+        report["pollux_multi_gpu"] = _pollux_multi_gpu(cal.load_pollux(root))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(report, fh, indent=1)
