@@ -568,13 +568,16 @@ def fit_kernel_params(runs: Sequence[StepMeasurement], gpu: str = "H200",
                       layers: Sequence[Mapping] = ()) -> dict:
     """Fit :data:`FIT_PARAMETERS` to measured step times of one GPU type.
 
-    Least squares on log step time (``scipy.optimize.least_squares``, trust-region
-    reflective, parameters in log space within bounds); each model's runs weigh the same
-    whatever their number. Only mixed-precision (``bf16``) runs are fitted. Step times alone
-    hardly separate a ResNet's convolutions from its normalizations, so the per-layer tables of
-    the fitted models, when given, add the log forward and backward times (as a per-module
-    timer sees them) of every layer timed over :data:`LAYER_MIN_TIME` in both passes, each
-    table weighing :data:`LAYER_WEIGHT` times the model's steps.
+    Least squares on log step time and on the log forward and backward pass times (each
+    weighing :data:`PASS_WEIGHT`; ``scipy.optimize.least_squares``, trust-region reflective,
+    parameters in log space within bounds); each model's runs weigh the same whatever their
+    number. Only mixed-precision (``bf16``) runs are fitted. Step times alone hardly separate a
+    ResNet's convolutions from its normalizations, so the per-layer tables of the fitted models,
+    when given, add the log forward and backward times (as a per-module timer sees them) of
+    every layer timed over :data:`LAYER_MIN_TIME` in both passes, each table weighing
+    :data:`LAYER_WEIGHT` times the model's steps; only tables that timed the GPU enter
+    (:func:`table_is_gpu_bound`). Only the runs and tables passed in are fitted: the evaluation
+    keeps its held-out models out of ``runs``.
 
     Parameters
     ----------
