@@ -56,7 +56,7 @@ from .._validation import InstanceOf, Integral, Interval, Real, validate_params
 from ..errors import Infeasible, InvalidParameterError
 from ..instance import Cluster, Parallelism
 from .calibration import PerfParams, perf_params
-from .roofline import kernel_costs, layer_class
+from .roofline import ALIGN_ELEMS, conv_peak_flops, kernel_costs, layer_class
 from .hardware import (DEFAULT_GPU_TYPE, GPUSpec, Precision, gpu_spec, precision_info,
                        resolve_gpu_type)
 
@@ -383,6 +383,9 @@ class _LayerTable:
     default_batch_size: int
     klass: tuple = ()        # operator class per layer (asrpt.dnn.roofline.layer_class)
     score: np.ndarray = None  # materialised attention-score elements per sample
+    misaligned: np.ndarray = None  # dense layers of a width not a multiple of ALIGN_ELEMS
+    channels: np.ndarray = None    # channels of a channels-first batch normalization (else 0)
+    ew: np.ndarray = None          # elements of a composite's separate elementwise kernels
 
     @property
     def n_layers(self) -> int:
@@ -409,7 +412,11 @@ def _build_table(G: nx.DiGraph) -> _LayerTable:
         conv=np.array([t in CONV_TYPES for t in types], dtype=bool),
         default_batch_size=int(G.graph.get("default_batch_size", 1) or 1),
         klass=tuple(layer_class(t, int(d.get("groups", 1))) for t, d in zip(types, data)),
-        score=np.array([float(d.get("score_elems", 0)) for d in data]))
+        score=np.array([float(d.get("score_elems", 0)) for d in data]),
+        misaligned=np.array([t == "linear" and int(d.get("width", 0)) % ALIGN_ELEMS != 0
+                             for t, d in zip(types, data)], dtype=bool),
+        channels=np.array([float(d.get("channels", 0)) for d in data]),
+        ew=np.array([float(d.get("ew_elems", 0)) for d in data]))
 
 
 _TABLES_BY_GRAPH: "weakref.WeakKeyDictionary[nx.DiGraph, _LayerTable]" = weakref.WeakKeyDictionary()
@@ -467,7 +474,9 @@ def _layer_costs(table: _LayerTable, samples: float, tp: int, spec: GPUSpec, pre
         t_f, t_b, _, _ = kernel_costs(table.types, table.klass, table.fwd, table.bwd, table.inp,
                                       table.out, table.act, table.params, table.score, samples,
                                       tp, spec.peak_flops(prec.name), spec.memory_bandwidth,
-                                      prec.activation_bytes, kp)
+                                      prec.activation_bytes, kp, misaligned=table.misaligned,
+                                      channels=table.channels, ew=table.ew,
+                                      conv_peak=conv_peak_flops(spec, prec.name))
         return t_f, t_b
     g = params.factor(spec.family, prec.compute)
     peak = spec.peak_flops(prec.name)

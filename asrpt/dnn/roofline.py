@@ -9,18 +9,24 @@ model (the H200, and the H100 through the same fractions of its own peaks):
 
 For a layer of n samples (this GPU's share), W FLOPs, M bytes moved and k kernels per pass:
 
-- GPU time ``max((W + k W_half) / (peak eta), M / (HBM beta_c)) + k kernel_time``: a roofline
+- GPU time ``max((W + k W_half) / (peak eta), M / (HBM beta_c)) + k kernel_time + S /
+  (HBM beta_elementwise)``: a roofline
   whose compute efficiency grows with the work per kernel, ``eta W / (W + W_half)`` (small kernels
   do not fill the GPU), and whose achieved bandwidth ``beta_c`` depends on the operator class
-  (matmul / convolution, depthwise or grouped convolution, normalization, elementwise);
+  (matmul / convolution, depthwise or grouped convolution, normalization, elementwise), plus the
+  bytes S of separate elementwise kernels inside a composite layer (materialised attention
+  scores, an unfused activation), which run after its matmuls, not overlapped with them;
 - host time ``ops x host_fwd`` (forward) or ``ops x host_bwd`` (backward): the framework's cost
   of issuing the layer's operators, which runs ahead of the GPU; a pass takes the larger of its
   host time and its GPU time (launch-bound at small batches).
 
-Bytes per pass: forward ``((in + out + act) n + params) b + score_bytes``, backward twice that
-(b bytes per activation element; ``act`` the stashed elements, a proxy for a composite layer's
-internal tensors; ``score_elems`` of an attention layer that materialises its scores adds
-``SCORE_PASSES`` reads and writes of them).
+Bytes per pass: forward ``((in + out + act) n + params) b``, backward twice that (b bytes per
+activation element; ``act`` the stashed elements, a proxy for a composite layer's internal
+tensors); S: ``score_elems`` of an attention layer that materialises its scores, ``SCORE_PASSES``
+reads and writes of them, and ``ew_elems`` of a composite layer (both per sample, in
+activation-element units). Two size effects: a dense layer whose width is not a multiple of
+``ALIGN_ELEMS`` runs at ``misaligned_efficiency`` of the matmul efficiency, and a channels-first
+batch normalization of C channels at ``beta_norm C / (C + norm_half_channels)``.
 
 Examples
 --------
@@ -55,6 +61,8 @@ __all__ = [
     "optimizer_time",
     "shipped_kernel_params",
     "KERNEL_FILES",
+    "ALIGN_ELEMS",
+    "conv_peak_flops",
 ]
 
 #: Operator classes, each with its own achieved memory bandwidth.
@@ -76,6 +84,15 @@ HOST_OPS = {"attention": 8, "mlp": 4, "block": 14}
 #: Reads plus writes of the score matrix per forward pass in materialised (eager) attention:
 #: Q K^T written, scaled and masked, softmax, dropout, read by the product with V.
 SCORE_PASSES = 8
+
+#: Elements (16 bytes of bf16) a matmul dimension must be a multiple of for aligned kernels.
+ALIGN_ELEMS = 8
+
+#: Bytes per element at which a channels-first batch normalization is priced, whatever the
+#: precision: its time follows the elements it reduces over per channel, not the bytes (on the
+#: H200 ResNet-50's fp32 steps take 1.1x its bf16 ones although its batch norms move twice the
+#: bytes; the convolutions run in TF32 there).
+BATCHNORM_ELEM_BYTES = 2.0
 
 #: Optimizer-step bytes per parameter: fused AdamW with fp32 master weights reads weight,
 #: gradient and the two moments (16 B) and writes weight and moments (12 B); mixed precision adds
@@ -131,6 +148,15 @@ class KernelParams:
         (FLOPs; it scales with the GPU's peak).
     matmul_bandwidth, depthwise_bandwidth, norm_bandwidth, elementwise_bandwidth : float
         Achieved fraction of the memory bandwidth of each operator class.
+    misaligned_efficiency : float
+        Fraction of the matmul efficiency reached by a dense layer whose width (output features,
+        e.g. a 50,257-token vocabulary) is not a multiple of :data:`ALIGN_ELEMS`: its rows are
+        not 16-byte aligned and cuBLAS falls back to slower tensor-core kernels (mixed precision
+        only; fp32 matmuls run on CUDA cores).
+    norm_half_channels : float
+        Channels at which a channels-first batch normalization reaches half its bandwidth:
+        ``beta_norm C / (C + C_half)`` (the kernel parallelises over channels; 0: no
+        dependence). Layer normalization (over the last dimension) is not affected.
     kernel_time : float
         Seconds of GPU time per kernel beyond its roofline time (launch and tail).
     host_fwd, host_bwd : float
@@ -149,6 +175,8 @@ class KernelParams:
     depthwise_bandwidth: float = 0.2
     norm_bandwidth: float = 0.2
     elementwise_bandwidth: float = 0.5
+    misaligned_efficiency: float = 0.3
+    norm_half_channels: float = 0.0
     kernel_time: float = 3e-6
     host_fwd: float = 3e-5
     host_bwd: float = 3e-5
@@ -222,8 +250,9 @@ def shipped_kernel_params() -> Mapping[str, KernelParams]:
 
 
 def kernel_costs(types, klass, fwd, bwd, inp, out, act, params, score, samples: float, tp: int,
-                 peak: float, hbm: float, act_bytes: float,
-                 kp: KernelParams) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                 peak: float, hbm: float, act_bytes: float, kp: KernelParams, *,
+                 misaligned=None, channels=None, ew=None,
+                 conv_peak: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per-layer GPU and host seconds, forward and backward, under the kernel model.
 
     Parameters
@@ -244,6 +273,19 @@ def kernel_costs(types, klass, fwd, bwd, inp, out, act, params, score, samples: 
     act_bytes : float
         Bytes per activation element.
     kp : KernelParams
+    misaligned : numpy.ndarray of bool, optional
+        Dense layers whose width is not a multiple of :data:`ALIGN_ELEMS` (their compute
+        efficiency is ``misaligned_efficiency`` times the matmul one).
+    channels : numpy.ndarray, optional
+        Channels of each channels-first batch normalization (0 elsewhere): its bandwidth is
+        ``beta_norm C / (C + norm_half_channels)``.
+    ew : numpy.ndarray, optional
+        Elements per sample moved by separate elementwise kernels inside a composite layer (in
+        activation-element units), priced at the elementwise bandwidth and added to the layer's
+        roofline time (they are kernels of their own, not overlapped with its matmuls).
+    conv_peak : float, optional
+        Peak FLOP/s of convolutions when it differs from ``peak`` (:func:`conv_peak_flops`:
+        PyTorch runs fp32 convolutions in TF32 by default).
 
     Returns
     -------
@@ -263,13 +305,38 @@ def kernel_costs(types, klass, fwd, bwd, inp, out, act, params, score, samples: 
     bw = np.array([kp.bandwidth(c) for c in klass]) * hbm
     is_mm = np.array([c == "matmul" for c in klass])
     is_conv = np.array([t == "conv" for t in types])
-    eff = np.where(is_conv, kp.conv_efficiency, kp.matmul_efficiency) * peak
-    mem_f = ((inp + out + act) * n + params / tp) * act_bytes + SCORE_PASSES * score * n * act_bytes
+    eff = np.where(is_conv, kp.conv_efficiency * (conv_peak or peak), kp.matmul_efficiency * peak)
+    if misaligned is not None and act_bytes < 4:
+        eff = np.where(np.asarray(misaligned, bool) & is_mm, eff * kp.misaligned_efficiency, eff)
+    mem_f = ((inp + out + act) * n + params / tp) * act_bytes
+    if channels is not None:
+        c = np.asarray(channels, float)
+        if kp.norm_half_channels > 0:
+            bw = np.where(c > 0, bw * c / np.maximum(c + kp.norm_half_channels, 1e-30), bw)
+        # a channels-first batch norm is bound by its per-channel reductions, not by bytes
+        mem_f = np.where(c > 0, mem_f * min(act_bytes, BATCHNORM_ELEM_BYTES) / act_bytes, mem_f)
+    # separate elementwise kernels: materialised attention scores and a composite's internals
+    side = SCORE_PASSES * np.asarray(score, float) + (0.0 if ew is None else np.asarray(ew, float))
+    t_side = side * n * act_bytes / (hbm * kp.elementwise_bandwidth)
     half = np.where(is_mm, kp.matmul_half_time, 0.0)
-    t_f = np.maximum(fwd * n / eff + ops * half, mem_f / bw) + ops * kp.kernel_time
+    t_f = np.maximum(fwd * n / eff + ops * half, mem_f / bw) + ops * kp.kernel_time + t_side
     t_b = np.maximum(bwd * n / eff + kernels_b * half, 2.0 * mem_f / bw) + \
-        kernels_b * kp.kernel_time
+        kernels_b * kp.kernel_time + 2.0 * t_side
     return t_f, t_b, ops * kp.host_fwd, ops * kp.host_bwd
+
+
+def conv_peak_flops(spec, precision_name: str) -> float:
+    """Peak FLOP/s a convolution runs at: the precision's, except fp32 on a GPU with TF32,
+    where PyTorch's default (``torch.backends.cudnn.allow_tf32 = True``) runs cuDNN
+    convolutions in TF32 (matmuls stay fp32: ``torch.backends.cuda.matmul.allow_tf32`` is off).
+
+    >>> from asrpt.dnn.hardware import gpu_spec
+    >>> conv_peak_flops(gpu_spec("H200"), "fp32") == gpu_spec("H200").peak_flops("tf32")
+    True
+    """
+    if precision_name == "fp32" and "tf32" in spec.peak_tflops:
+        return spec.peak_flops("tf32")
+    return spec.peak_flops(precision_name)
 
 
 def optimizer_time(params: float, mixed: bool, hbm: float, kp: KernelParams) -> float:

@@ -160,7 +160,7 @@ def test_shipped_fit_reproduces_its_errors_and_the_simulator_agrees():
     with open(os.path.join(os.path.dirname(kf.__file__), "data", "kernels-H200.json")) as fh:
         shipped = json.load(fh)
     assert e["median"] == pytest.approx(shipped["errors"]["median"], rel=1e-6)
-    assert e["median"] < 0.06 and e["worst"] < 0.25          # measured: 4.3%, 21.3%
+    assert e["median"] < 0.06 and e["worst"] < 0.25          # measured: 5.8%, 22.6%
     # the fit's single-GPU formula is the simulator's for the same graph
     for r in runs[::5]:
         G = kf.measured_graph(r.model, r.seq_len)
@@ -179,7 +179,9 @@ def test_fit_moves_the_parameters_toward_the_data():
     assert out["errors"]["median"] < before / 2
     assert out["layers"] == 0
     with_layers = kf.fit_kernel_params(runs, start=start, max_nfev=5, layers=layers)
-    assert with_layers["layers"] == 3
+    # bert-base's table (batch 32) sums to 1.59x its un-timed forward pass: the timer, not the
+    # GPU (kernel_fit.table_is_gpu_bound); resnet50's and gpt2's enter the fit
+    assert with_layers["layers"] == 2
 
 
 def test_load_measurements_errors(tmp_path):
@@ -221,3 +223,71 @@ def test_cli_calibrate_writes_a_file_the_model_reads(tmp_path, capsys):
     assert main(["calibrate", str(tmp_path / "none.json"), "--gpu", "H200"]) == 2
     assert "cannot read the measurements" in capsys.readouterr().err
     assert main(["calibrate", SWEEP, "--gpu", "H2000"]) == 2
+
+
+def _one(types, klass, **kw):
+    """kernel_costs of one layer: 1 GFLOP forward, 2 backward, 1e6 elements in and out."""
+    from asrpt.dnn.roofline import kernel_costs
+
+    z, e = np.zeros(1), np.full(1, 1e6)
+    kp = kw.pop("kp", KernelParams(norm_half_channels=100.0, kernel_time=0.0))
+    act_bytes = kw.pop("act_bytes", 2)
+    return kernel_costs(types, klass, np.full(1, 1e9), np.full(1, 2e9), e, e, z, z, z, 8, 1,
+                        1e15, 4.8e12, act_bytes, kp, **kw)
+
+
+def test_misaligned_width_slows_mixed_precision_matmuls_only():
+    t, _, _, _ = _one(["linear"], ["matmul"], misaligned=np.array([False]))
+    tm, _, _, _ = _one(["linear"], ["matmul"], misaligned=np.array([True]))
+    assert tm[0] > t[0] * 2
+    t32, _, _, _ = _one(["linear"], ["matmul"], misaligned=np.array([False]), act_bytes=4)
+    tm32, _, _, _ = _one(["linear"], ["matmul"], misaligned=np.array([True]), act_bytes=4)
+    assert tm32[0] == t32[0]
+    G = layer_graph("gpt2")
+    assert G.nodes["lm_head"]["width"] == 50257
+    from asrpt.dnn.parallel import _build_table
+
+    tab = _build_table(G)
+    assert tab.misaligned[tab.nodes.index("lm_head")]
+    assert not tab.misaligned[tab.nodes.index("transformer.h.0.attn")]
+
+
+def test_batch_norm_bandwidth_grows_with_channels_and_ignores_precision():
+    few, _, _, _ = _one(["norm"], ["norm"], channels=np.array([64.0]))
+    many, _, _, _ = _one(["norm"], ["norm"], channels=np.array([1024.0]))
+    ln, _, _, _ = _one(["norm"], ["norm"], channels=np.array([0.0]))
+    assert few[0] > many[0] > ln[0]
+    assert few[0] == pytest.approx(ln[0] * (64 + 100) / 64)
+    few32, _, _, _ = _one(["norm"], ["norm"], channels=np.array([64.0]), act_bytes=4)
+    ln32, _, _, _ = _one(["norm"], ["norm"], channels=np.array([0.0]), act_bytes=4)
+    assert few32[0] == pytest.approx(few[0]) and ln32[0] == pytest.approx(2 * ln[0])
+    assert layer_graph("resnet50").nodes["layer1.0.bn1"]["channels"] == 64
+
+
+def test_separate_elementwise_kernels_add_to_the_roofline():
+    kp = KernelParams()
+    t, tb, _, _ = _one(["mlp"], ["matmul"], kp=kp)
+    te, teb, _, _ = _one(["mlp"], ["matmul"], kp=kp, ew=np.array([1e6]))
+    extra = 1e6 * 8 * 2 / (4.8e12 * kp.elementwise_bandwidth)
+    assert te[0] - t[0] == pytest.approx(extra) and teb[0] - tb[0] == pytest.approx(2 * extra)
+    G = kf.measured_graph("gpt2")
+    assert G.nodes["transformer.h.0.mlp"]["ew_elems"] == 38 * 1024 * 3072
+    assert "ew_elems" not in layer_graph("gpt2").nodes["transformer.h.0.mlp"]
+
+
+def test_fp32_convolutions_run_at_the_tf32_peak():
+    from asrpt.dnn.hardware import gpu_spec
+    from asrpt.dnn.roofline import conv_peak_flops
+
+    h200, v100 = gpu_spec("H200"), gpu_spec("V100")
+    assert conv_peak_flops(h200, "fp32") == h200.peak_flops("tf32")
+    assert conv_peak_flops(h200, "bf16") == h200.peak_flops("bf16")
+    assert conv_peak_flops(v100, "fp32") == v100.peak_flops("fp32")
+
+
+@needs_sweep
+def test_only_tables_that_timed_the_gpu_are_fitted():
+    runs, layers = kf.load_measurements(SWEEP)
+    ok = {L["model"]: kf.table_is_gpu_bound(L, runs) for L in layers}
+    assert ok == {"resnet50": True, "bert-base": False, "gpt2": True}
+    assert not kf.table_is_gpu_bound(layers[0], [])

@@ -53,8 +53,10 @@ class Net:
         return T(name, (cout, ho, wo))
 
     def bn(self, name: str, x: T) -> T:
+        # channels: a channels-first batch norm's speed depends on them (asrpt.dnn.roofline)
         self.b.add(name, "norm", inputs=_inputs(x), fwd_flops=EW["layernorm"] * x.elems,
-                   params=2 * x.shape[0], out_elems=x.elems, act_elems=x.elems, block=self.block)
+                   params=2 * x.shape[0], out_elems=x.elems, act_elems=x.elems, block=self.block,
+                   channels=x.shape[0])
         return T(name, x.shape)
 
     def act(self, name: str, x: T, inplace: bool = True) -> T:
@@ -105,7 +107,8 @@ class Net:
         fwd = 2 * n * out_features * pos + (out_features * pos if bias else 0)
         params = n * out_features + (out_features if bias else 0)
         self.b.add(name, "linear", inputs=_inputs(x), fwd_flops=fwd, params=params,
-                   out_elems=pos * out_features, act_elems=pos * n, block=self.block)
+                   out_elems=pos * out_features, act_elems=pos * n, block=self.block,
+                   width=out_features)
         return T(name, (pos, out_features) if pos > 1 else (out_features,))
 
     # ---- transformers (shapes are (s, d)) -------------------------------------------------

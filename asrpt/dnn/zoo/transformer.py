@@ -156,7 +156,7 @@ def build_gpt(*, name: str, family: str, layers: int, hidden: int, heads: int, b
     net.block = None
     x = net.norm("transformer.ln_f", x)
     b.add("lm_head", "linear", inputs=[x.node], fwd_flops=2 * s * d * vocab, params=0,
-          out_elems=s * vocab, act_elems=s * d, tied_to="transformer.wte")
+          out_elems=s * vocab, act_elems=s * d, tied_to="transformer.wte", width=vocab)
     return b.build()
 
 
@@ -359,7 +359,8 @@ def build_llama(*, name: str, reference_name: str, layers: int, hidden: int, hea
     x = net.norm("model.norm", x, rms=True)
     extra = {"tied_to": "model.embed_tokens"} if tied else {}
     b.add("lm_head", "linear", inputs=[x.node], fwd_flops=2 * s * d * vocab,
-          params=0 if tied else vocab * d, out_elems=s * vocab, act_elems=s * d, **extra)
+          params=0 if tied else vocab * d, out_elems=s * vocab, act_elems=s * d, width=vocab,
+          **extra)
     return b.build()
 
 
