@@ -336,15 +336,16 @@ def simulate_task(instance: Instance, *, policy: str = "a-srpt", placement: str 
     >>> f["policy"], f["makespan"]
     ('fifo', 4)
     """
-    from ..policies.base import make_policy, parse_policy_spec
+    from ..policies import make_policy, user_policy_spec
+    from ..registry import parse_spec
     from ..sim import simulate
 
-    name, params = parse_policy_spec(policy)
+    params = parse_spec(policy)[1] if user_policy_spec(policy) is None else {}
     pol = make_policy(policy)
     if predictor is not None and "predictor" in pol.get_params() and "predictor" not in params:
         pol = make_policy(policy, predictor=predictor)
-    pol.name = policy
-    res = simulate(instance, pol, placement=placement, preemption_cost=preemption_cost, seed=seed)
+    res = simulate(instance, pol, placement=placement, preemption_cost=preemption_cost, seed=seed,
+                   label=policy)
     summary = {k: v for k, v in res.summary.items() if k != "wall_time"}
     return jsonable({**_common(instance), "policy": policy, **summary})
 

@@ -102,8 +102,9 @@ class ASRPT(PredictorPolicy):
         What to do when a job outlives its prediction (default ``"doubling"``; ``"off"`` for the
         theorems).
     placement : str or None
-        Deprecated place for the run's placement method (None: the simulator's default,
-        ``"best_fit"``); prefer ``simulate(..., placement=...)``.
+        Deprecated: a placement :func:`asrpt.sim.simulate` uses when the run names none (the
+        ``a-srpt-consolidate`` preset; :meth:`preferred_placement`); prefer
+        ``simulate(..., placement=...)``. The engine never reads it.
 
     Examples
     --------
@@ -119,6 +120,8 @@ class ASRPT(PredictorPolicy):
     >>> simulate(inst, "a-srpt-fluid").policy_data["virtual_completion_times"]
     {'A': Fraction(7, 2), 'B': 1, 'C': Fraction(3, 2)}
     """
+
+    name = "a-srpt"
 
     parameter_constraints = {
         "predictor": "no_validation",
@@ -144,6 +147,9 @@ class ASRPT(PredictorPolicy):
         self.preemption = preemption
         self.adaptive = adaptive
         self.placement = placement
+
+    def preferred_placement(self) -> str | None:
+        return self.placement
 
     @property
     def preemptive(self) -> bool:  # type: ignore[override]

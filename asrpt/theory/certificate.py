@@ -681,9 +681,8 @@ def run_asrpt(instance: Instance, *, predictor="instance", placement: str | None
     from ..sim import simulate
 
     policy = ASRPT(predictor=predictor, adaptive=adaptive, backfill=backfill, preemption=preemption,
-                   virtual="fluid", order="virtual", placement=placement)
-    policy.name = "a-srpt"
-    return simulate(instance, policy, preemption_cost=preemption_cost, seed=seed,
+                   virtual="fluid", order="virtual")
+    return simulate(instance, policy, placement=placement, preemption_cost=preemption_cost, seed=seed,
                     preemption_point=preemption_point)
 
 

@@ -242,7 +242,6 @@ def run_guarded(instance: Instance, *, predictor="instance", kappa=16, share=0.5
     from ..sim import simulate
 
     policy = ASRPT(predictor=predictor, adaptive="off", kappa=kappa, share=share)
-    policy.name = "a-srpt"
     return simulate(instance, policy, placement=placement, seed=seed, preemption_point="immediate")
 
 

@@ -63,9 +63,9 @@ def make_workload(spec: str) -> Instance:
     >>> make_workload("heavy_tailed:n_jobs=4:seed=1").metadata["family"]
     'heavy_tailed'
     """
-    from ..policies.base import parse_policy_spec
+    from ..registry import parse_spec
 
-    name, params = parse_policy_spec(spec)
+    name, params = parse_spec(spec, "workload")
     if name not in WORKLOADS:
         if name.replace("-", "_") in FAMILIES:
             return generate_one(name, **params)

@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from asrpt.instance import Cluster, Instance, Job
-from asrpt.policies.base import POLICIES, make_policy
+from asrpt.policies import POLICIES, make_policy
 from asrpt.sim import simulate
 
 
