@@ -47,17 +47,23 @@ __all__ = ["Registry", "Entry", "parse_spec", "split_outside", "first_line", "fo
 
 
 def first_line(text: str | None) -> str:
-    """The first sentence-line of a docstring (``""`` for None), for one-line listings.
+    """The first sentence of a docstring's first paragraph on one line (``""`` for None), for
+    one-line listings.
 
-    >>> first_line('''Place by GPU counts.
+    >>> first_line('''Place by GPU counts, in a
+    ...     server order. More text.
     ...
-    ...     More text.''')
-    'Place by GPU counts.'
+    ...     Another paragraph.''')
+    'Place by GPU counts, in a server order.'
     """
+    paragraph = []
     for line in (text or "").strip().splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
+        if not line.strip():
+            break
+        paragraph.append(line.strip())
+    joined = " ".join(paragraph)
+    cut = joined.find(". ")
+    return joined[:cut + 1] if cut >= 0 else joined
 
 
 @dataclass(frozen=True)
@@ -201,7 +207,12 @@ class Registry(Mapping):
             raise TypeError(f"{target!r} is not a {self.base.__name__} subclass")
         if isinstance(target, type) and "name" not in target.__dict__:
             target.name = name
-        desc = first_line(description if description is not None else getattr(target, "__doc__", None))
+        if description is None:
+            desc = first_line(getattr(target, "__doc__", None))
+            if preset:
+                desc += " [" + ", ".join(f"{k}={json.dumps(v)}" for k, v in preset.items()) + "]"
+        else:
+            desc = first_line(description)
         self._entries[name] = Entry(name, target, dict(preset), desc, item)
         return target
 

@@ -51,8 +51,9 @@ import networkx as nx
 import numpy as np
 
 from .._validation import InstanceOf, Interval, Options, Params, validate_params
-from ..errors import Infeasible, InvalidParameterError, unknown_name
+from ..errors import Infeasible, InvalidParameterError
 from ..instance import Cluster, Parallelism
+from ..registry import Registry
 from ..solve import SOLVERS
 
 __all__ = [
@@ -519,17 +520,19 @@ class _MethodSpec:
         return "a registered method name or a PlacementMethod"
 
 
-#: Registered methods: name -> class.
-METHODS: dict[str, type] = {}
+#: Registered methods: ``METHODS[name]`` is the class (an :class:`asrpt.registry.Registry`).
+METHODS = Registry("placement method", base=PlacementMethod, item=lambda e: e.target, validate_instances=True)
 
 
-@validate_params({"name": [str]})
-def register(name: str) -> Callable[[type], type]:
+@validate_params({"name": [str], "description": [None, str]})
+def register(name: str, *, description: str | None = None) -> Callable[[type], type]:
     """Class decorator registering a :class:`PlacementMethod` under ``name``.
 
     Parameters
     ----------
     name : str
+    description : str or None
+        One line for listings (default: the first line of the class docstring).
 
     Returns
     -------
@@ -553,11 +556,9 @@ def register(name: str) -> Callable[[type], type]:
     """
 
     def deco(cls: type) -> type:
-        if name in METHODS:
-            raise ValueError(f"placement method {name!r} registered twice")
         if not (isinstance(cls, type) and issubclass(cls, PlacementMethod)):
             raise TypeError(f"{cls!r} is not a PlacementMethod subclass")
-        METHODS[name] = cls
+        METHODS.register(name, cls, description=description)
         cls.name = name
         return cls
 
@@ -573,7 +574,7 @@ def available_methods() -> tuple[str, ...]:
     >>> {"ilp", "best_fit", "greedy", "kl"} <= set(available_methods())
     True
     """
-    return tuple(sorted(METHODS))
+    return METHODS.names()
 
 
 @validate_params({"spec": [_MethodSpec()]})
@@ -603,14 +604,7 @@ def make_method(spec) -> PlacementMethod:
     ...
     asrpt.errors.InvalidParameterError: unknown placement method 'gredy' (did you mean 'greedy'?); known: ...
     """
-    if isinstance(spec, PlacementMethod):
-        spec._validate_params()
-        return spec
-    if spec in METHODS:
-        method = METHODS[spec]()
-        method._validate_params()
-        return method
-    raise unknown_name("placement method", spec, METHODS)
+    return METHODS.create(spec)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ import numpy as np
 from .._validation import Interval, Integral, validate_params
 from ..errors import SolverError
 from ..random import as_generator
-from .base import MethodResult, PlacementMethod, PlacementProblem, register
+from .base import METHODS, MethodResult, PlacementMethod, PlacementProblem, register
 
 __all__ = [
     "BestFit",
@@ -285,7 +285,7 @@ def _seed_int(seed) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-@register("best_fit")
+@register("consolidate")
 class BestFit(PlacementMethod):
     """Best-fit consolidation: fewest servers, smallest leftover, canonical packing.
 
@@ -536,7 +536,7 @@ class RandomPlacement(PlacementMethod):
         return MethodResult(rng.permutation(slots)[:problem.n].astype(np.int64), "heuristic")
 
 
-@register("spread")
+@register("spread_workers")
 class Spread(PlacementMethod):
     """A control: workers round-robin over the servers (most free first), maximising spread.
 
@@ -562,3 +562,10 @@ class Spread(PlacementMethod):
                     left[h] -= 1
                     i += 1
         return MethodResult(a, "heuristic")
+
+
+# The old spellings of "consolidate" and "spread_workers", still accepted (and used by tests and
+# scripts); they collide with the simulator's count placers "best_fit" and "spread" (a different
+# idea: GPU counts per server, not workers), so listings name the new ones first.
+METHODS.register("best_fit", BestFit, description="old name of consolidate (not the count placer best_fit)")
+METHODS.register("spread", Spread, description="old name of spread_workers (not the count placer spread)")
