@@ -74,12 +74,13 @@ def register(sub) -> None:
 def policies_from(spec: str, predictor: str | None) -> list:
     """``(label, policy)`` for every comma-separated policy spec: the label is the spec itself
     when it has parameters, ``NAME[PREDICTOR]`` when ``predictor`` is given to a policy whose
-    spec does not set one, else the name."""
+    spec does not set one, else the policy's name (a user's ``MODULE:CLASS`` too)."""
     out = []
     for item in split_specs(spec):
-        name, params = parse_spec(item) if user_policy_spec(item) is None else (item, {})
+        user = user_policy_spec(item)
+        name, params = parse_spec(item) if user is None else (item, {})
         policy = make_policy(item)
-        label = item if ":" in item else policy.name
+        label = item if (":" in item if user is None else user[2]) else policy.name
         if predictor is not None and "predictor" in policy.get_params() and "predictor" not in params:
             policy = make_policy(item, predictor=predictor)
             label = f"{name}[{predictor}]"
