@@ -7,6 +7,7 @@ This module owns the shapes every part of a run agrees on, and nothing that runs
   at its arrival and at its completion (never the true size before completion);
 - :class:`ClusterView`: the read-only view of the cluster handed to ``Policy.decide``;
 - :class:`Decision` (a policy's answer) and :class:`Allocation` (a placer's answer);
+- :class:`VirtualRun`: what A-SRPT hands the certificates about its virtual machine;
 - the plugin bases :class:`Policy`, :class:`Placer` and :class:`Predictor`.
 
 The simulator (:mod:`asrpt.sim`), the policies, the placers and the predictors all import it; it
@@ -41,7 +42,7 @@ from .instance import Cluster, Instance, Number, Parallelism, id_key
 from .sizes import best_iteration_times
 
 __all__ = ["JobStatus", "JobView", "CompletedJob", "ClusterView", "NotClairvoyantError", "job_views",
-           "Decision", "Policy", "Allocation", "Placer", "Predictor", "QUANTILE_LEVELS"]
+           "Decision", "Policy", "VirtualRun", "Allocation", "Placer", "Predictor", "QUANTILE_LEVELS"]
 
 
 class JobStatus(enum.IntEnum):
@@ -366,6 +367,11 @@ class Policy(Params, abc.ABC):
         """JSON-ready data the policy wants recorded with the run (default: nothing)."""
         return {}
 
+    def record(self) -> Any:
+        """A typed record of the run for later checks (:attr:`asrpt.sim.SimResult.policy_record`), e.g.
+        A-SRPT's :class:`VirtualRun`; default None. :meth:`report` stays the JSON-ready view."""
+        return None
+
     def preferred_placement(self) -> str | None:
         """The placement :func:`asrpt.sim.simulate` uses when the run names none (default:
         None, the simulator's ``"best_fit"``). The engine never asks: placement is an argument
@@ -375,6 +381,67 @@ class Policy(Params, abc.ABC):
     def describe(self) -> str:
         """The registered name plus the parameters that differ from the preset's."""
         return self.name
+
+
+@dataclass(frozen=True)
+class VirtualRun:
+    """A-SRPT's virtual machine as the certificates read it (by job id, in id order).
+
+    Attributes
+    ----------
+    virtual : str
+        The virtual machine (``"gang"`` or ``"fluid"``).
+    completion_times : mapping
+        C~_j, the virtual completion time of every job.
+    sizes : mapping
+        The virtual sizes the machine ran.
+    initial_predictions, predictions : mapping
+        Every job's first and last predicted work.
+    adaptive_updates : int
+        How many times a job outlived its prediction and was re-predicted.
+    overdue_at : mapping or None
+        Guarded order: when each job became overdue (None for the other orders).
+
+    Examples
+    --------
+    >>> run = VirtualRun("gang", {"a": 2}, {"a": 2}, {"a": 2}, {"a": 2}, 0)
+    >>> VirtualRun.from_policy_data(run.to_dict()) == run
+    True
+    """
+
+    virtual: str | None
+    completion_times: Mapping[str, Number]
+    sizes: Mapping[str, Number]
+    initial_predictions: Mapping[str, Number]
+    predictions: Mapping[str, Number]
+    adaptive_updates: int = 0
+    overdue_at: Mapping[str, Number] | None = None
+
+    #: the ``policy_data`` keys of each field (the JSON view of the record)
+    KEYS = {"virtual": "virtual", "completion_times": "virtual_completion_times",
+            "sizes": "virtual_sizes", "initial_predictions": "initial_predictions",
+            "predictions": "predictions", "adaptive_updates": "adaptive_updates",
+            "overdue_at": "overdue_at"}
+
+    def final_predictions(self) -> Mapping[str, Number]:
+        """The predictions the run ended with: the last ones if it re-predicted, else the first."""
+        return self.predictions if self.adaptive_updates else self.initial_predictions
+
+    def to_dict(self) -> dict:
+        """The JSON-ready ``policy_data`` of the run (``overdue_at`` only when set)."""
+        out = {self.KEYS[f]: dict(getattr(self, f)) if isinstance(getattr(self, f), Mapping) else getattr(self, f)
+               for f in self.KEYS if f != "overdue_at"}
+        if self.overdue_at is not None:
+            out["overdue_at"] = dict(self.overdue_at)
+        return out
+
+    @classmethod
+    def from_policy_data(cls, data: Mapping[str, Any]) -> "VirtualRun":
+        """The record back from a run's ``policy_data`` (e.g. a result read from JSON); a missing
+        virtual time or prediction table raises KeyError naming it."""
+        optional = ("virtual", "adaptive_updates", "overdue_at")
+        return cls(**{f: data[k] for f, k in cls.KEYS.items() if k in data or f not in optional},
+                   **({"virtual": None} if "virtual" not in data else {}))
 
 
 # -- placers -------------------------------------------------------------------------------------

@@ -594,6 +594,7 @@ class _Engine:
                                      if isinstance(v, (int, float, str, bool, type(None), list, tuple))}}
         return SimResult(policy=self.policy.name, records=records_t, summary=summary, options=options,
                          policy_data=self.policy.report(), total_gpus=self.total_gpus,
+                         policy_record=self.policy.record(),
                          label=self.policy.name if label is None else label)
 
 

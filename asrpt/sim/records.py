@@ -140,7 +140,9 @@ class SimResult:
     """A finished run: the records (in instance job order), the summary and what the policy
     chose to report (e.g. A-SRPT's virtual completion times).
 
-    ``policy`` is the policy's registered name; ``label`` the run's display label (what tables,
+    ``policy_record`` is the policy's typed record of the run (:meth:`asrpt.state.Policy.record`, e.g.
+    A-SRPT's :class:`~asrpt.state.VirtualRun`; None for most policies and for results rebuilt
+    from JSON). ``policy`` is the policy's registered name; ``label`` the run's display label (what tables,
     plots, file names and ``to_dict()["policy"]`` show: the caller's, e.g. ``"a-srpt[oracle]"``,
     else the policy's name). ``policy_data`` maps names to JSON-ready values; ``options``
     records how the run was set up.
@@ -153,6 +155,7 @@ class SimResult:
     policy_data: Mapping[str, Any] = field(default_factory=dict)
     total_gpus: int = 0
     label: str | None = None
+    policy_record: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         if self.label is None:
