@@ -488,14 +488,8 @@ del _task
 
 @validate_params({})
 def task_names() -> tuple[str, ...]:
-    """The registered task names, sorted.
+    """The registered task names, sorted (:meth:`asrpt.registry.Registry.names`).
 
-    Returns
-    -------
-    tuple of str
-
-    Examples
-    --------
     >>> task_names()
     ('certify', 'certify-guarded', 'opt', 'place', 'simulate', 'srpt')
     """
@@ -504,24 +498,9 @@ def task_names() -> tuple[str, ...]:
 
 @validate_params({"name": [str]})
 def get_task(name: str) -> Task:
-    """The task called ``name``.
+    """The :class:`Task` called ``name``; an unknown name raises InvalidParameterError with a
+    did-you-mean and the known names.
 
-    Parameters
-    ----------
-    name : str
-        A registered task.
-
-    Returns
-    -------
-    Task
-
-    Raises
-    ------
-    InvalidParameterError
-        Unknown task (with a did-you-mean and the known names).
-
-    Examples
-    --------
     >>> get_task("certfy")
     Traceback (most recent call last):
     ...

@@ -598,10 +598,8 @@ class _Engine:
                          label=self.policy.name if label is None else label)
 
 
-@validate_params({
-    "instance": [Instance],
-    "policy": [Policy],
-    "placer": [Placer],
+#: The constraints of the run options shared by :func:`run_engine` and :func:`asrpt.sim.simulate`.
+RUN_OPTIONS = {
     "preemption_cost": [Interval(Real, 0, None, closed="left")],
     "preemption_point": [Options(str, {"iteration", "immediate"})],
     "seed": ["seed"],
@@ -609,7 +607,10 @@ class _Engine:
     "progress": [None, callable],
     "observer": "no_validation",
     "label": [None, str],
-})
+}
+
+
+@validate_params({"instance": [Instance], "policy": [Policy], "placer": [Placer], **RUN_OPTIONS})
 def run_engine(instance: Instance, policy: Policy, placer: Placer, *, preemption_cost=0,
                preemption_point: str = "iteration", seed=0, check_invariants: bool = False,
                progress: Callable | None = None, observer=None, label: str | None = None) -> SimResult:

@@ -8,29 +8,18 @@ state. The engine itself knows no names.
 
 from __future__ import annotations
 
-from numbers import Real
 from typing import Callable
 
-from .._validation import Interval, Options, validate_params
+from .._validation import validate_params
 from ..instance import Instance
-from .engine import run_engine
+from .engine import RUN_OPTIONS, run_engine
 from .records import SimResult
 
 __all__ = ["simulate"]
 
 
-@validate_params({
-    "instance": [Instance],
-    "policy": "no_validation",
-    "placement": "no_validation",
-    "preemption_cost": [Interval(Real, 0, None, closed="left")],
-    "preemption_point": [Options(str, {"iteration", "immediate"})],
-    "seed": ["seed"],
-    "check_invariants": ["boolean"],
-    "progress": [None, callable],
-    "observer": "no_validation",
-    "label": [None, str],
-})
+@validate_params({"instance": [Instance], "policy": "no_validation", "placement": "no_validation",
+                  **RUN_OPTIONS})
 def simulate(instance: Instance, policy, placement=None, *, preemption_cost=0,
              preemption_point: str = "iteration", seed=0, check_invariants: bool = False,
              progress: Callable | None = None, observer=None, label: str | None = None) -> SimResult:

@@ -1102,14 +1102,8 @@ def dnn_instance(n_jobs: int = 8, *, cluster: str = "2x8", gpu_type: str = "A100
 
 @validate_params({})
 def family_names() -> tuple[str, ...]:
-    """The registered family names, sorted.
+    """The registered family names, sorted (:meth:`asrpt.registry.Registry.names`).
 
-    Returns
-    -------
-    tuple of str
-
-    Examples
-    --------
     >>> "heavy_tailed" in family_names()
     True
     """
@@ -1118,24 +1112,9 @@ def family_names() -> tuple[str, ...]:
 
 @validate_params({"name": [str]})
 def get_family(name: str) -> Family:
-    """The family called ``name`` (hyphens read as underscores).
+    """The :class:`Family` called ``name`` (hyphens read as underscores); an unknown name raises
+    InvalidParameterError with a did-you-mean and the known names.
 
-    Parameters
-    ----------
-    name : str
-        A registered name.
-
-    Returns
-    -------
-    Family
-
-    Raises
-    ------
-    InvalidParameterError
-        Unknown name (with a did-you-mean and the known names).
-
-    Examples
-    --------
     >>> get_family("heavy-tailed").name
     'heavy_tailed'
     >>> get_family("bursti")
