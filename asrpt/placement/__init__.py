@@ -9,8 +9,9 @@ plugins registered by name (:func:`register`):
 - ``ilp`` (exact): certified shortcuts, then the count formulation (ring-aware symmetry
   reduction) or the plain one; ``objective="tau"`` minimises the modelled iteration time;
 - ``brute_force`` (exact, tiny graphs);
-- heuristics ``best_fit``, ``greedy``, ``metis`` (optional pymetis), ``kl``, and the controls
-  ``random`` and ``spread``.
+- heuristics ``consolidate``, ``greedy``, ``metis`` (optional pymetis), ``kl``, and the controls
+  ``random`` and ``spread_workers`` (the old names ``best_fit`` and ``spread`` are still read; the
+  simulator's count placers of those names are another idea, see :mod:`.placers`).
 
 :func:`validate_placement` recomputes every reported number from the assignment alone.
 

@@ -688,8 +688,9 @@ def place(worker_graph: nx.Graph, free_gpus: Sequence[int], method="ilp", *,
         ``cluster.servers`` when a cluster is given).
     method : str or PlacementMethod
         A registered name (:func:`available_methods`): "ilp" (exact; shortcuts, then the count
-        or plain formulation), "brute_force" (exact, tiny graphs), "best_fit", "greedy",
-        "metis" (needs pymetis), "kl", "random", "spread"; or a configured instance such as
+        or plain formulation), "brute_force" (exact, tiny graphs), "consolidate" (old name
+        "best_fit"), "greedy", "metis" (needs pymetis), "kl", "random", "spread_workers" (old
+        name "spread"); or a configured instance such as
         ``ILPPlacement(formulation="plain")``.
     objective : {"cut", "tau"}
         Minimise the bytes crossing servers, or the modelled iteration time (needs a cluster).
