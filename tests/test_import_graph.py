@@ -29,7 +29,8 @@ KNOWN_CYCLE_EDGES = {("asrpt.instance", "asrpt.dnn.validate")}
 
 #: The layers below the simulator: none of them may reach asrpt.sim (directly or through others).
 BELOW_SIM = ("asrpt.state", "asrpt.instance", "asrpt.sizes", "asrpt.single", "asrpt.offline",
-             "asrpt.dnn", "asrpt.placement.base", "asrpt.placement.heuristics", "asrpt.placement.ilp",
+             "asrpt.dnn", "asrpt.placement.result", "asrpt.placement.problem", "asrpt.placement.methods",
+             "asrpt.placement.base", "asrpt.placement.heuristics", "asrpt.placement.ilp",
              "asrpt.predict.base", "asrpt.registry", "asrpt.errors", "asrpt._validation")
 
 
