@@ -181,6 +181,7 @@ class ASRPT(PredictorPolicy):
         self._oentry: dict[int, tuple] = {}
         self._deadlines: list = []                  # heap (d, tie, index, token)
         self._stopped: dict = {}                    # index -> view of jobs stopped, not yet keyed
+        self._left: dict = {}                       # index -> predicted remaining work of running jobs, now
         self._dtoken: dict[int, int] = {}
         self.overdue_at_: dict[str, object] = {}
         self.virtual_sizes_: dict[str, object] = {}
@@ -261,8 +262,9 @@ class ASRPT(PredictorPolicy):
                 self._make_overdue(i, now)
 
     # -- the ranking by predicted remaining GPU-time ----------------------------------------------
-    def _rank_key(self, view, job) -> tuple:
-        left = self.tracker_.predicted[job.index] - view.attained_work(job)
+    def _rank_key(self, view, job, left=None) -> tuple:
+        if left is None:
+            left = self.tracker_.predicted[job.index] - view.attained_work(job)
         if left < 0:
             left = 0
         # plain products: exact for ints and Fractions, and only compared, never reported
@@ -283,7 +285,9 @@ class ASRPT(PredictorPolicy):
         waiting list (whose keys do not move while the jobs wait)."""
         views = self._views
         # Ranked now, not when the engine reads on: the engine may stop jobs while it reads.
-        running = sorted(self._rank_key(view, j) for j in view.running)
+        # (The adaptive step of this decision left each running job's remaining work in _left.)
+        left = self._left.get
+        running = sorted(self._rank_key(view, j, left(j.index)) for j in view.running)
         return (views[e[3]] for e in heapq.merge(running, self._waiting) if e[3] not in skip)
 
     def _observe(self, view) -> None:
@@ -425,14 +429,18 @@ class ASRPT(PredictorPolicy):
     def _adaptive_step(self, view) -> None:
         """Re-predict running jobs whose work done reached their prediction (step 3), in the
         view's order of running jobs."""
-        tracker = self.tracker_
+        tracker, pred = self.tracker_, self.tracker_.predicted
+        left = self._left = {}
         for job in view.running:
-            if tracker.reached(view, job):
+            i = job.index
+            done = view.attained_work(job)
+            if tracker.reached(view, job, done):
                 self._resize(view, job, tracker.overrun(view, job, self.adaptive))
+            left[i] = pred[i] - done
 
     def next_wake(self, view):
         self._observe(view)
-        wake = self.tracker_.next_crossing(view) if self.adaptive != "off" else None
+        wake = self.tracker_.next_crossing(view, self._left) if self.adaptive != "off" else None
         if self.order == "guarded":
             heap, dtokens = self._deadlines, self._dtoken
             while heap and heap[0][3] != dtokens.get(heap[0][2]):

@@ -118,6 +118,7 @@ class SRSF(PredictorPolicy):
         self._entry: dict[int, tuple] = {}  # index -> its entry in _waiting
         self._views: dict[int, object] = {}  # index -> JobView of every active job
         self._pending: dict[int, object] = {}  # jobs whose state changed since they were keyed
+        self._left: dict[int, object] = {}     # index -> predicted remaining work, last keyed
 
     def _note_changes(self, view) -> None:
         """Record the view's deltas (shown once, to decide or next_wake, whichever comes first)."""
@@ -130,6 +131,7 @@ class SRSF(PredictorPolicy):
             i = c.job.index
             pending.pop(i, None)
             self._unlist(i)
+            self._left.pop(i, None)
             self._views.pop(i, None)
 
     def _unlist(self, i: int) -> None:
@@ -151,11 +153,12 @@ class SRSF(PredictorPolicy):
         i = job.index
         work = pred[i]
         done = view.attained_work(job)
-        if self.adaptive != "off" and (done >= work or self.tracker_.reached(view, job)):
+        if self.adaptive != "off" and self.tracker_.reached(view, job, done):
             work = self._raise_prediction(view, job)
         left = work - done
         if left < 0:
             left = 0
+        self._left[i] = left
         size = exact_mul(left, job.tau_star)
         if self.key == "gpu_time":
             size = exact_mul(size, job.gpus)
@@ -192,7 +195,7 @@ class SRSF(PredictorPolicy):
         """After the decision was applied: the first time a running job reaches its prediction
         (:meth:`PredictionTracker.next_crossing`), or None."""
         self._note_changes(view)
-        return None if self.adaptive == "off" else self.tracker_.next_crossing(view)
+        return None if self.adaptive == "off" else self.tracker_.next_crossing(view, self._left)
 
     def report(self) -> dict:
         return {**super().report(), "adaptive_updates": self.adaptive_updates_}

@@ -505,31 +505,37 @@ class PredictionTracker:
         new = self.repredict(view, job)
         return new if new > done else done * 2
 
-    def reached(self, view, job) -> bool:
-        """Whether ``job`` has done its predicted work: the work done is at least the prediction,
-        or the rest would take less time than ``view.now`` can resolve (a crossing that rounds to
-        now in floating point; without this the wake-up at the crossing finds the job a few ulps
-        short and no later wake-up exists, so the adaptive step waited for an unrelated event)."""
-        left = self.predicted[job.index] - view.attained_work(job)
+    def reached(self, view, job, done=None) -> bool:
+        """Whether ``job`` has done its predicted work (``done``: its work done, if the caller has
+        it): the work done is at least the prediction, or the rest would take less time than
+        ``view.now`` can resolve (a crossing that rounds to now in floating point; without this
+        the wake-up at the crossing finds the job a few ulps short and no later wake-up exists,
+        so the adaptive step waited for an unrelated event)."""
+        left = self.predicted[job.index] - (view.attained_work(job) if done is None else done)
         if left <= 0:
             return True
         now = view.now
         return now + left * view.iteration_time(job) <= now
 
-    def next_crossing(self, view):
+    def next_crossing(self, view, left=None):
         """The first time after ``view.now`` at which a running job (not stopping) reaches its
         prediction, at its iteration time on its placement, or None: the adaptive step's wake-up.
 
-        A restart after a preemption makes the true crossing later; an early wake-up just asks
-        again. A crossing that rounds to ``now`` is no wake-up: the next decision sees it.
+        ``left`` may map job indices to their predicted remaining work at ``view.now`` (a policy
+        that computed it while deciding, at the same time); other jobs are computed here. A
+        restart after a preemption makes the true crossing later; an early wake-up just asks
+        again. A crossing that rounds to ``now`` is no wake-up (:meth:`reached` counts it).
         """
         now = view.now
         predicted = self.predicted
         wake = None
         for job in view.running:
-            left = predicted[job.index] - view.attained_work(job)
-            if left > 0 and not view.is_stopping(job):
-                t = now + left * view.iteration_time(job)
+            i = job.index
+            rest = left.get(i) if left is not None else None
+            if rest is None:
+                rest = predicted[i] - view.attained_work(job)
+            if rest > 0 and not view.is_stopping(job):
+                t = now + rest * view.iteration_time(job)
                 if t > now and (wake is None or t < wake):
                     wake = t
         return wake
