@@ -47,8 +47,8 @@ MODELS = ("gpt2", "gpt2-medium", "bert-large", "gpt3-1.3b", "llama-7b", "resnet5
 SIZES = (8, 16, 32, 64)
 COUNT = ILPPlacement(formulation="count", shortcuts=False)
 PLAIN = ILPPlacement(formulation="plain", shortcuts=False)
-HEURISTICS = ("best_fit", "greedy", "kl") + (("metis",) if has_pymetis() else ()) + (
-    "random", "spread")
+HEURISTICS = ("consolidate", "greedy", "kl") + (("metis",) if has_pymetis() else ()) + (
+    "random", "spread_workers")
 
 
 def configurations(n: int) -> list:

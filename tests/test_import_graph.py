@@ -31,6 +31,8 @@ KNOWN_CYCLE_EDGES = {("asrpt.instance", "asrpt.dnn.validate")}
 BELOW_SIM = ("asrpt.state", "asrpt.instance", "asrpt.sizes", "asrpt.single", "asrpt.offline",
              "asrpt.dnn", "asrpt.placement.result", "asrpt.placement.problem", "asrpt.placement.methods",
              "asrpt.placement.base", "asrpt.placement.heuristics", "asrpt.placement.ilp",
+             "asrpt.placement.rings", "asrpt.placement.cut_bounds", "asrpt.placement.shortcuts",
+             "asrpt.placement.ilp_plain", "asrpt.placement.ilp_count", "asrpt.placement.ilp_tau",
              "asrpt.predict.base", "asrpt.registry", "asrpt.errors", "asrpt._validation")
 
 

@@ -215,8 +215,10 @@ def _worker_main(conn, time_limit) -> None:
 
 
 #: Imported once by the fork server, so that workers start with the tasks' modules loaded.
+#: (asrpt.policies and asrpt.placement import their plugins lazily: name the modules themselves.)
 _PRELOAD = ["asrpt.batch.tasks", "asrpt.theory.certificate", "asrpt.offline.ilp", "asrpt.sim",
-            "asrpt.single.virtual", "asrpt.policies", "asrpt.placement"]
+            "asrpt.single.virtual", "asrpt.policies._registry", "asrpt.predict",
+            "asrpt.placement.ilp", "asrpt.placement.graph_placers"]
 
 
 def _context():

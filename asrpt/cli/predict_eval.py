@@ -2,7 +2,8 @@
 distortion do they give Theorem 1?
 
 WORKLOAD is an instance file, a trace (any format ``asrpt simulate`` reads) or a generator spec
-such as ``recurring:n_jobs=2000:load=0.9`` (:func:`asrpt.workloads.make_workload`; ``--seed``
+such as ``recurring_users:n_jobs=2000:load=0.9`` (:func:`asrpt.workloads.make_workload`; the old
+spelling ``recurring`` still works; ``--seed``
 seeds it unless the spec names a seed). ``--predictor`` takes one or several specs (comma
 separated); each gets one row of the table. By default each predictor runs inside a policy
 (A-SRPT, adaptive re-prediction) in the simulator and its predictions at submission are scored
@@ -61,7 +62,7 @@ def add_workload_arguments(p) -> None:
     """The WORKLOAD argument and the options :func:`load_workload` reads besides ``--seed``
     (shared with ``asrpt plot accuracy``)."""
     p.add_argument("workload", metavar="WORKLOAD",
-                   help="instance (.json), trace (.csv) or generator spec (recurring:key=value:...)")
+                   help="instance (.json), trace (.csv) or generator spec (recurring_users:key=value:...)")
     p.add_argument("--cluster", metavar="SPEC", help="cluster such as 8x8 (traces and instance files)")
     p.add_argument("--gpu-type", metavar="TYPE", help="GPU type of the --cluster servers")
     p.add_argument("--format", choices=("auto",) + FORMATS, default="auto", help="input file format")

@@ -1,8 +1,8 @@
 """``asrpt workload``: generate a synthetic workload, write it as an instance file, and compare its
 statistics with the published ones it is calibrated to.
 
-SPEC is a generator family with optional parameters, e.g. ``recurring`` or
-``recurring:profile="helios-venus":sigma_drift=0.8`` (:func:`asrpt.workloads.make_workload`); the
+SPEC is a generator with optional parameters, e.g. ``recurring_users`` (old spelling
+``recurring``) or ``recurring_users:profile="helios-venus":sigma_drift=0.8`` (:func:`asrpt.workloads.make_workload`); the
 options below fill the common parameters the spec leaves out.
 """
 
@@ -22,7 +22,7 @@ def register(sub) -> None:
     p = sub.add_parser("workload", help="generate a synthetic workload (recurring jobs) into an instance file",
                        description=__doc__.split("\n\n", 1)[1].strip(),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("spec", metavar="SPEC", help="generator family and parameters (recurring[:key=value...])")
+    p.add_argument("spec", metavar="SPEC", help="generator and parameters (recurring_users[:key=value...])")
     p.add_argument("--out", metavar="FILE", help="write the instance here (JSON)")
     p.add_argument("--jobs", type=positive_int, metavar="N", help="number of jobs (n_jobs)")
     p.add_argument("--load", type=positive_float, metavar="L", help="offered load relative to capacity")

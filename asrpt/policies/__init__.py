@@ -111,6 +111,8 @@ def make_policy(spec: "str | Policy", **params: Any) -> Policy:
     >>> type(make_policy("asrpt.policies.fifo:FIFO")).__name__
     'FIFO'
     """
+    if isinstance(spec, Policy):
+        return POLICIES.create(spec)   # as is: loads no policy module
     if isinstance(spec, str):
         user = user_policy_spec(spec)
         if user is not None:

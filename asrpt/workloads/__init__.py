@@ -48,21 +48,9 @@ WORKLOADS.register("recurring", recurring_workload,
 
 @validate_params({"spec": [str]})
 def make_workload(spec: str) -> Instance:
-    """Generate a workload from ``"family[:key=value...]"``.
-
-    Parameters
-    ----------
-    spec : str
-        A family of :data:`WORKLOADS` and its keyword arguments.
-
-    Returns
-    -------
-    Instance
-
-    Raises
-    ------
-    InvalidParameterError
-        Unknown family or parameter, or a bad value.
+    """The :class:`~asrpt.instance.Instance` of ``spec``, ``"family[:key=value...]"``: a generator
+    of :data:`WORKLOADS` or a family of :data:`FAMILIES` with its keyword arguments. An unknown
+    family or parameter, or a bad value, raises InvalidParameterError.
 
     Examples
     --------
