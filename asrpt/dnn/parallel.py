@@ -386,6 +386,8 @@ class _LayerTable:
     misaligned: np.ndarray = None  # dense layers of a width not a multiple of ALIGN_ELEMS
     channels: np.ndarray = None    # channels of a channels-first batch normalization (else 0)
     ew: np.ndarray = None          # elements of a composite's separate elementwise kernels
+    stash: np.ndarray = None       # bytes per sample saved for backward (memory), NaN: unknown
+    weight_cache_bytes: float | None = None  # the graph's per-parameter weight cache, if set
 
     @property
     def n_layers(self) -> int:
@@ -416,7 +418,10 @@ def _build_table(G: nx.DiGraph) -> _LayerTable:
         misaligned=np.array([t == "linear" and int(d.get("width", 0)) % ALIGN_ELEMS != 0
                              for t, d in zip(types, data)], dtype=bool),
         channels=np.array([float(d.get("channels", 0)) for d in data]),
-        ew=np.array([float(d.get("ew_elems", 0)) for d in data]))
+        ew=np.array([float(d.get("ew_elems", 0)) for d in data]),
+        stash=np.array([float(d.get("stash_bytes", math.nan)) for d in data]),
+        weight_cache_bytes=(float(G.graph["weight_cache_bytes"])
+                            if G.graph.get("weight_cache_bytes") is not None else None))
 
 
 _TABLES_BY_GRAPH: "weakref.WeakKeyDictionary[nx.DiGraph, _LayerTable]" = weakref.WeakKeyDictionary()
@@ -616,6 +621,24 @@ def _tp_comm_per_layer(table: _LayerTable, samples: float, tp: int, prec: Precis
     return 2.0 * per
 
 
+def _weight_cache(table: _LayerTable, prec: Precision) -> float:
+    """Bytes per parameter of cached low-precision weight copies: the graph's own
+    ``weight_cache_bytes`` (a measured model that ran under autocast), else the precision's."""
+    if table.weight_cache_bytes is not None:
+        return table.weight_cache_bytes
+    return float(prec.weight_cache_bytes)
+
+
+def _stash_bytes(table: _LayerTable, prec: Precision) -> np.ndarray:
+    """Bytes per sample each layer keeps for its backward pass: a layer's ``stash_bytes`` where
+    the graph gives one (tensors of mixed dtypes, counted from what the framework saves), else
+    ``act_elems`` x the precision's activation bytes."""
+    base = table.act * prec.activation_bytes
+    if table.stash is None:
+        return base
+    return np.where(np.isnan(table.stash), base, table.stash)
+
+
 def _partition(table: _LayerTable, config: Configuration, spec: GPUSpec, prec: Precision,
                params: PerfParams, intra_bw: float, label: str) -> StagePartition:
     pp, tp, m = config.pp, config.tp, config.micro_batches
@@ -627,8 +650,8 @@ def _partition(table: _LayerTable, config: Configuration, spec: GPUSpec, prec: P
     net = params.network_for(spec.family)
     cost = t_f + t_b + _tp_comm_per_layer(table, config.micro_batch_size, tp, prec,
                                           intra_bw * net.intra_efficiency, net.alpha_intra)
-    state = table.params * prec.state_bytes_per_param / tp
-    act = table.act * config.micro_batch_samples * prec.activation_bytes / tp
+    state = table.params * (prec.state_bytes_per_param + _weight_cache(table, prec)) / tp
+    act = _stash_bytes(table, prec) * config.micro_batch_samples / tp
     inflight = _inflight(pp, m)
     capacity = spec.memory_bytes * MEMORY_USABLE_FRACTION
     P = np.concatenate([[0.0], np.cumsum(cost)]).tolist()
