@@ -42,6 +42,9 @@ __all__ = [
     "FIT_PARAMETERS",
     "load_measurements",
     "measured_graph",
+    "HF_STASH_BYTES",
+    "LOSS_PEAK_BYTES_PER_LOGIT",
+    "AUTOCAST_WEIGHT_CACHE_BYTES",
     "predict_step",
     "fit_kernel_params",
     "step_errors",
@@ -56,8 +59,9 @@ MEASURED_MODELS: Mapping[str, tuple] = {
     "resnet50": ("resnet50", None, None, "torchvision ResNet-50, 224x224, 1000 classes"),
     "bert-base": ("bert-base", 128, "mlm", "BertForMaskedLM: MLM head tied to the word "
                   "embedding, no pooler; sequence 128"),
-    "gpt2": ("gpt2", 1024, "eager", "GPT2LMHeadModel with eager attention (materialised "
-             "scores); sequence 1024"),
+    "gpt2": ("gpt2", 1024, "eager", "GPT2LMHeadModel, sequence 1024; its time is priced "
+             "with materialised attention scores (as the shipped fit was made), its memory "
+             "with fused SDPA attention (what the runs used: no scores kept)"),
 }
 
 #: Fitted constants, in the order of the fit vector (log space). ``depthwise_bandwidth`` is not
@@ -256,7 +260,7 @@ def _mlm_head(G: nx.DiGraph, precision: str) -> nx.DiGraph:
 
 def _eager(G: nx.DiGraph, precision: str) -> nx.DiGraph:
     """Eager attention (materialised scores), HF's unfused NewGELU in the MLPs and an fp32 loss
-    on the LM head's logits."""
+    on the LM head's logits, for the time model (the memory is set by :func:`_hf_stash`)."""
     H = G.copy()
     s, heads = H.graph["seq_len"], H.graph["num_heads"]
     hidden = int(H.graph.get("ffn_hidden_size") or 4 * H.graph["hidden_size"])
@@ -276,6 +280,10 @@ def _eager(G: nx.DiGraph, precision: str) -> nx.DiGraph:
 def measured_graph(model: str, seq_len: int | None = None,
                    precision: str = "bf16") -> nx.DiGraph:
     """The layer graph of a measured model as it was measured (:data:`MEASURED_MODELS`).
+
+    A measured model's graph also carries its memory as measured: ``weight_cache_bytes`` (2 in
+    bf16, autocast's weight copies; 0 in fp32) and, for the Hugging Face models, each layer's
+    ``stash_bytes`` (:data:`HF_STASH_BYTES`, the loss at the peak on the LM head).
 
     Parameters
     ----------

@@ -20,9 +20,10 @@ which placement reads, and :mod:`asrpt.dnn.perf` prices a placement of it.
 - :func:`uniform_layer_graph`: a synthetic chain of identical layers (examples, tests).
 
 Memory per GPU of stage s (documented in ``docs/performance-model.md``): model state
-``params_s * state_bytes / tp`` (16 bytes per parameter with Adam, see
+``params_s * (state_bytes + weight_cache_bytes) / tp`` (16 bytes per parameter with Adam, plus
+2 for the fp16 weight cache of ``amp`` or a graph's own ``weight_cache_bytes``, see
 :class:`~asrpt.dnn.hardware.Precision`) plus stashed activations ``act_elems_s * micro-batch *
-activation_bytes / tp`` for each of the ``min(pp - s, m)`` micro-batches in flight under 1F1B; it
+activation_bytes / tp`` (or a layer's ``stash_bytes`` per sample) for each of the ``min(pp - s, m)`` micro-batches in flight under 1F1B; it
 must fit in :data:`MEMORY_USABLE_FRACTION` of the GPU's memory. Tensor parallelism divides every
 layer's parameters, work and activations by tp (Megatron-LM with sequence parallelism).
 
