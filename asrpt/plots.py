@@ -287,7 +287,7 @@ def gantt(result, *, virtual=None, cluster=None, labels: bool | None = None,
     done = [r.completion for r in records if r.completion is not None]
     total = sum(done, 0)
     ax.set_title(title if title is not None else
-                 f"{result.policy}: {n} jobs on {rows} GPUs, sum C_j = {_fmt(total)}", fontsize=10)
+                 f"{result.label}: {n} jobs on {rows} GPUs, sum C_j = {_fmt(total)}", fontsize=10)
 
     if vax is None:
         ax.set_xlabel("time (s)")
@@ -357,7 +357,7 @@ def _jct_series(results, who: str) -> list[tuple[str, list]]:
     for res in results:
         if not hasattr(res, "records") or not hasattr(res, "policy"):
             raise InvalidParameterError(f"{who}: every result must be a SimResult, got {type(res).__name__}")
-        out.append((res.policy, sorted(_f(r.jct) for r in res.records if r.jct is not None)))
+        out.append((res.label, sorted(_f(r.jct) for r in res.records if r.jct is not None)))
     return out
 
 

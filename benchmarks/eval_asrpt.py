@@ -61,7 +61,7 @@ def load(name: str, args):
 
 
 def spec_for(policy: str, predictor: str) -> str:
-    from asrpt.policies.base import make_policy
+    from asrpt.policies import make_policy
 
     return f"{policy}:predictor={json.dumps(predictor)}" if "predictor" in make_policy(policy).get_params() else policy
 

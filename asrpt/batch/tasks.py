@@ -53,6 +53,7 @@ from typing import Any, Callable, Mapping
 from .._json import jsonable
 from .._validation import InstanceOf, Interval, Options, validate_parameter_constraints, validate_params
 from ..errors import AsrptError, InvalidParameterError, did_you_mean, unknown_name
+from ..registry import Registry
 from ..instance import Instance, loads_instance
 
 __all__ = [
@@ -336,15 +337,16 @@ def simulate_task(instance: Instance, *, policy: str = "a-srpt", placement: str 
     >>> f["policy"], f["makespan"]
     ('fifo', 4)
     """
-    from ..policies.base import make_policy, parse_policy_spec
+    from ..policies import make_policy, user_policy_spec
+    from ..registry import parse_spec
     from ..sim import simulate
 
-    name, params = parse_policy_spec(policy)
+    params = parse_spec(policy)[1] if user_policy_spec(policy) is None else {}
     pol = make_policy(policy)
     if predictor is not None and "predictor" in pol.get_params() and "predictor" not in params:
         pol = make_policy(policy, predictor=predictor)
-    pol.name = policy
-    res = simulate(instance, pol, placement=placement, preemption_cost=preemption_cost, seed=seed)
+    res = simulate(instance, pol, placement=placement, preemption_cost=preemption_cost, seed=seed,
+                   label=policy)
     summary = {k: v for k, v in res.summary.items() if k != "wall_time"}
     return jsonable({**_common(instance), "policy": policy, **summary})
 
@@ -469,63 +471,42 @@ class Task:
         return {**out, "exact": False}
 
 
-#: Batch tasks by name.
-TASKS: dict[str, Task] = {
-    "srpt": Task("srpt", srpt_task, "virtual single-machine SRPT: total completion and flow time"),
-    "opt": Task("opt", opt_task, "bracket the offline optimum: lower bounds and a slotted ILP"),
-    "certify": Task("certify", certify_task,
-                    "A-SRPT under Theorem 1's assumptions and its certificate"),
-    "certify-guarded": Task("certify-guarded", certify_guarded_task,
-                            "the default guarded A-SRPT under Theorem 2's assumptions, its certificate, flow time"),
-    "simulate": Task("simulate", simulate_task, "one policy in the simulator: summary metrics"),
-    "place": Task("place", place_task, "place each DNN job alone: cut bytes, stretch tau/tau*"),
-}
+#: Batch tasks by name: ``TASKS[name]`` is the :class:`Task` (an :class:`asrpt.registry.Registry`).
+TASKS = Registry("task", item=lambda e: e.target)
+for _task in (
+    Task("srpt", srpt_task, "virtual single-machine SRPT: total completion and flow time"),
+    Task("opt", opt_task, "bracket the offline optimum: lower bounds and a slotted ILP"),
+    Task("certify", certify_task, "A-SRPT under Theorem 1's assumptions and its certificate"),
+    Task("certify-guarded", certify_guarded_task,
+         "the default guarded A-SRPT under Theorem 2's assumptions, its certificate, flow time"),
+    Task("simulate", simulate_task, "one policy in the simulator: summary metrics"),
+    Task("place", place_task, "place each DNN job alone: cut bytes, stretch tau/tau*"),
+):
+    TASKS.register(_task.name, _task, description=_task.summary)
+del _task
 
 
 @validate_params({})
 def task_names() -> tuple[str, ...]:
-    """The registered task names, sorted.
+    """The registered task names, sorted (:meth:`asrpt.registry.Registry.names`).
 
-    Returns
-    -------
-    tuple of str
-
-    Examples
-    --------
     >>> task_names()
     ('certify', 'certify-guarded', 'opt', 'place', 'simulate', 'srpt')
     """
-    return tuple(sorted(TASKS))
+    return TASKS.names()
 
 
 @validate_params({"name": [str]})
 def get_task(name: str) -> Task:
-    """The task called ``name``.
+    """The :class:`Task` called ``name``; an unknown name raises InvalidParameterError with a
+    did-you-mean and the known names.
 
-    Parameters
-    ----------
-    name : str
-        A registered task.
-
-    Returns
-    -------
-    Task
-
-    Raises
-    ------
-    InvalidParameterError
-        Unknown task (with a did-you-mean and the known names).
-
-    Examples
-    --------
     >>> get_task("certfy")
     Traceback (most recent call last):
     ...
     asrpt.errors.InvalidParameterError: unknown task 'certfy' (did you mean 'certify'?); known: certify, certify-guarded, opt, place, simulate, srpt
     """
-    if name not in TASKS:
-        raise unknown_name("task", name, TASKS)
-    return TASKS[name]
+    return TASKS.get_item(name)
 
 
 _JSON_SCALARS = (str, int, float, bool, type(None))

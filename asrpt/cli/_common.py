@@ -150,7 +150,7 @@ def write_plot(path: str | None, make_figure) -> None:
 
 def split_specs(text: str) -> list[str]:
     """Comma-separated specs (``a-srpt:predictor="noisy:sigma=1",fifo``), empty items dropped."""
-    from ..policies.base import split_outside
+    from ..registry import split_outside
 
     return [s.strip() for s in split_outside(text, ",") if s.strip()]
 

@@ -5,7 +5,7 @@ parameters (``asrpt generate uniform --help`` lists them with their defaults). F
 ``DIR/FAMILY-0000i.json``, generated with the seed ``instance_seed(S, i)``; its metadata records
 the family, every parameter, its seed and ``series = {seed: S, index: i}``. The same call writes
 byte-identical files (and leaves files that already hold them alone); a file with other content
-is an error unless ``--force``. ``asrpt generate --list`` lists the families.
+is an error unless ``--force``. ``asrpt generate --list-families`` (or ``--list``) lists the families.
 """
 
 from __future__ import annotations
@@ -140,7 +140,8 @@ def register(sub) -> None:
         description=__doc__.split("\n\n", 1)[1].strip(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--list", action="store_true", help="list the families and exit")
+    p.add_argument("--list", "--list-families", dest="list", action="store_true",
+                   help="list the families, one line each, and exit")
     families = p.add_subparsers(dest="family", metavar="FAMILY", parser_class=type(p))
     for name in family_names():
         fam = FAMILIES[name]
@@ -161,13 +162,11 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ..workloads.generators import FAMILIES, family_names, generate_files
+    from ..workloads.generators import FAMILIES, generate_files
 
     if getattr(args, "family", None) is None:
         if args.list:
-            width = max(len(n) for n in family_names())
-            for name in family_names():
-                print(f"{name:<{width}}  {FAMILIES[name].summary}")
+            print(FAMILIES.listing())
             return 0
         raise InvalidParameterError("choose a FAMILY (asrpt generate --list shows them)")
     if args.seed < 0:

@@ -317,8 +317,8 @@ def _worst_case(args) -> int:
 
 def _accuracy(args) -> int:
     from ..plots import prediction_scatter
-    from ..policies.base import make_policy
-    from ..predict.base import make_predictor
+    from ..policies import make_policy
+    from ..predict import make_predictor
     from ..predict.metrics import replay_predictions, run_predictions
     from ..sim import simulate
 

@@ -27,8 +27,8 @@ import time
 
 from ..errors import InvalidParameterError
 from ..instance import Cluster
-from ..policies.base import make_policy
-from ..predict.base import DEFAULT_PREDICTOR, make_predictor
+from ..policies import make_policy
+from ..predict import DEFAULT_PREDICTOR, make_predictor
 from ..predict.metrics import PredictionLog, replay_predictions, run_predictions
 from ..sim import simulate
 from ..traces.detect import FORMATS, read_trace
@@ -78,10 +78,10 @@ def load_workload(args) -> tuple:
         instance, report = read_trace(spec, format=args.format, cluster=cluster, start=args.start,
                                       limit=args.limit, dnn=args.dnn, seed=max(args.seed, 0))
         return instance, {"source": spec, "trace": report.to_dict() if report else None}
-    from ..policies.base import parse_policy_spec
+    from ..registry import parse_spec
     from ..workloads import WORKLOADS, make_workload
 
-    name, params = parse_policy_spec(spec)
+    name, params = parse_spec(spec)
     if name not in WORKLOADS:
         raise InvalidParameterError(
             f"{spec!r}: no such file, and not a generator spec (families: {', '.join(sorted(WORKLOADS))})")

@@ -9,7 +9,8 @@ import sys
 
 from ..errors import InvalidParameterError
 from ..instance import Cluster
-from ..policies.base import make_policy, parse_policy_spec, policy_names
+from ..policies import make_policy, user_policy_spec
+from ..registry import parse_spec
 from ..sim import simulate
 from ..traces.detect import FORMATS, read_trace
 from ._common import (add_json, add_plot, emit_json, format_table, nonneg_float, positive_int, safe_filename,
@@ -23,15 +24,17 @@ def add_run_options(p: argparse.ArgumentParser, *, dnn_default: bool = False) ->
     """Options shared by ``simulate`` and ``run``."""
     p.add_argument("--policy", "--policies", dest="policies", metavar="P[,P...]",
                    help="comma-separated policies, each NAME or NAME:key=value:... "
-                        "(asrpt simulate --list-policies shows the names)")
+                        "(asrpt simulate --list-policies shows the names), or your own class as "
+                        "MODULE:CLASS or path/to/file.py:CLASS (docs/policies.md)")
     p.add_argument("--cluster", metavar="SPEC",
                    help="cluster such as 64x8, 4x32x4 (switches x servers x GPUs) or 8,8,4 (replaces the file's)")
     p.add_argument("--gpu-type", metavar="TYPE", help="GPU type of the --cluster servers (DNN jobs)")
     p.add_argument("--predictor", metavar="SPEC",
-                   help="predictor for every policy that takes one, e.g. oracle, group_mean, noisy:sigma=0.5")
+                   help="predictor for every policy that takes one, e.g. oracle, group_mean, noisy:sigma=0.5 "
+                        "(asrpt simulate --list-predictors shows the names)")
     p.add_argument("--placement", metavar="NAME",
-                   help="placement for starting jobs (best_fit, first_fit, most_free, spread, yarn, ...); "
-                        "default: each policy's own, else best_fit")
+                   help="placement for starting jobs (best_fit, first_fit, most_free, spread, yarn, ilp, ...; "
+                        "asrpt simulate --list-placers shows them); default: each policy's own, else best_fit")
     p.add_argument("--preemption-cost", type=nonneg_float, default=0.0, metavar="S",
                    help="seconds a preempted job spends restarting (default 0)")
     p.add_argument("--seed", type=int, default=0, help="seed for predictors and trace model assignment")
@@ -57,23 +60,31 @@ def register(sub) -> None:
                     "the header) with the exact event-driven simulator, and print one comparison table.",
     )
     p.add_argument("input", metavar="INSTANCE_OR_TRACE", nargs="?", help="instance (.json) or trace (.csv)")
-    p.add_argument("--list-policies", action="store_true", help="list the registered policies and exit")
+    p.add_argument("--list-policies", action="store_true",
+                   help="list the registered policies, one line each, and exit")
+    p.add_argument("--list-placers", action="store_true",
+                   help="list the placements of --placement, one line each, and exit")
+    p.add_argument("--list-predictors", action="store_true",
+                   help="list the predictors of --predictor, one line each, and exit")
     add_run_options(p)
     add_plot(p, "the JCT CDF of the runs")
     p.set_defaults(func=run, policies_default="a-srpt,fifo")
 
 
 def policies_from(spec: str, predictor: str | None) -> list:
+    """``(label, policy)`` for every comma-separated policy spec: the label is the spec itself
+    when it has parameters, ``NAME[PREDICTOR]`` when ``predictor`` is given to a policy whose
+    spec does not set one, else the policy's name (a user's ``MODULE:CLASS`` too)."""
     out = []
     for item in split_specs(spec):
-        name, params = parse_policy_spec(item)
+        user = user_policy_spec(item)
+        name, params = parse_spec(item) if user is None else (item, {})
         policy = make_policy(item)
+        label = item if (":" in item if user is None else user[2]) else policy.name
         if predictor is not None and "predictor" in policy.get_params() and "predictor" not in params:
             policy = make_policy(item, predictor=predictor)
-            policy.name = f"{name}[{predictor}]"
-        elif ":" in item:
-            policy.name = item
-        out.append(policy)
+            label = f"{name}[{predictor}]"
+        out.append((label, policy))
     if not out:
         raise InvalidParameterError("no policy given (--policy a-srpt,fifo,...)")
     return out
@@ -87,19 +98,19 @@ def load_input(args):
 
 def run_policies(instance, policies, args, *, progress: bool):
     results = []
-    for policy in policies:
+    for label, policy in policies:
         bar = None
         callback = None
         if progress:
             from tqdm import tqdm
 
-            bar = tqdm(total=instance.n_jobs, desc=f"{policy.name:>14}", unit="job", file=sys.stderr,
+            bar = tqdm(total=instance.n_jobs, desc=f"{label:>14}", unit="job", file=sys.stderr,
                        dynamic_ncols=True, leave=True)
 
             def callback(done, total, bar=bar):
                 bar.update(done - bar.n)
         try:
-            results.append(simulate(instance, policy, placement=args.placement,
+            results.append(simulate(instance, policy, placement=args.placement, label=label,
                                     preemption_cost=args.preemption_cost, seed=args.seed, progress=callback))
         finally:
             if bar is not None:
@@ -108,14 +119,14 @@ def run_policies(instance, policies, args, *, progress: bool):
 
 
 def comparison_rows(results):
-    return [[r.policy] + [r.summary.get(c) for c in SUMMARY_COLUMNS] + [r.summary["wall_time"]] for r in results]
+    return [[r.label] + [r.summary.get(c) for c in SUMMARY_COLUMNS] + [r.summary["wall_time"]] for r in results]
 
 
 def write_outputs(out_dir: str, instance, results, report) -> list[str]:
     os.makedirs(out_dir, exist_ok=True)
     written = []
     for r in results:
-        path = os.path.join(out_dir, f"{safe_filename(r.policy)}.jobs.csv")
+        path = os.path.join(out_dir, f"{safe_filename(r.label)}.jobs.csv")
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(r.jobs_csv())
         written.append(path)
@@ -145,12 +156,25 @@ def _jct_figure(results):
 
 
 def run(args) -> int:
-    if args.list_policies:
-        for name in policy_names():
-            print(name)
+    if args.list_policies or args.list_placers or args.list_predictors:
+        from ..registry import format_listing
+
+        if args.list_policies:
+            from ..policies import describe_policies
+
+            print(format_listing(describe_policies()))
+        if args.list_placers:
+            from ..placement import placer_names
+
+            print(format_listing(placer_names()))
+        if args.list_predictors:
+            from ..predict import describe_predictors
+
+            print(format_listing(describe_predictors()))
         return 0
     if not args.input:
-        raise InvalidParameterError("INSTANCE_OR_TRACE is required (or --list-policies)")
+        raise InvalidParameterError("INSTANCE_OR_TRACE is required (or --list-policies, --list-placers, "
+                                    "--list-predictors)")
     instance, report = load_input(args)
     if report is not None and not args.json:
         print(report.summary(), file=sys.stderr)

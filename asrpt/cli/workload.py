@@ -65,10 +65,10 @@ def comparison_rows(instance, profile: str) -> list[list]:
 
 
 def run(args) -> int:
-    from ..policies.base import parse_policy_spec
+    from ..registry import parse_spec
     from ..workloads import WORKLOADS, make_workload
 
-    name, params = parse_policy_spec(args.spec)
+    name, params = parse_spec(args.spec)
     if name not in WORKLOADS:
         make_workload(args.spec)  # raises the did-you-mean error
     extra = {"n_jobs": args.jobs, "load": args.load, "profile": args.profile, "cluster": args.cluster,

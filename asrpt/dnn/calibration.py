@@ -586,7 +586,7 @@ class _Design:
 
     def __init__(self, rows: Sequence[Measurement]):
         from .hardware import gpu_spec, link_bandwidths, precision_info
-        from .parallel import _table
+        from .tables import _table
         from .zoo import layer_graph
 
         self.rows = list(rows)

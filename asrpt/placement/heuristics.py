@@ -3,7 +3,7 @@
 This module owns the non-exact methods of :func:`asrpt.placement.place` and the helpers they
 share (which servers to consolidate on, canonical packings):
 
-- ``best_fit`` (:class:`BestFit`): consolidation. The fewest servers that hold the job, then the
+- ``consolidate`` (:class:`BestFit`; old name ``best_fit``): consolidation. The fewest servers that hold the job, then the
   smallest leftover (a DP over the distinct free counts); the workers are packed onto them
   largest server first in canonical orders (replica-, stage- or rank-major, whole tensor groups,
   replicas, stages or data-parallel rings where they fit; stage order reversed too), keeping the
@@ -14,14 +14,15 @@ share (which servers to consolidate on, canonical packings):
 - ``metis`` (:class:`Metis`): METIS k-way partition (pymetis, the optional ``metis`` extra) into
   the consolidation servers with target weights proportional to their free GPUs, then a repair
   that moves the cheapest workers out of over-full parts. Raises SolverError without pymetis.
-- ``kl`` (:class:`KernighanLin`): ``best_fit``, then Kernighan-Lin refinement
+- ``kl`` (:class:`KernighanLin`): ``consolidate``, then Kernighan-Lin refinement
   (:func:`networkx.algorithms.community.kernighan_lin_bisection`) on every pair of
   consolidation servers; free slots are padded with isolated dummy workers, so a swap with a
   dummy is a move. Sizes never exceed the free GPUs; a pass is kept only if it lowers the cut.
-- ``random`` (:class:`RandomPlacement`) and ``spread`` (:class:`Spread`): controls, a uniformly
+- ``random`` (:class:`RandomPlacement`) and ``spread_workers`` (:class:`Spread`; old name
+  ``spread``): controls, a uniformly
   random feasible assignment over all free slots, and round-robin over servers (most free first).
 
-All heuristics minimise the cut; with ``objective="tau"`` only ``best_fit`` chooses among its
+All heuristics minimise the cut; with ``objective="tau"`` only ``consolidate`` chooses among its
 candidates by tau. Every result has status "heuristic" and no bound.
 
 Examples
@@ -31,8 +32,8 @@ Examples
 >>> from asrpt.dnn.parallel import worker_graph
 >>> W = worker_graph(Job("j", 0, 16, model="gpt2", parallelism=Parallelism(2, 2, 4),
 ...                      iterations=1), "A100")
->>> cuts = {m: place(W, [8, 8, 4], method=m).cut_bytes for m in ("best_fit", "greedy", "kl")}
->>> cuts["best_fit"] >= cuts["kl"] >= place(W, [8, 8, 4], method="ilp").cut_bytes
+>>> cuts = {m: place(W, [8, 8, 4], method=m).cut_bytes for m in ("consolidate", "greedy", "kl")}
+>>> cuts["consolidate"] >= cuts["kl"] >= place(W, [8, 8, 4], method="ilp").cut_bytes
 True
 """
 
@@ -48,7 +49,7 @@ import numpy as np
 from .._validation import Interval, Integral, validate_params
 from ..errors import SolverError
 from ..random import as_generator
-from .base import MethodResult, PlacementMethod, PlacementProblem, register
+from .base import METHODS, MethodResult, PlacementMethod, PlacementProblem, register
 
 __all__ = [
     "BestFit",
@@ -285,7 +286,7 @@ def _seed_int(seed) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-@register("best_fit")
+@register("consolidate")
 class BestFit(PlacementMethod):
     """Best-fit consolidation: fewest servers, smallest leftover, canonical packing.
 
@@ -536,7 +537,7 @@ class RandomPlacement(PlacementMethod):
         return MethodResult(rng.permutation(slots)[:problem.n].astype(np.int64), "heuristic")
 
 
-@register("spread")
+@register("spread_workers")
 class Spread(PlacementMethod):
     """A control: workers round-robin over the servers (most free first), maximising spread.
 
@@ -545,7 +546,7 @@ class Spread(PlacementMethod):
     >>> import networkx as nx
     >>> from asrpt.placement import place
     >>> G = nx.empty_graph(4)
-    >>> place(G, [1, 3, 3], method="spread").server_gpus
+    >>> place(G, [1, 3, 3], method="spread_workers").server_gpus
     ((0, 1), (1, 2), (2, 1))
     """
 
@@ -562,3 +563,10 @@ class Spread(PlacementMethod):
                     left[h] -= 1
                     i += 1
         return MethodResult(a, "heuristic")
+
+
+# The old spellings of "consolidate" and "spread_workers", still accepted (and used by tests and
+# scripts); they collide with the simulator's count placers "best_fit" and "spread" (a different
+# idea: GPU counts per server, not workers), so listings name the new ones first.
+METHODS.register("best_fit", BestFit, description="old name of consolidate (not the count placer best_fit)")
+METHODS.register("spread", Spread, description="old name of spread_workers (not the count placer spread)")

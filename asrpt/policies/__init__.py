@@ -1,5 +1,139 @@
-"""Scheduling policies: one small module per policy, registered by name (see :mod:`.base`)."""
+"""Scheduling policies: one small module per policy, registered by name (see :mod:`.base`).
 
-from .base import POLICIES, Decision, Policy, make_policy, policy_names, register_policy
+:func:`make_policy` builds a policy from a spec (``"tiresias:thresholds=[3250,7200]"``), a
+Policy instance (returned as is) or, for a user's own class, ``"module:Class"`` /
+``"path/to/file.py:Class"`` (:func:`load_policy_class`); :func:`policy_names` lists the
+registered names.
+"""
 
-__all__ = ["Policy", "Decision", "POLICIES", "register_policy", "make_policy", "policy_names"]
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from typing import Any
+
+from ..errors import InvalidParameterError
+from ..registry import parse_spec, split_outside
+from .base import POLICIES, Decision, Policy, PredictorPolicy, register_policy
+
+__all__ = ["Policy", "Decision", "PredictorPolicy", "POLICIES", "register_policy", "make_policy",
+           "policy_names", "describe_policies", "load_policy_class", "user_policy_spec"]
+
+
+def _load_all() -> None:
+    from . import _registry  # noqa: F401  (imports every policy module; each registers itself)
+
+
+def user_policy_spec(spec: str) -> tuple[str, str, str] | None:
+    """``(module or file, class name, the rest)`` when ``spec`` names a user's class
+    (``"module:Class[:key=value...]"`` or ``"path/to/file.py:Class[...]"``), else None (a
+    registered name). A spec names a class when its second ``:`` part is not ``key=value``.
+
+    >>> user_policy_spec("mypolicies:Shortest:k=2"), user_policy_spec("tiresias:thresholds=[1]")
+    (('mypolicies', 'Shortest', 'k=2'), None)
+    """
+    parts = split_outside(spec.strip(), ":")
+    if len(parts) < 2 or "=" in parts[1]:
+        return None
+    return parts[0].strip(), parts[1].strip(), ":".join(parts[2:])
+
+
+def load_policy_class(where: str, name: str) -> type:
+    """The Policy subclass ``name`` of module ``where`` (an importable module path, or a ``.py``
+    file), with a one-line InvalidParameterError when it cannot be loaded or is no Policy.
+
+    >>> load_policy_class("asrpt.policies.fifo", "FIFO").__name__
+    'FIFO'
+    >>> load_policy_class("asrpt.policies.fifo", "Nope")
+    Traceback (most recent call last):
+    ...
+    asrpt.errors.InvalidParameterError: policy 'asrpt.policies.fifo:Nope': the module has no class 'Nope'
+    """
+    label = f"{where}:{name}"
+    try:
+        if where.endswith(".py") or os.sep in where or "/" in where:
+            if not os.path.isfile(where):
+                raise InvalidParameterError(f"policy {label!r}: no such file {where!r}")
+            modname = "_asrpt_user_" + os.path.splitext(os.path.basename(where))[0]
+            module = sys.modules.get(modname)
+            if module is None or getattr(module, "__file__", None) != os.path.abspath(where):
+                spec = importlib.util.spec_from_file_location(modname, os.path.abspath(where))
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[modname] = module
+                spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(where)
+    except InvalidParameterError:
+        raise
+    except ImportError as exc:
+        raise InvalidParameterError(f"policy {label!r}: cannot import {where!r} ({exc})") from None
+    except Exception as exc:  # the user's module failed while loading
+        raise InvalidParameterError(f"policy {label!r}: loading {where!r} failed: "
+                                    f"{type(exc).__name__}: {exc}") from None
+    cls = getattr(module, name, None)
+    if cls is None:
+        raise InvalidParameterError(f"policy {label!r}: the module has no class {name!r}")
+    if not (isinstance(cls, type) and issubclass(cls, Policy)):
+        raise InvalidParameterError(f"policy {label!r}: {name!r} is not a subclass of asrpt.policies.Policy")
+    return cls
+
+
+def _make_user_policy(where: str, name: str, rest: str, params: dict) -> Policy:
+    cls = load_policy_class(where, name)
+    spec_params = parse_spec("x:" + rest, "policy")[1] if rest else {}
+    kwargs = {**spec_params, **params}
+    known = set(cls._param_names())
+    unknown = sorted(set(kwargs) - known)
+    if unknown:
+        raise InvalidParameterError(f"policy {where}:{name} has no parameter {unknown[0]!r}; "
+                                    f"its parameters: {', '.join(sorted(known)) or 'none'}")
+    try:
+        policy = cls(**kwargs)
+    except TypeError as exc:
+        raise InvalidParameterError(f"policy {where}:{name}: {exc}") from None
+    policy._validate_params()
+    return policy
+
+
+def make_policy(spec: "str | Policy", **params: Any) -> Policy:
+    """Build a policy from a registered name (with optional ``:key=value`` parameters) or return a
+    Policy instance as is. Parameters merge as preset < spec < ``params``. Unknown names and
+    parameters raise InvalidParameterError.
+
+    Examples
+    --------
+    >>> make_policy("tiresias:thresholds=[3250]").thresholds
+    [3250]
+    >>> make_policy("fifo-strict").name
+    'fifo-strict'
+    >>> type(make_policy("asrpt.policies.fifo:FIFO")).__name__
+    'FIFO'
+    """
+    if isinstance(spec, str):
+        user = user_policy_spec(spec)
+        if user is not None:
+            return _make_user_policy(*user, params)
+    _load_all()
+    return POLICIES.create(spec, **params)
+
+
+def policy_names() -> tuple[str, ...]:
+    """Every registered policy name, sorted.
+
+    >>> "a-srpt" in policy_names()
+    True
+    """
+    _load_all()
+    return POLICIES.names()
+
+
+def describe_policies() -> tuple[tuple[str, str], ...]:
+    """``(name, one-line description)`` of every registered policy (``--list-policies``).
+
+    >>> dict(describe_policies())["fifo"] != ""
+    True
+    """
+    _load_all()
+    return POLICIES.describe()

@@ -61,6 +61,7 @@ from ..instance import id_key
 from ..single.gang import GangSRPTMachine
 from ..single.srpt import SRPTMachine
 from ..sizes import exact_div, exact_mul, integral
+from ..state import VirtualRun
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["ASRPT"]
@@ -102,8 +103,9 @@ class ASRPT(PredictorPolicy):
         What to do when a job outlives its prediction (default ``"doubling"``; ``"off"`` for the
         theorems).
     placement : str or None
-        Deprecated place for the run's placement method (None: the simulator's default,
-        ``"best_fit"``); prefer ``simulate(..., placement=...)``.
+        Deprecated: a placement :func:`asrpt.sim.simulate` uses when the run names none (the
+        ``a-srpt-consolidate`` preset; :meth:`preferred_placement`); prefer
+        ``simulate(..., placement=...)``. The engine never reads it.
 
     Examples
     --------
@@ -119,6 +121,8 @@ class ASRPT(PredictorPolicy):
     >>> simulate(inst, "a-srpt-fluid").policy_data["virtual_completion_times"]
     {'A': Fraction(7, 2), 'B': 1, 'C': Fraction(3, 2)}
     """
+
+    name = "a-srpt"
 
     parameter_constraints = {
         "predictor": "no_validation",
@@ -144,6 +148,9 @@ class ASRPT(PredictorPolicy):
         self.preemption = preemption
         self.adaptive = adaptive
         self.placement = placement
+
+    def preferred_placement(self) -> str | None:
+        return self.placement
 
     @property
     def preemptive(self) -> bool:  # type: ignore[override]
@@ -440,18 +447,22 @@ class ASRPT(PredictorPolicy):
                     wake = t
         return wake
 
-    def report(self) -> dict:
+    def record(self) -> VirtualRun:
+        """The virtual run the certificates read (:class:`~asrpt.state.VirtualRun`)."""
         m = self.machine_
         m.run()
         keys = {i: self._views[i].id for i in self._views}
-        data = {
-            "virtual": self.virtual,
-            "virtual_completion_times": {keys[i]: c for i, c in sorted(
+        predictions = super().report()
+        return VirtualRun(
+            virtual=self.virtual,
+            completion_times={keys[i]: c for i, c in sorted(
                 m.completion_times().items(), key=lambda item: id_key(keys[item[0]]))},
-            "virtual_sizes": {k: self.virtual_sizes_[k] for k in sorted(self.virtual_sizes_, key=id_key)},
-            **super().report(),
-            "adaptive_updates": self.adaptive_updates_,
-        }
-        if self.order == "guarded":
-            data["overdue_at"] = {k: self.overdue_at_[k] for k in sorted(self.overdue_at_, key=id_key)}
-        return data
+            sizes={k: self.virtual_sizes_[k] for k in sorted(self.virtual_sizes_, key=id_key)},
+            initial_predictions=predictions["initial_predictions"],
+            predictions=predictions["predictions"],
+            adaptive_updates=self.adaptive_updates_,
+            overdue_at=({k: self.overdue_at_[k] for k in sorted(self.overdue_at_, key=id_key)}
+                        if self.order == "guarded" else None))
+
+    def report(self) -> dict:
+        return self.record().to_dict()

@@ -37,10 +37,8 @@ completion, or left idle, go at once to waiting jobs in that order (first fit), 
 starts at once if it fits in the idle GPUs, else waits for the next round. Neither starts a new
 round early.
 
-A round costs O(J log J). Between rounds the keys hold, so the waiting jobs stay sorted
-from one decision to the next (:mod:`asrpt.policies._incremental`): a decision re-sorts only the
-R running jobs and re-inserts the k jobs that changed, O(R log R + k log W) plus the O(A) list
-handed to the engine (it was O(A log A) with a key call per job).
+Cost: as for Gavel (:mod:`asrpt.policies.gavel`), O(J log J) a round and, between rounds, an
+incremental waiting order (:mod:`asrpt.policies._incremental`).
 """
 
 from __future__ import annotations

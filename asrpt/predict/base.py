@@ -25,7 +25,8 @@ Two optional parts of the contract, with defaults here:
   recurring group, its burst). :class:`PredictionTracker` re-predicts the waiting jobs (no work
   done yet) that share a key with a job that just completed, so a burst of resubmissions is
   ordered by its first completed member at once. Default: none (no re-prediction).
-Predictors register by name (:func:`make_predictor` builds one from ``"noisy:sigma=0.5"``).
+Predictors register by name in :data:`PREDICTORS` (:func:`asrpt.predict.make_predictor` builds
+one from ``"noisy:sigma=0.5"``).
 
 Registered here: ``oracle`` (the truth), ``instance`` (the instance's own prediction, truth where it
 has none), ``noisy`` (truth x exp(sigma Z), Z standard normal drawn per job from
@@ -39,128 +40,41 @@ learned online.
 
 from __future__ import annotations
 
-import abc
 import math
 import statistics
 from collections import defaultdict
 from numbers import Integral, Real
-from typing import Any, Sequence
+from typing import Any
 
-from .._validation import Interval, Params
-from ..errors import InvalidParameterError, NotFittedError, unknown_name
+from .._validation import Interval
+from ..errors import InvalidParameterError
+from ..registry import Registry
 from ..random import job_generator
-from ..sim.view import CompletedJob, JobView
+from ..state import QUANTILE_LEVELS, JobView, Predictor
 
-__all__ = ["Predictor", "PredictionTracker", "PREDICTORS", "register_predictor", "make_predictor", "OraclePredictor",
+__all__ = ["Predictor", "PredictionTracker", "PREDICTORS", "register_predictor", "OraclePredictor",
            "InstancePredictor", "NoisyPredictor", "GroupMeanPredictor", "ConstantPredictor",
            "HeliosPredictor", "ErrorBands", "group_key", "QUANTILE_LEVELS", "DEFAULT_PREDICTOR",
            "HELIOS_ERROR_CDF"]
-
-#: The levels :meth:`Predictor.quantiles` returns by default: the 80 % band and its median.
-QUANTILE_LEVELS: tuple[float, ...] = (0.1, 0.5, 0.9)
 
 #: The registry name of the default predictor of prediction-using policies and commands (the
 #: one that validated best; docs/prediction.md gives the numbers).
 DEFAULT_PREDICTOR = "hierarchy"
 
 
-class Predictor(Params, abc.ABC):
-    """Base class; see the module docstring for the protocol."""
-
-    name = "predictor"
-    clairvoyant = False
-
-    def reset(self, seed=None) -> "Predictor":
-        """Start over with no history; validates the parameters."""
-        self._validate_params()
-        self.seed_ = seed
-        self.n_observed_ = 0
-        return self
-
-    def observe(self, completed: Sequence[CompletedJob]) -> None:
-        """Learn from newly completed jobs (default: only count them)."""
-        self._check_fitted()
-        self.n_observed_ += len(completed)
-
-    def fit(self, completed: Sequence[CompletedJob], seed=None) -> "Predictor":
-        """``reset(seed)`` then ``observe(completed)``; returns self."""
-        self.reset(seed)
-        self.observe(completed)
-        return self
-
-    @abc.abstractmethod
-    def predict(self, job: JobView, *, attained=0, truth=None):
-        """Predicted total work of ``job`` (> 0)."""
-
-    def quantiles(self, job: JobView, *, attained=0, truth=None, levels=QUANTILE_LEVELS) -> tuple:
-        """Quantiles of ``job``'s total work at ``levels`` (increasing, in (0, 1)), given the work
-        ``attained`` so far; non-decreasing in the level.
-
-        The default has no model of the uncertainty: the point prediction at every level.
-
-        Examples
-        --------
-        >>> OraclePredictor().reset().quantiles(None, truth=50)
-        (50, 50, 50)
-        """
-        value = self.predict(job, attained=attained, truth=truth)
-        return tuple(value for _ in levels)
-
-    def sibling_keys(self, job: JobView) -> tuple:
-        """Keys shared by the jobs whose completion changes ``job``'s prediction (default: none;
-        see the module docstring).
-
-        >>> OraclePredictor().sibling_keys(None)
-        ()
-        """
-        return ()
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "n_observed_"):
-            raise NotFittedError(f"{type(self).__name__}: call reset() or fit() before predict() or observe()")
+#: The predictors by name: ``PREDICTORS[name]`` is ``(class, preset parameters)``; build one with
+#: :func:`asrpt.predict.make_predictor`.
+PREDICTORS = Registry("predictor", base=Predictor)
 
 
-PREDICTORS: dict[str, tuple[type, dict]] = {}
+def register_predictor(name: str, *, description: str | None = None, **preset: Any):
+    """Class decorator registering a predictor under ``name`` (with preset parameters; the
+    description defaults to the first line of the class docstring).
 
-
-def register_predictor(name: str, **preset: Any):
-    """Class decorator registering a predictor under ``name`` (with preset parameters)."""
-
-    def deco(cls):
-        if name in PREDICTORS:
-            raise ValueError(f"predictor {name!r} registered twice")
-        PREDICTORS[name] = (cls, preset)
-        if "name" not in cls.__dict__:
-            cls.name = name
-        return cls
-
-    return deco
-
-
-def make_predictor(spec: "str | Predictor") -> Predictor:
-    """A predictor from a name with optional ``:key=value`` parameters, or a Predictor as is.
-
-    >>> make_predictor("noisy:sigma=0.5:seed=3")
-    NoisyPredictor(clip=None, seed=3, sigma=0.5)
+    >>> "oracle" in PREDICTORS and PREDICTORS.entry("oracle").description != ""
+    True
     """
-    if isinstance(spec, Predictor):
-        return spec
-    if not isinstance(spec, str):
-        raise InvalidParameterError(f"a predictor must be a name or a Predictor, got {type(spec).__name__}")
-    from ..policies.base import parse_policy_spec  # the same "name:key=value" syntax
-
-    from . import forest, hierarchy  # noqa: F401  (register themselves; they import this module)
-    name, params = parse_policy_spec(spec)
-    if name not in PREDICTORS:
-        raise unknown_name("predictor", name, PREDICTORS)
-    cls, preset = PREDICTORS[name]
-    kwargs = {**preset, **params}
-    unknown = sorted(set(kwargs) - set(cls._param_names()))
-    if unknown:
-        raise InvalidParameterError(f"predictor {name!r} has no parameter {unknown[0]!r}")
-    pred = cls(**kwargs)
-    pred._validate_params()
-    return pred
+    return PREDICTORS.register(name, description=description, **preset)
 
 
 @register_predictor("oracle")

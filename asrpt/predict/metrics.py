@@ -48,9 +48,9 @@ from ..errors import InvalidParameterError
 from ..instance import Instance
 from ..sim.metrics import percentile
 from ..sim.records import SimResult
-from ..sim.view import CompletedJob, job_views
 from ..sizes import exact_div, exact_mul
-from .base import Predictor, make_predictor
+from ..state import CompletedJob, Predictor, job_views
+from . import make_predictor
 
 __all__ = ["mae", "mape", "r2_log", "spearman", "coverage", "distortion", "accuracy", "Distortion",
            "PredictionAccuracy", "PredictionLog", "Scores", "run_predictions", "replay_predictions",

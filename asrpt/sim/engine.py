@@ -1,4 +1,4 @@
-"""The exact event-driven cluster simulator: ``simulate(instance, policy, ...) -> SimResult``.
+"""The exact event-driven cluster simulator: ``run_engine(instance, policy, placer, ...) -> SimResult``.
 
 This module owns the only mutable state of a run. Time jumps from event to event (a heap of
 completions, preemption points and policy wake-ups, plus the arrivals in time order); there is no
@@ -10,9 +10,9 @@ time step. At one instant the engine applies, in this order,
 4. wake-ups requested by the policy,
 
 and then runs **one decision pass**: it builds a read-only :class:`~asrpt.sim.view.ClusterView`,
-asks the policy for a :class:`~asrpt.policies.base.Decision`, and applies it (see
+asks the policy for a :class:`~asrpt.state.Decision`, and applies it (see
 :mod:`asrpt.policies.base` for how preemptive and non-preemptive orders are applied). Jobs are
-started through the placement step (:mod:`asrpt.sim.placer`), one by one in the policy's order,
+started through the placement step (a :class:`~asrpt.state.Placer`), one by one in the policy's order,
 so each start sees the GPUs taken by the previous ones.
 
 A preemptive selection counts GPUs, but some it counts on may not be usable now: a job left out
@@ -36,7 +36,9 @@ spends ``preemption_cost`` seconds restarting (holding its GPUs, making no progr
 Exactness: with integer or Fraction data (``load_instance(..., exact=True)``) and abstract jobs,
 every time is computed exactly; DNN iteration times are floats.
 
-The engine knows no policy or placement by name; it checks at the end that the policy left no job
+The engine takes objects only and knows no policy or placement by name (it imports only
+:mod:`asrpt.state`; :func:`asrpt.sim.simulate` turns names into objects); an ``observer`` sees each
+decision pass read-only (:class:`Observer`). It checks at the end that the policy left no job
 waiting forever (a stalled run raises :class:`~asrpt.errors.AsrptError`).
 """
 
@@ -52,18 +54,18 @@ from typing import Callable
 from sortedcontainers import SortedList
 
 from .._validation import Interval, Options, validate_params
-from ..errors import AsrptError
+from ..errors import AsrptError, InvalidParameterError
 from ..instance import Instance
-from ..policies import base as _policy_base
+from ..state import Allocation, ClusterView, CompletedJob, JobStatus, JobView, Placer, Policy, job_views
 from .metrics import summarize
-from .placer import Allocation, Placer, make_placer
 from .records import JobRecord, Segment, SimResult, check_records
-from .view import ClusterView, CompletedJob, JobView, job_views
 
-__all__ = ["simulate"]
+__all__ = ["run_engine", "Observer"]
 
 _COMPLETE, _STOP, _WAKE = 0, 1, 3
-_ARRIVED, _WAITING, _RUNNING, _STOPPING, _DONE = -1, 0, 1, 2, 3
+# the job statuses as plain ints (the engine's inner loops compare them)
+_ARRIVED, _WAITING, _RUNNING, _STOPPING, _DONE = (int(s) for s in (
+    JobStatus.ARRIVED, JobStatus.WAITING, JobStatus.RUNNING, JobStatus.STOPPING, JobStatus.DONE))
 _INF = math.inf
 
 
@@ -94,11 +96,40 @@ class _JobState:
         self.beta = 1.0
 
 
+class Observer:
+    """What an ``observer`` of :func:`run_engine` may implement (both optional); it sees each
+    decision pass read-only and must change nothing.
+
+    - ``before_decide(view)``: called with the :class:`~asrpt.state.ClusterView` the policy is
+      about to get;
+    - ``after_decide(view, decision)``: called with the same view and the policy's
+      :class:`~asrpt.state.Decision`, before the engine applies it (the view still shows the
+      state the policy saw).
+
+    A plain callable is used as ``after_decide``.
+
+    Examples
+    --------
+    >>> from asrpt.sim import simulate
+    >>> seen = []
+    >>> _ = simulate(two_server_instance, "fifo", observer=lambda v, d: seen.append((v.now, len(d.order))))
+    >>> seen
+    [(0, 2), (1, 1), (3, 0), (4, 0)]
+    """
+
+    def before_decide(self, view: ClusterView) -> None:
+        """Called before ``policy.decide(view)``."""
+
+    def after_decide(self, view: ClusterView, decision) -> None:
+        """Called after ``policy.decide(view)`` returned ``decision``."""
+
+
 class _Engine:
     def __init__(self, instance: Instance, policy, placer: Placer, preemption_cost, seed,
-                 check_invariants: bool, progress: Callable | None, preemption_point: str = "iteration"):
-        self.instance = instance
+                 check_invariants: bool, progress: Callable | None, preemption_point: str = "iteration",
+                 observer=None):
         self.cluster = instance.cluster
+        self.job_status = [job.status for job in instance.jobs]
         self.policy = policy
         self.placer = placer
         self.c_pre = preemption_cost
@@ -131,7 +162,9 @@ class _Engine:
         self.clairvoyant = bool(policy.clairvoyant)
         # per-instance-size capacity cache (sum of free // per), valid until GPUs are taken or freed
         self.capacity: dict[int, int] | None = {} if placer.fits_iff_capacity else None
-        self.has_next_wake = type(policy).next_wake is not _policy_base.Policy.next_wake
+        self.has_next_wake = type(policy).next_wake is not Policy.next_wake
+        self.before_decide = getattr(observer, "before_decide", None)
+        self.after_decide = getattr(observer, "after_decide", None) or (observer if callable(observer) else None)
         self.undo: dict = {}     # jobs stopped at once in this pass: index -> (segment, tau, restart_until)
         self.future = None       # after a pass that filled idle GPUs: what the left-out jobs will free
         # GPU counts of waiting jobs, kept only where work conservation is checkable cheaply
@@ -253,7 +286,7 @@ class _Engine:
         st.status = _DONE
         st.completion = self.now
         self.n_done += 1
-        self.completed.append(CompletedJob(self.views[i], self.now, st.work, self.instance.jobs[i].status))
+        self.completed.append(CompletedJob(self.views[i], self.now, st.work, self.job_status[i]))
 
     def _stop_now(self, i: int, st: _JobState) -> None:
         self._release(i, st)
@@ -327,7 +360,14 @@ class _Engine:
         self.passes += 1
         self.undo.clear()
         policy = self.policy
-        decision = policy.decide(self._view())
+        view = self._view()
+        if self.before_decide is not None:
+            self.before_decide(view)
+        decision = policy.decide(view)
+        if self.after_decide is not None:
+            if not isinstance(decision.order, (list, tuple)):   # the observer may read it: a list
+                decision = type(decision)(list(decision.order), decision.backfill, decision.wake_at)
+            self.after_decide(view, decision)
         self._request_wake(decision.wake_at)
         backfill = decision.backfill
         states = self.states
@@ -475,7 +515,7 @@ class _Engine:
                                          f"job {jv.id} waiting although it fits")
 
     # -- the loop ---------------------------------------------------------------------------------------------
-    def run(self) -> SimResult:
+    def run(self, label: str | None = None) -> SimResult:
         wall = _time.perf_counter()
         self.policy.reset(self.cluster, seed=self.seed)
         views, states, order = self.views, self.states, self.arrival_order
@@ -531,9 +571,9 @@ class _Engine:
                              f"{len(self.waiting)} job(s) waiting (e.g. {stuck.id}) with nothing left to happen")
         if self.progress is not None:
             self.progress(self.n_done, n)
-        return self._result(_time.perf_counter() - wall)
+        return self._result(_time.perf_counter() - wall, label)
 
-    def _result(self, wall: float) -> SimResult:
+    def _result(self, wall: float, label: str | None) -> SimResult:
         records = []
         for jv, st in zip(self.views, self.states):
             tau_star = None if jv.is_abstract else jv.tau_star
@@ -553,72 +593,58 @@ class _Engine:
                    "policy_params": {k: v for k, v in self.policy.get_params().items()
                                      if isinstance(v, (int, float, str, bool, type(None), list, tuple))}}
         return SimResult(policy=self.policy.name, records=records_t, summary=summary, options=options,
-                         policy_data=self.policy.report(), total_gpus=self.total_gpus)
+                         policy_data=self.policy.report(), total_gpus=self.total_gpus,
+                         policy_record=self.policy.record(),
+                         label=self.policy.name if label is None else label)
 
 
-@validate_params({
-    "instance": [Instance],
-    "policy": "no_validation",
-    "placement": "no_validation",
+#: The constraints of the run options shared by :func:`run_engine` and :func:`asrpt.sim.simulate`.
+RUN_OPTIONS = {
     "preemption_cost": [Interval(Real, 0, None, closed="left")],
     "preemption_point": [Options(str, {"iteration", "immediate"})],
     "seed": ["seed"],
     "check_invariants": ["boolean"],
     "progress": [None, callable],
-})
-def simulate(instance: Instance, policy, *, placement=None, preemption_cost=0,
-             preemption_point: str = "iteration", seed=0, check_invariants: bool = False,
-             progress: Callable | None = None) -> SimResult:
-    """Simulate ``policy`` on ``instance``; return the per-job records and summary metrics.
+    "observer": "no_validation",
+    "label": [None, str],
+}
+
+
+@validate_params({"instance": [Instance], "policy": [Policy], "placer": [Placer], **RUN_OPTIONS})
+def run_engine(instance: Instance, policy: Policy, placer: Placer, *, preemption_cost=0,
+               preemption_point: str = "iteration", seed=0, check_invariants: bool = False,
+               progress: Callable | None = None, observer=None, label: str | None = None) -> SimResult:
+    """Run ``policy`` (an object, used as given: its ``reset`` starts the run) on ``instance``,
+    starting jobs through ``placer``; the engine resolves no names (:func:`asrpt.sim.simulate`
+    does, and copies the policy first).
 
     Parameters
     ----------
     instance : Instance
-        Cluster and jobs (abstract or DNN).
-    policy : str or Policy
-        A registered policy name (e.g. ``"a-srpt"``, ``"fifo"``, ``"tiresias:thresholds=[3250]"``)
-        or a Policy object. A fresh copy is used, so a Policy object can be reused across runs.
-    placement : str, Placer or None
-        Placement step for starting jobs (``"best_fit"``, ``"first_fit"``, ``"most_free"``,
-        ``"spread"``, or a graph placement from :mod:`asrpt.placement`). None uses the policy's own
-        ``placement`` parameter if it has one, else ``"best_fit"``.
-    preemption_cost : number
-        Seconds a preempted job spends restarting when it runs again (0: the theory's setting).
-    preemption_point : {"iteration", "immediate"}
-        Where a preempted DNN job stops: at its next iteration boundary (model.md section 6, step
-        6; its GPUs stay busy until then), or at once, keeping the fraction of the iteration done
-        (a mid-iteration checkpoint; Theorem 1's assumption). Abstract jobs always stop at once.
-    seed : int, Generator or None
-        Passed to the policy's ``reset`` (for predictors that draw noise).
-    check_invariants : bool
-        Check allocations, GPU accounting and work conservation after every decision, and the
-        records at the end (slower; for tests).
-    progress : callable or None
-        Called as ``progress(jobs_done, jobs_total)`` from time to time.
+    policy : Policy
+    placer : Placer
+    preemption_cost, preemption_point, seed, check_invariants, progress
+        As for :func:`asrpt.sim.simulate`.
+    observer : callable, Observer or None
+        Sees every decision pass read-only (:class:`Observer`).
+    label : str or None
+        The run's display label (:attr:`SimResult.label`; None: the policy's name).
 
     Returns
     -------
     SimResult
 
-    Raises
-    ------
-    AsrptError
-        The policy listed an inactive job, or left jobs waiting with nothing left to happen.
-
     Examples
     --------
-    >>> res = simulate(two_server_instance, "fifo")
-    >>> {r.id: r.completion for r in res.records}
-    {'a': 4, 'b': 1, 'c': 3}
+    >>> from asrpt.policies import make_policy
+    >>> from asrpt.placement import make_placer
+    >>> res = run_engine(two_server_instance, make_policy("fifo"), make_placer("best_fit"), label="FIFO")
+    >>> res.policy, res.label, res.record("a").completion
+    ('fifo', 'FIFO', 4)
     """
-    from ..policies.base import make_policy
-
-    template = make_policy(policy)
-    pol = type(template)(**template.get_params())  # a fresh copy: runs never share policy state
-    pol.name = template.name
-    if placement is None:
-        placement = getattr(pol, "placement", None) or "best_fit"
-    placer = make_placer(placement)
-    engine = _Engine(instance, pol, placer, preemption_cost, seed, check_invariants, progress,
-                     preemption_point)
-    return engine.run()
+    if observer is not None and not (callable(observer) or hasattr(observer, "before_decide")
+                                     or hasattr(observer, "after_decide")):
+        raise InvalidParameterError(f"observer must be a callable or an Observer, got {type(observer).__name__}")
+    engine = _Engine(instance, policy, placer, preemption_cost, seed, check_invariants, progress,
+                     preemption_point, observer)
+    return engine.run(label)

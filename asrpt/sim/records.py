@@ -140,7 +140,12 @@ class SimResult:
     """A finished run: the records (in instance job order), the summary and what the policy
     chose to report (e.g. A-SRPT's virtual completion times).
 
-    ``policy_data`` maps names to JSON-ready values; ``options`` records how the run was set up.
+    ``policy_record`` is the policy's typed record of the run (:meth:`asrpt.state.Policy.record`, e.g.
+    A-SRPT's :class:`~asrpt.state.VirtualRun`; None for most policies and for results rebuilt
+    from JSON). ``policy`` is the policy's registered name; ``label`` the run's display label (what tables,
+    plots, file names and ``to_dict()["policy"]`` show: the caller's, e.g. ``"a-srpt[oracle]"``,
+    else the policy's name). ``policy_data`` maps names to JSON-ready values; ``options``
+    records how the run was set up.
     """
 
     policy: str
@@ -149,6 +154,12 @@ class SimResult:
     options: Mapping[str, Any] = field(default_factory=dict)
     policy_data: Mapping[str, Any] = field(default_factory=dict)
     total_gpus: int = 0
+    label: str | None = None
+    policy_record: Any = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        if self.label is None:
+            object.__setattr__(self, "label", self.policy)
 
     def record(self, job_id: str) -> JobRecord:
         for r in self.records:
@@ -170,7 +181,7 @@ class SimResult:
         return buf.getvalue()
 
     def to_dict(self, *, jobs: bool = False) -> dict:
-        out = {"policy": self.policy, "options": dict(self.options),
+        out = {"policy": self.label, "options": dict(self.options),
                "summary": {k: _num(v) for k, v in self.summary.items()},
                "policy_data": dict(self.policy_data)}
         if jobs:

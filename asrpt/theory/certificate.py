@@ -2,7 +2,9 @@
 
 This module owns the certificate: given an instance and the :class:`~asrpt.sim.records.SimResult`
 of an A-SRPT run on it, it computes every quantity of Theorem 1 from the run's records and
-``policy_data`` (never from simulator internals) and checks, exactly when the data are exact,
+A-SRPT's typed record of its virtual run (:class:`~asrpt.state.VirtualRun`, ``result.policy_record``;
+rebuilt from ``policy_data`` for a result read back from JSON), never from simulator
+internals, and checks, exactly when the data are exact,
 each inequality of the proof. It also runs A-SRPT under the theorem's assumptions
 (:func:`run_asrpt`, :func:`certify_instance`).
 
@@ -12,10 +14,11 @@ each inequality of the proof. It also runs A-SRPT under the theorem's assumption
   record's placement stretch ``max tau / tau*``; 1 for abstract jobs) and ``beta = max_j beta_j``;
 - ``rho_j = M / (M - g_j + 1)`` and ``rho = max_j rho_j``;
 - ``N_j`` (the record's true work) and ``N^_j`` (the prediction the virtual machine used:
-  ``policy_data["initial_predictions"]`` for a static run; ``policy_data["predictions"]``, the
+  ``VirtualRun.initial_predictions`` for a static run; ``VirtualRun.predictions``, the
   last value, when the adaptive step changed a prediction); ``mu_over = max(1, max_j N^_j / N_j)``,
   ``mu_under = max(1, max_j N_j / N^_j)``, ``mu = mu_over * mu_under``;
-- ``C~_j`` = ``policy_data["virtual_completion_times"]`` and ``sum_j C~_j``;
+- ``C~_j`` = ``VirtualRun.completion_times`` (``policy_data["virtual_completion_times"]``) and
+  ``sum_j C~_j``;
 - ``LB1 = sum_j (a_j + P*_j)`` and ``LB2`` = SRPT on one machine with releases ``a_j`` and true
   virtual sizes ``q_j = g_j P*_j / M`` (``P*_j`` from :mod:`asrpt.sizes`, checked against the
   records; the same as :func:`asrpt.offline.bounds.squashed_area_bound` for unit weights),
@@ -80,6 +83,7 @@ from ..sim.records import SimResult
 from ..single._arrays import exact_sum
 from ..single.srpt import srpt_schedule
 from ..sizes import exact_div, exact_mul, processing_times
+from ..state import VirtualRun
 
 __all__ = [
     "Inequality",
@@ -447,20 +451,32 @@ def _lower_bounds(instance: Instance, records, who: str) -> tuple:
     return lb1, lb2
 
 
-def _check_result(instance: Instance, result: SimResult) -> None:
+def _virtual_run(result: SimResult) -> VirtualRun:
+    """A-SRPT's typed record of the run (``result.policy_record``), or, for a result without one (read
+    back from JSON, or built by hand), the record rebuilt from its ``policy_data``."""
+    if isinstance(result.policy_record, VirtualRun):
+        return result.policy_record
     data = result.policy_data
     missing = [k for k in ("virtual_completion_times", "initial_predictions", "predictions")
                if k not in data]
     _require(not missing, f"certify: the run's policy_data lacks {', '.join(missing)}; "
                           f"the certificate needs an A-SRPT run (policy {result.policy!r})")
+    return VirtualRun.from_policy_data(data)
+
+
+def _check_result(instance: Instance, result: SimResult) -> VirtualRun:
+    run = _virtual_run(result)
+    tables = {"virtual_completion_times": run.completion_times,
+              "initial_predictions": run.initial_predictions, "predictions": run.predictions}
     _require(len(result.records) == instance.n_jobs,
              f"certify: the run has {len(result.records)} records, the instance {instance.n_jobs} jobs")
     for job, rec in zip(instance.jobs, result.records):
         _require(job.id == rec.id and job.arrival == rec.arrival and job.gpus == rec.gpus,
                  f"certify: record {rec.id!r} does not match job {job.id!r} of the instance")
         _require(rec.completion is not None, f"certify: job {rec.id!r} did not complete in the run")
-        for key in ("virtual_completion_times", "initial_predictions", "predictions"):
-            _require(rec.id in data[key], f"certify: policy_data[{key!r}] has no entry for job {rec.id!r}")
+        for key, table in tables.items():
+            _require(rec.id in table, f"certify: policy_data[{key!r}] has no entry for job {rec.id!r}")
+    return run
 
 
 @validate_params({
@@ -499,16 +515,15 @@ def certify(instance: Instance, result: SimResult, *, tolerance: float = 1e-9) -
     >>> [(q.name, q.holds) for q in cert.inequalities][:4]
     [('per_job', True), ('total', True), ('lemma2', True), ('theorem', True)]
     """
-    _check_result(instance, result)
+    run = _check_result(instance, result)
     m = instance.cluster.total_gpus
-    data = result.policy_data
     records = result.records
     opts = result.options
     params = opts.get("policy_params", {})
-    adaptive_ran = bool(data.get("adaptive_updates", 0))
+    adaptive_ran = bool(run.adaptive_updates)
     which = "final" if adaptive_ran else "initial"
-    preds = data["predictions" if adaptive_ran else "initial_predictions"]
-    c_virtual = data["virtual_completion_times"]
+    preds = run.final_predictions()
+    c_virtual = run.completion_times
 
     # --- per-job primitives -------------------------------------------------------------------
     beta_j = {r.id: _beta(r.beta) for r in records}
@@ -681,9 +696,8 @@ def run_asrpt(instance: Instance, *, predictor="instance", placement: str | None
     from ..sim import simulate
 
     policy = ASRPT(predictor=predictor, adaptive=adaptive, backfill=backfill, preemption=preemption,
-                   virtual="fluid", order="virtual", placement=placement)
-    policy.name = "a-srpt"
-    return simulate(instance, policy, preemption_cost=preemption_cost, seed=seed,
+                   virtual="fluid", order="virtual")
+    return simulate(instance, policy, placement=placement, preemption_cost=preemption_cost, seed=seed,
                     preemption_point=preemption_point)
 
 

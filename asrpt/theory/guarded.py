@@ -144,19 +144,18 @@ def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float =
     >>> cert.holds, cert.inequality("per_job").slack
     (True, 24)
     """
-    _check_result(instance, result)
+    run = _check_result(instance, result)
     params = result.options.get("policy_params", {})
-    data = result.policy_data
-    _require(params.get("order") == "guarded" and data.get("virtual") == "gang",
+    _require(params.get("order") == "guarded" and run.virtual == "gang",
              f"certify_guarded: run {result.policy!r} is not guarded A-SRPT on the gang machine "
-             f"(order={params.get('order')!r}, virtual={data.get('virtual')!r})")
+             f"(order={params.get('order')!r}, virtual={run.virtual!r})")
     m = instance.cluster.total_gpus
     kappa, share = integral(params["kappa"]), params["share"]
     share_gpus = max(1, math.floor(share * m))
     records = result.records
-    adaptive_ran = bool(data.get("adaptive_updates", 0))
-    preds = data["predictions" if adaptive_ran else "initial_predictions"]
-    c_virtual = data["virtual_completion_times"]
+    adaptive_ran = bool(run.adaptive_updates)
+    preds = run.final_predictions()
+    c_virtual = run.completion_times
 
     beta_j = {r.id: _beta(r.beta) for r in records}
     beta = max(beta_j.values(), default=1)
@@ -222,7 +221,7 @@ def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float =
         flow_ratio_to_lb=_norm(_div(flow, flow_lb)) if flow_lb else (1 if flow == 0 else math.inf),
         virtual_total=_norm(virtual_total), virtual_flow_time=_norm(virtual_total - arrivals), beta=beta,
         mu_over=_norm(mu_over), mu_under=_norm(mu_under), rho_prime=_norm(rho),
-        overdue_jobs=len(data.get("overdue_at", {})), inequalities=inequalities,
+        overdue_jobs=len(run.overdue_at or {}), inequalities=inequalities,
         per_job_slack={rid: _norm(b - c) for rid, c, b in rows})
 
 
@@ -242,7 +241,6 @@ def run_guarded(instance: Instance, *, predictor="instance", kappa=16, share=0.5
     from ..sim import simulate
 
     policy = ASRPT(predictor=predictor, adaptive="off", kappa=kappa, share=share)
-    policy.name = "a-srpt"
     return simulate(instance, policy, placement=placement, seed=seed, preemption_point="immediate")
 
 

@@ -5,18 +5,25 @@
 - :mod:`.generators`: the instance families of ``asrpt generate`` (uniform, heavy-tailed, bursty,
   adversarial, Philly-like, recurring, DNN mixes), seeded, recorded in each instance's metadata
   and regenerable (:func:`regenerate`);
-- :func:`make_workload`: a workload from a spec such as ``"recurring:n_jobs=500:load=0.9:seed=2"``
-  or ``"heavy_tailed:n_jobs=20:seed=1"`` (the ``name:key=value`` syntax of policies and
-  predictors): :func:`recurring_workload` with all its parameters, or any generator family.
+- :func:`make_workload`: a workload from a spec such as
+  ``"recurring_users:n_jobs=500:load=0.9:seed=2"`` or ``"heavy_tailed:n_jobs=20:seed=1"`` (the
+  ``name:key=value`` syntax of every registry, :mod:`asrpt.registry`): :func:`recurring_workload`
+  with all its parameters (:data:`WORKLOADS`), or any generator family.
+
+Names: ``recurring_users`` (:func:`recurring_workload`, the profile's own cluster and defaults)
+is not the generator family ``recurring`` (:func:`recurring_instance`: the same generator with
+``asrpt generate``'s small defaults, e.g. a 2x8 cluster). The old spelling ``recurring`` of
+``recurring_users`` is still read by :func:`make_workload` and ``asrpt workload`` / ``asrpt
+predict-eval`` (where it always meant :func:`recurring_workload`).
 """
 
 from __future__ import annotations
 
-from typing import Callable
 
 from .._validation import validate_params
 from ..errors import InvalidParameterError, unknown_name
 from ..instance import Instance
+from ..registry import Registry, parse_spec
 from .generators import (FAMILIES, bursty_instance, dnn_instance, family_names, generate,
                          generate_files, generate_one, heavy_tailed_instance, philly_instance,
                          recurring_instance, regenerate, uniform_instance, adversarial_instance)
@@ -30,8 +37,13 @@ __all__ = ["WORKLOADS", "make_workload", "recurring_workload", "RecurringParams"
            "heavy_tailed_instance", "bursty_instance", "adversarial_instance", "philly_instance",
            "recurring_instance", "dnn_instance"]
 
-#: Generator families by name.
-WORKLOADS: dict[str, Callable[..., Instance]] = {"recurring": recurring_workload}
+#: Workload generators by name (``WORKLOADS[name]`` is the function); the generator families of
+#: :data:`FAMILIES` are read by :func:`make_workload` too.
+WORKLOADS = Registry("workload", item=lambda e: e.target)
+WORKLOADS.register("recurring_users", recurring_workload,
+                   description="users resubmitting job groups, calibrated to a trace profile")
+WORKLOADS.register("recurring", recurring_workload,
+                   description="old name of recurring_users (not the generator family recurring)")
 
 
 @validate_params({"spec": [str]})
@@ -54,18 +66,16 @@ def make_workload(spec: str) -> Instance:
 
     Examples
     --------
-    >>> make_workload("recurring:n_jobs=12:seed=4").n_jobs
+    >>> make_workload("recurring_users:n_jobs=12:seed=4").n_jobs
     12
     >>> make_workload("recuring")
     Traceback (most recent call last):
     ...
-    asrpt.errors.InvalidParameterError: unknown workload family 'recuring' (did you mean 'recurring'?); known: adversarial, bursty, dnn, heavy_tailed, philly, recurring, uniform
+    asrpt.errors.InvalidParameterError: unknown workload family 'recuring' (did you mean 'recurring'?); known: adversarial, bursty, dnn, heavy_tailed, philly, recurring, recurring_users, uniform
     >>> make_workload("heavy_tailed:n_jobs=4:seed=1").metadata["family"]
     'heavy_tailed'
     """
-    from ..policies.base import parse_policy_spec
-
-    name, params = parse_policy_spec(spec)
+    name, params = parse_spec(spec, "workload")
     if name not in WORKLOADS:
         if name.replace("-", "_") in FAMILIES:
             return generate_one(name, **params)

@@ -70,7 +70,8 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from .._validation import Interval, Options, validate_params
-from ..errors import InvalidInstance, InvalidParameterError, did_you_mean, unknown_name
+from ..errors import InvalidInstance, InvalidParameterError, did_you_mean
+from ..registry import Registry
 from ..instance import Cluster, Instance, Job, Parallelism, dumps_instance, save_instance
 from ..random import as_generator
 from .profiles import PROFILES
@@ -129,7 +130,8 @@ class Family:
 
 
 #: Generator families by name.
-FAMILIES: dict[str, Family] = {}
+FAMILIES = Registry("generator family", item=lambda e: e.target,
+                    normalize=lambda name: name.strip().replace("-", "_"))
 
 
 def _jsonable_param(value: Any) -> Any:
@@ -169,7 +171,7 @@ def _family(name: str, summary: str):
                         "params": params, "seed": arguments["seed"], **extra}
             return Instance(cluster, tuple(jobs), metadata)
 
-        FAMILIES[name] = Family(name, generator, summary)
+        FAMILIES.register(name, Family(name, generator, summary), description=summary)
         return generator
 
     return decorate
@@ -1100,40 +1102,19 @@ def dnn_instance(n_jobs: int = 8, *, cluster: str = "2x8", gpu_type: str = "A100
 
 @validate_params({})
 def family_names() -> tuple[str, ...]:
-    """The registered family names, sorted.
+    """The registered family names, sorted (:meth:`asrpt.registry.Registry.names`).
 
-    Returns
-    -------
-    tuple of str
-
-    Examples
-    --------
     >>> "heavy_tailed" in family_names()
     True
     """
-    return tuple(sorted(FAMILIES))
+    return FAMILIES.names()
 
 
 @validate_params({"name": [str]})
 def get_family(name: str) -> Family:
-    """The family called ``name`` (hyphens read as underscores).
+    """The :class:`Family` called ``name`` (hyphens read as underscores); an unknown name raises
+    InvalidParameterError with a did-you-mean and the known names.
 
-    Parameters
-    ----------
-    name : str
-        A registered name.
-
-    Returns
-    -------
-    Family
-
-    Raises
-    ------
-    InvalidParameterError
-        Unknown name (with a did-you-mean and the known names).
-
-    Examples
-    --------
     >>> get_family("heavy-tailed").name
     'heavy_tailed'
     >>> get_family("bursti")
@@ -1141,10 +1122,7 @@ def get_family(name: str) -> Family:
     ...
     asrpt.errors.InvalidParameterError: unknown generator family 'bursti' (did you mean 'bursty'?); known: adversarial, bursty, dnn, heavy_tailed, philly, recurring, uniform
     """
-    key = name.strip().replace("-", "_")
-    if key not in FAMILIES:
-        raise unknown_name("generator family", name, FAMILIES)
-    return FAMILIES[key]
+    return FAMILIES.get_item(name)
 
 
 @validate_params({"seed": _SEED, "index": [Interval(Integral, 0, None, closed="left")]})

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from asrpt.instance import Cluster, Instance, Job
-from asrpt.policies.base import POLICIES, make_policy
+from asrpt.policies import POLICIES, make_policy
 from asrpt.sim import simulate
 from asrpt.testing.strategies import instances
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 
 from asrpt.instance import Cluster, Instance, Job, Server
 from asrpt.policies.asrpt import ASRPT
-from asrpt.policies.base import Decision, make_policy
+from asrpt.policies import Decision, make_policy
 from asrpt.sim import simulate
 from asrpt.single import srpt_schedule
 from asrpt.single.gang import gang_schedule

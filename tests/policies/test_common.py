@@ -9,9 +9,9 @@ import pickle
 import pytest
 from hypothesis import given, settings
 
-from asrpt.policies.base import POLICIES, make_policy, policy_names
+from asrpt.policies import POLICIES, make_policy, policy_names
 from asrpt.sim import simulate
-from asrpt.sim import engine as engine_module
+from asrpt.sim import Observer
 from asrpt.testing.strategies import instances
 
 NAMES = policy_names()
@@ -34,10 +34,14 @@ def test_params_round_trip_and_constructor_only_stores(name):
         assert getattr(policy, key) == value
 
 
-def _state_digest(engine) -> str:
-    parts = [engine.now, tuple(engine.free), engine.free_total, tuple(engine.waiting), tuple(engine.running)]
-    for st in engine.states:
-        parts.append((st.done, st.status, st.servers, st.version, st.preemptions, len(st.segments)))
+def _state_digest(view) -> str:
+    """Everything the view shows of the run's state (the engine's free GPUs, active jobs and,
+    per active job, status, work done, placement, preemptions, start and time held)."""
+    parts = [view.now, tuple(view.free_per_server), view.free_gpus, view.n_completed,
+             tuple(j.index for j in view.waiting), tuple(j.index for j in view.running)]
+    for j in view.active():
+        parts.append((j.index, view.status(j), view.attained_work(j), view.allocation(j),
+                      view.preemptions(j), view.start_time(j), view.executed_time(j)))
     return hashlib.sha256(pickle.dumps(parts)).hexdigest()
 
 
@@ -45,32 +49,19 @@ def _state_digest(engine) -> str:
 @settings(max_examples=15)
 @given(instance=instances(max_jobs=6, predictions=True))
 def test_runs_satisfy_invariants_and_decide_mutates_nothing(name, instance):
-    original = engine_module._Engine._decide
+    class Checker(Observer):
+        def before_decide(self, view):
+            self.before = _state_digest(view)
 
-    def checked(self):
-        policy = self.policy
-        real = policy.decide
-
-        def decide(view):
-            before = _state_digest(self)
-            decision = real(view)
+        def after_decide(self, view, decision):
             order = list(decision.order)
-            assert _state_digest(self) == before, f"{name}.decide changed the engine state"
+            assert _state_digest(view) == self.before, f"{name}.decide changed the engine state"
             ids = [j.index for j in order]
             assert len(ids) == len(set(ids)), f"{name} listed a job twice"
-            active = set(self.waiting) | set(self.running)
+            active = {j.index for j in view.waiting} | {j.index for j in view.running}
             assert set(ids) <= active, f"{name} listed a job that is not active"
-            return type(decision)(order, decision.backfill, decision.wake_at)
 
-        policy.decide = decide
-        try:
-            return original(self)
-        finally:
-            del policy.decide
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(engine_module._Engine, "_decide", checked)
-        res = simulate(instance, name, check_invariants=True)
+    res = simulate(instance, name, check_invariants=True, observer=Checker())
     assert res.summary["finished"] == instance.n_jobs
 
 

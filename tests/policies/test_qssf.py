@@ -2,7 +2,7 @@
 the history-based default estimator."""
 
 from asrpt.instance import Cluster, Instance, Job
-from asrpt.policies.base import make_policy
+from asrpt.policies import make_policy
 from asrpt.sim import simulate
 
 

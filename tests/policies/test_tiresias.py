@@ -6,7 +6,7 @@ import pytest
 
 from asrpt.errors import InvalidParameterError
 from asrpt.instance import Cluster, Instance, Job
-from asrpt.policies.base import make_policy
+from asrpt.policies import make_policy
 from asrpt.policies.tiresias import Tiresias
 from asrpt.sim import simulate
 

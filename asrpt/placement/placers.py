@@ -1,0 +1,232 @@
+"""The simulator's placers: which servers' GPUs a starting job gets (the count placers and yarn).
+
+A placer maps ``(job, free GPUs per server, cluster)`` to an :class:`Allocation` (GPUs per
+server, the iteration time on that placement) or None when the job does not fit. The engine calls
+it for every job a policy starts, in the policy's order, so later jobs in the same pass see the
+GPUs taken by earlier ones. Placers are plugins registered by name in :data:`PLACERS`;
+``simulate(..., placement=NAME)`` picks one (:func:`asrpt.placement.make_placer`).
+
+Count placers (this module) decide GPU counts per server by a server order; jobs made of gang
+``instances`` (``Job.instances``) get whole instances per server, others are treated as
+``gpus`` instances of one GPU:
+
+- ``first_fit``: servers in id order (the Alibaba PAI simulator's "pack");
+- ``most_free``: most idle GPUs first, ties by id (PAI's "balance");
+- ``best_fit``: consolidate: the fullest single server that holds the whole job, else the fewest
+  servers (most idle first);
+- ``spread``: one instance per server in turn (most idle first), a control that maximises
+  spreading.
+
+Walking servers in order, a server contributes ``min(needed, idle // per_instance)`` instances;
+if the walk ends with instances unplaced the job does not fit (all or nothing). This is exactly
+the PAI simulator's rule for its two orders.
+
+Abstract jobs run at the same speed anywhere (``tau`` is None). DNN jobs get the iteration time
+of their placement from the performance model; the communication-aware graph placers
+(:mod:`asrpt.placement.graph_placers`) register themselves in the same registry.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .._validation import Options
+from ..errors import InvalidParameterError
+from ..instance import Cluster
+from ..registry import Registry
+from ..state import Allocation, JobView, Placer
+
+__all__ = ["Allocation", "Placer", "CountPlacer", "PLACERS", "register_placer",
+           "count_allocation", "yarn_allocation", "YarnPlacer"]
+
+
+#: The simulator's placers by name (graph placers add themselves: :mod:`.graph_placers`).
+PLACERS = Registry("placement", base=Placer, item=lambda e: e.target, validate_instances=True)
+
+
+def register_placer(name: str, target=None, *, description: str | None = None, **preset):
+    """Register a placer class under ``name`` (with preset parameters); without ``target``, a class
+    decorator (the names of ``simulate(..., placement=NAME)``).
+
+    >>> "yarn" in PLACERS and PLACERS.create("best_fit").name
+    'best_fit'
+    """
+    return PLACERS.register(name, target, description=description, **preset)
+
+
+def _server_order(order: str, free: Sequence[int], per: int, count: int) -> list[int]:
+    if order == "first_fit":
+        return list(range(len(free)))
+    if order == "most_free":
+        return sorted(range(len(free)), key=lambda h: (-free[h], h))
+    if order == "best_fit":
+        need = per * count
+        fits = [h for h in range(len(free)) if free[h] >= need]
+        if fits:
+            return [min(fits, key=lambda h: (free[h], h))]
+        return sorted(range(len(free)), key=lambda h: (-free[h], h))
+    raise InvalidParameterError(f"unknown server order {order!r}")
+
+
+def count_allocation(order: str, free: Sequence[int], per: int, count: int) -> tuple[tuple[int, int], ...] | None:
+    """GPUs per server for ``count`` instances of ``per`` GPUs, walking servers in ``order``.
+
+    Returns ((server, gpus), ...) sorted by server, or None if the instances do not all fit.
+
+    >>> count_allocation("first_fit", [2, 8, 8], 4, 3)
+    ((1, 8), (2, 4))
+    >>> count_allocation("most_free", [2, 8, 6], 1, 10)
+    ((1, 8), (2, 2))
+    >>> count_allocation("best_fit", [8, 3, 4], 1, 3), count_allocation("first_fit", [3, 3], 4, 1)
+    (((1, 3),), None)
+    """
+    if order == "spread":
+        taken = [0] * len(free)
+        remaining = count
+        ring = sorted(range(len(free)), key=lambda h: (-free[h], h))
+        while remaining:
+            progressed = False
+            for h in ring:
+                if remaining and free[h] - taken[h] >= per:
+                    taken[h] += per
+                    remaining -= 1
+                    progressed = True
+            if not progressed:
+                return None
+        return tuple((h, g) for h, g in enumerate(taken) if g)
+    remaining = count
+    out = []
+    for h in (range(len(free)) if order == "first_fit" else _server_order(order, free, per, count)):
+        k = free[h] // per
+        if k:
+            if k > remaining:
+                k = remaining
+            out.append((h, k * per))
+            remaining -= k
+            if not remaining:
+                break
+    if remaining:
+        return None
+    if order != "first_fit":
+        out.sort()
+    return tuple(out)
+
+
+class CountPlacer(Placer):
+    """Place by GPU counts with a server order (see the module docstring).
+
+    DNN jobs get the iteration time of the chosen counts from the performance model
+    (:func:`asrpt.dnn.perf.iteration_time_for_counts`).
+
+    Parameters
+    ----------
+    order : {"first_fit", "most_free", "best_fit", "spread"}
+    """
+
+    parameter_constraints = {"order": [Options(str, {"first_fit", "most_free", "best_fit", "spread"})]}
+    fits_iff_capacity = True
+
+    def __init__(self, *, order: str = "best_fit"):
+        self.order = order
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        """The registered name of the order (``"best_fit"``, ...)."""
+        return self.order
+
+    def allocate(self, job: JobView, free: Sequence[int], cluster: Cluster) -> Allocation | None:
+        per = job.gpu_per_instance if job.instances else 1
+        count = job.instances if job.instances else job.gpus
+        servers = count_allocation(self.order, free, per, count)
+        if servers is None:
+            return None
+        if job.is_abstract:
+            return Allocation(servers)
+        from ..dnn.perf import iteration_time_for_counts
+
+        return Allocation(servers, iteration_time_for_counts(job, servers, cluster))
+
+
+register_placer("first_fit", CountPlacer, order="first_fit",
+                description="servers in id order (the Alibaba PAI simulator's pack)")
+register_placer("most_free", CountPlacer, order="most_free",
+                description="most idle GPUs first, ties by id (PAI's balance)")
+register_placer("best_fit", CountPlacer, order="best_fit",
+                description="the fullest server that holds the job, else the fewest servers (default)")
+register_placer("spread", CountPlacer, order="spread",
+                description="one instance per server in turn (a control that maximises spreading)")
+
+
+def yarn_allocation(free: Sequence[int], capacity: Sequence[int], per_switch: int | None,
+                    gpus: int) -> tuple[tuple[int, int], ...] | None:
+    """The Tiresias simulator's ``yarn`` placement of a ``gpus``-GPU job, or None.
+
+    Switches are tried in id order and a job never spans switches (``per_switch`` servers each,
+    in server order; None: one switch). With G the largest server: a job of at most G GPUs takes
+    the first server of the switch with enough idle GPUs; a larger job takes the first
+    ``gpus // G`` fully idle servers of G GPUs and, for a remainder r > 0, the first other server
+    with at least r idle GPUs (all or nothing).
+
+    >>> yarn_allocation([8, 8, 8], [8, 8, 8], None, 12)
+    ((0, 8), (1, 4))
+    >>> yarn_allocation([4, 4, 0, 4], [4, 4, 4, 4], 2, 8)
+    ((0, 4), (1, 4))
+    >>> yarn_allocation([4, 2, 2, 4], [4, 4, 4, 4], 2, 8) is None
+    True
+    """
+    n = len(free)
+    per = n if per_switch is None else per_switch
+    G = max(capacity)
+    for lo in range(0, n, per):
+        hi = lo + per
+        if gpus <= G:
+            for h in range(lo, hi):
+                if free[h] >= gpus:
+                    return ((h, gpus),)
+            continue
+        whole, rest = divmod(gpus, G)
+        idle = [h for h in range(lo, hi) if free[h] == G and capacity[h] == G][:whole]
+        if len(idle) < whole:
+            continue
+        out = [(h, G) for h in idle]
+        if rest:
+            taken = set(idle)
+            extra = next((h for h in range(lo, hi) if h not in taken and free[h] >= rest), None)
+            if extra is None:
+                continue
+            out.append((extra, rest))
+        return tuple(sorted(out))
+    return None
+
+
+@register_placer("yarn", description="the Tiresias simulator's yarn: whole servers first, never across switches")
+class YarnPlacer(Placer):
+    """The Tiresias simulator's ``yarn`` scheme (:func:`yarn_allocation`), on the cluster's
+    switches (``Cluster.servers_per_switch``).
+
+    The peer also checks CPUs and memory per node; with its cluster specs (at least 6 CPUs per
+    GPU, 256 GB per node) those checks never bind, so only GPUs are modelled. Jobs made of gang
+    ``instances`` are placed by their total GPU count. Abstract jobs only: DNN jobs get the
+    iteration time of the chosen counts from the performance model.
+
+    Examples
+    --------
+    >>> from asrpt.instance import Cluster, Instance, Job
+    >>> from asrpt.sim import simulate
+    >>> inst = Instance(Cluster.from_spec("2x2x4"), (Job("a", 0, 2, processing_time=5),
+    ...                                             Job("b", 0, 8, processing_time=5)))
+    >>> simulate(inst, "fifo", placement="yarn").record("b").placement  # switch 0 has one idle server
+    '2:4;3:4'
+    """
+
+    parameter_constraints: dict = {}
+
+    def allocate(self, job: JobView, free: Sequence[int], cluster: Cluster) -> Allocation | None:
+        servers = yarn_allocation(free, cluster.server_gpus, cluster.servers_per_switch, job.gpus)
+        if servers is None:
+            return None
+        if job.is_abstract:
+            return Allocation(servers)
+        from ..dnn.perf import iteration_time_for_counts
+
+        return Allocation(servers, iteration_time_for_counts(job, servers, cluster))

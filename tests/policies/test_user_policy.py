@@ -1,0 +1,77 @@
+"""A user's own policy from the command line (docs/policies.md): the documented example runs
+through ``asrpt simulate --policy FILE:CLASS`` and ``MODULE:CLASS``, and bad specs are one-line
+errors."""
+
+import json
+import pathlib
+import re
+import sys
+
+import pytest
+
+from asrpt.cli import main
+from asrpt.instance import Cluster, Instance, Job
+from asrpt.sim import simulate
+
+DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "policies.md"
+INSTANCE = "instances/small-cluster.json"
+
+
+def example_code() -> str:
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    assert len(blocks) == 1, "docs/policies.md should hold exactly one python block"
+    return blocks[0]
+
+
+@pytest.fixture
+def policy_file(tmp_path):
+    path = tmp_path / "my_policy.py"
+    path.write_text(example_code(), encoding="utf-8")
+    return path
+
+
+def test_the_documented_example_is_about_twenty_lines():
+    lines = [ln for ln in example_code().splitlines() if ln.strip()]
+    assert 12 <= len(lines) <= 25
+
+
+def test_the_documented_policy_runs_from_the_command_line(policy_file, capsys):
+    code = main(["simulate", INSTANCE, "--policy", f"{policy_file}:FewestGPUsFirst,fifo", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    labels = [r["policy"] for r in out["results"]]
+    assert labels == ["fewest-gpus", "fifo"]
+    assert all(r["summary"]["finished"] == out["jobs"] for r in out["results"])
+
+
+def test_parameters_of_a_user_policy_and_its_order(policy_file, capsys):
+    inst = Instance(Cluster.homogeneous(1, 4), (Job("a", 0, 3, processing_time=1),
+                                                Job("b", 0, 1, processing_time=1),
+                                                Job("c", 0, 2, processing_time=1)))
+    res = simulate(inst, f"{policy_file}:FewestGPUsFirst", check_invariants=True)
+    assert {r.id: r.start for r in res.records} == {"a": 1, "b": 0, "c": 0}
+    assert {r.id: r.start for r in simulate(inst, "fifo").records} == {"a": 0, "b": 0, "c": 1}
+    code = main(["simulate", INSTANCE, "--policy", f"{policy_file}:FewestGPUsFirst:backfill=false",
+                 "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["results"][0]["policy"] == f"{policy_file}:FewestGPUsFirst:backfill=false"
+
+
+def test_a_user_policy_by_module_path(policy_file, capsys, monkeypatch):
+    monkeypatch.syspath_prepend(str(policy_file.parent))
+    monkeypatch.delitem(sys.modules, "my_policy", raising=False)
+    code = main(["simulate", INSTANCE, "--policy", "my_policy:FewestGPUsFirst", "--json"])
+    assert code == 0 and json.loads(capsys.readouterr().out)["results"][0]["policy"] == "fewest-gpus"
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("nosuch_module_xyz:Policy", "cannot import 'nosuch_module_xyz'"),
+    ("nosuch/file.py:Policy", "no such file"),
+    ("asrpt.policies.fifo:Nope", "has no class 'Nope'"),
+    ("asrpt.policies.base:Registry", "is not a subclass of asrpt.policies.Policy"),
+    ("asrpt.policies.fifo:FIFO:bogus=1", "has no parameter 'bogus'"),
+])
+def test_bad_user_policies_are_one_line_errors(spec, message, capsys):
+    code = main(["simulate", INSTANCE, "--policy", spec])
+    err = capsys.readouterr().err.strip()
+    assert code != 0 and message in err and len(err.splitlines()) == 1 and "Traceback" not in err
