@@ -42,6 +42,9 @@ __all__ = [
     "FIT_PARAMETERS",
     "load_measurements",
     "measured_graph",
+    "HF_STASH_BYTES",
+    "LOSS_PEAK_BYTES_PER_LOGIT",
+    "AUTOCAST_WEIGHT_CACHE_BYTES",
     "predict_step",
     "fit_kernel_params",
     "step_errors",
@@ -56,8 +59,9 @@ MEASURED_MODELS: Mapping[str, tuple] = {
     "resnet50": ("resnet50", None, None, "torchvision ResNet-50, 224x224, 1000 classes"),
     "bert-base": ("bert-base", 128, "mlm", "BertForMaskedLM: MLM head tied to the word "
                   "embedding, no pooler; sequence 128"),
-    "gpt2": ("gpt2", 1024, "eager", "GPT2LMHeadModel with eager attention (materialised "
-             "scores); sequence 1024"),
+    "gpt2": ("gpt2", 1024, "eager", "GPT2LMHeadModel, sequence 1024; its time is priced "
+             "with materialised attention scores (as the shipped fit was made), its memory "
+             "with fused SDPA attention (what the runs used: no scores kept)"),
 }
 
 #: Fitted constants, in the order of the fit vector (log space). ``depthwise_bandwidth`` is not
@@ -104,8 +108,43 @@ NEW_GELU_PASSES = {"bf16": 38.0, "fp32": 18.0}
 #: log-softmax and its gradient.
 LOSS_ELEMS_PER_LOGIT = {"bf16": 4.0, "fp32": 2.0}
 #: Stashed elements per attention score in eager attention: the softmax output, the dropout
-#: output and its boolean mask (half a 2-byte unit, a quarter of a 4-byte one).
+#: output and its boolean mask (half a 2-byte unit, a quarter of a 4-byte one). Used by the
+#: time model's memory traffic of the measured GPT-2 only; its memory uses :data:`HF_STASH_BYTES`
+#: (the measured runs used PyTorch's fused SDPA attention, which keeps no scores).
 EAGER_ACT_PER_SCORE = {"bf16": 2.5, "fp32": 2.25}
+
+#: Bytes the measured Hugging Face models save for their backward pass, per token and per
+#: hidden element (multiples of ``d`` bytes per token), by model, precision and layer, counted
+#: from what PyTorch's autograd keeps (``docs/performance-model.md`` section 6, "Memory").
+#: Under bf16 autocast the residual stream and the LayerNorm inputs are fp32 (4), every linear
+#: keeps its own bf16 cast of its input (2), dropout keeps a one-byte mask (1); attention is
+#: fused SDPA (keeps Q, K, V, its output and a 4-byte log-sum-exp per head and token, added
+#: separately); GPT-2's unfused NewGELU keeps its fp32 input cast, its tanh, 0.5 x and 1 + tanh
+#: (16 + 16 + 8 + 16 per hidden element of 4 d, in bf16 autocast: 64 d; fp32: 80 d).
+HF_STASH_BYTES: Mapping[tuple, Mapping[str, float]] = {
+    ("gpt2", "bf16"): {"embedding": 0.5, "norm": 4, "attention": 2 + 6 + 2 + 2 + 1,
+                       "mlp": 2 + 64 + 1, "add": 0, "lm_head": 2},
+    ("gpt2", "fp32"): {"embedding": 0.5, "norm": 4, "attention": 4 + 12 + 4 + 4 + 1,
+                       "mlp": 4 + 80 + 1, "add": 0, "lm_head": 4},
+    ("bert-base", "bf16"): {"embedding": 0, "embeddings.LayerNorm": 4 + 1, "norm": 4,
+                            "attention": 6 + 6 + 2 + 2 + 1, "mlp": 2 + 8 + 8 + 1, "add": 0,
+                            "cls.transform.dense": 2, "cls.transform.act": 2,
+                            "cls.transform.LayerNorm": 4, "cls.decoder": 2},
+    ("bert-base", "fp32"): {"embedding": 0, "embeddings.LayerNorm": 4 + 1, "norm": 4,
+                            "attention": 4 + 12 + 4 + 4 + 1, "mlp": 4 + 16 + 16 + 1, "add": 0,
+                            "cls.transform.dense": 4, "cls.transform.act": 4,
+                            "cls.transform.LayerNorm": 4, "cls.decoder": 4},
+}
+#: Bytes per logit at the measured step's memory peak, the start of the backward pass: the
+#: fp32 log-softmax output the loss keeps, the gradient nll_loss writes into it and the one
+#: log_softmax's backward produces (three fp32 tensors of the logits' size; the logits
+#: themselves are not kept). In the sweep the gpt2 run at batch 128 ran out of memory
+#: allocating exactly one such tensor (24.54 GiB = 128 x 1024 x 50,257 x 4 bytes).
+LOSS_PEAK_BYTES_PER_LOGIT = 12.0
+#: Bytes per parameter of autocast's cached bf16 weight copies in the measured bf16 runs (fp32
+#: weights, gradients and AdamW states, 16 bytes, plus this cache): the bf16-minus-fp32
+#: intercepts of the sweep are 1.7 / 2.1 / 2.0 bytes per parameter (resnet50 / bert / gpt2).
+AUTOCAST_WEIGHT_CACHE_BYTES = 2.0
 
 
 @dataclass(frozen=True)
@@ -221,7 +260,7 @@ def _mlm_head(G: nx.DiGraph, precision: str) -> nx.DiGraph:
 
 def _eager(G: nx.DiGraph, precision: str) -> nx.DiGraph:
     """Eager attention (materialised scores), HF's unfused NewGELU in the MLPs and an fp32 loss
-    on the LM head's logits."""
+    on the LM head's logits, for the time model (the memory is set by :func:`_hf_stash`)."""
     H = G.copy()
     s, heads = H.graph["seq_len"], H.graph["num_heads"]
     hidden = int(H.graph.get("ffn_hidden_size") or 4 * H.graph["hidden_size"])
@@ -241,6 +280,10 @@ def _eager(G: nx.DiGraph, precision: str) -> nx.DiGraph:
 def measured_graph(model: str, seq_len: int | None = None,
                    precision: str = "bf16") -> nx.DiGraph:
     """The layer graph of a measured model as it was measured (:data:`MEASURED_MODELS`).
+
+    A measured model's graph also carries its memory as measured: ``weight_cache_bytes`` (2 in
+    bf16, autocast's weight copies; 0 in fp32) and, for the Hugging Face models, each layer's
+    ``stash_bytes`` (:data:`HF_STASH_BYTES`, the loss at the peak on the LM head).
 
     Parameters
     ----------
@@ -272,11 +315,33 @@ def measured_graph(model: str, seq_len: int | None = None,
     seq = seq_len or seq0
     G = layer_graph(zoo, seq_len=seq) if seq and "seq_len" in spec.overrides else \
         layer_graph(zoo)
+    prec = "fp32" if precision == "fp32" else "bf16"
     if variant == "mlm":
-        return _mlm_head(G, "fp32" if precision == "fp32" else "bf16")
-    if variant == "eager":
-        return _eager(G, "fp32" if precision == "fp32" else "bf16")
-    return G
+        H = _mlm_head(G, prec)
+    elif variant == "eager":
+        H = _eager(G, prec)
+    elif model in MEASURED_MODELS:
+        H = G.copy()
+    else:
+        return G
+    if (zoo, prec) in HF_STASH_BYTES:
+        _hf_stash(H, HF_STASH_BYTES[(zoo, prec)])
+    H.graph["weight_cache_bytes"] = AUTOCAST_WEIGHT_CACHE_BYTES if prec == "bf16" else 0.0
+    return H
+
+
+def _hf_stash(G: nx.DiGraph, table: Mapping[str, float]) -> None:
+    """Set ``stash_bytes`` (memory per sample saved for backward) of every layer of a measured
+    Hugging Face model from :data:`HF_STASH_BYTES` (a layer's name, else its type)."""
+    s, d, heads = G.graph["seq_len"], G.graph["hidden_size"], G.graph["num_heads"]
+    for n, a in G.nodes(data=True):
+        per = table[n] if n in table else table[a["type"]]
+        b = per * s * d
+        if a["type"] == "attention":
+            b += 4.0 * heads * s            # SDPA's fp32 log-sum-exp per head and token
+        if a.get("tied_to"):                # the LM head: its loss at the peak
+            b += LOSS_PEAK_BYTES_PER_LOGIT * a["out_elems"]
+        a["stash_bytes"] = float(b)
 
 
 @dataclass(frozen=True)

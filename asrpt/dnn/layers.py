@@ -17,7 +17,12 @@ The schema, all quantities **per sample** (one image or one sequence):
   topological index 0..L-1: pipeline stages are contiguous ranges of ``order``), ``fwd_flops``,
   ``bwd_flops`` (floats), ``params`` (int), ``out_elems`` (int, output activation elements),
   ``act_elems`` (int, activation elements stashed for the backward pass; defaults to
-  ``out_elems`` when absent). Zoo graphs add ``block`` (the module path of the enclosing block,
+  ``out_elems`` when absent); optionally ``stash_bytes`` (float, bytes per sample the layer
+  keeps for its backward pass, memory only: set where tensors of mixed dtypes are counted from
+  what the framework saves, as for the measured models of :mod:`asrpt.dnn.kernel_fit`; it
+  replaces ``act_elems`` x the precision's activation bytes in the memory per GPU, not in
+  time). A graph attribute ``weight_cache_bytes`` (bytes per parameter of cached low-precision
+  weight copies, e.g. 2 for a model run under autocast) overrides the precision's. Zoo graphs add ``block`` (the module path of the enclosing block,
   e.g. ``"layer3.2"`` or ``"transformer.h.7"``; absent on stem and head layers), read by
   :func:`coarsen_blocks`, and ``tied_to`` on a head that shares the embedding matrix (its
   ``params`` are 0: a tied weight is counted once, where it is first used);

@@ -20,11 +20,13 @@ which placement reads, and :mod:`asrpt.dnn.perf` prices a placement of it.
 - :func:`uniform_layer_graph`: a synthetic chain of identical layers (examples, tests).
 
 Memory per GPU of stage s (documented in ``docs/performance-model.md``): model state
-``params_s * state_bytes / tp`` (16 bytes per parameter with Adam, see
+``params_s * (state_bytes + weight_cache_bytes) / tp`` (16 bytes per parameter with Adam, plus
+2 for the fp16 weight cache of ``amp`` or a graph's own ``weight_cache_bytes``, see
 :class:`~asrpt.dnn.hardware.Precision`) plus stashed activations ``act_elems_s * micro-batch *
-activation_bytes / tp`` for each of the ``min(pp - s, m)`` micro-batches in flight under 1F1B; it
-must fit in :data:`MEMORY_USABLE_FRACTION` of the GPU's memory. Tensor parallelism divides every
-layer's parameters, work and activations by tp (Megatron-LM with sequence parallelism).
+activation_bytes / tp`` (or a layer's ``stash_bytes`` per sample) for each of the
+``min(pp - s, m)`` micro-batches in flight under 1F1B; it must fit in
+:data:`MEMORY_USABLE_FRACTION` of the GPU's memory. Tensor parallelism divides every layer's
+parameters, work and activations by tp (Megatron-LM with sequence parallelism).
 
 Assumptions: layer graphs are not mutated after they are passed here (plans are cached by model
 name, and by object identity for graphs passed directly); worker graphs are returned frozen.
@@ -514,6 +516,24 @@ def _tp_comm_per_layer(table: _LayerTable, samples: float, tp: int, prec: Precis
     return 2.0 * per
 
 
+def _weight_cache(table: _LayerTable, prec: Precision) -> float:
+    """Bytes per parameter of cached low-precision weight copies: the graph's own
+    ``weight_cache_bytes`` (a measured model that ran under autocast), else the precision's."""
+    if table.weight_cache_bytes is not None:
+        return table.weight_cache_bytes
+    return float(prec.weight_cache_bytes)
+
+
+def _stash_bytes(table: _LayerTable, prec: Precision) -> np.ndarray:
+    """Bytes per sample each layer keeps for its backward pass: a layer's ``stash_bytes`` where
+    the graph gives one (tensors of mixed dtypes, counted from what the framework saves), else
+    ``act_elems`` x the precision's activation bytes."""
+    base = table.act * prec.activation_bytes
+    if table.stash is None:
+        return base
+    return np.where(np.isnan(table.stash), base, table.stash)
+
+
 def _partition(table: _LayerTable, config: Configuration, spec: GPUSpec, prec: Precision,
                params: PerfParams, intra_bw: float, label: str) -> StagePartition:
     pp, tp, m = config.pp, config.tp, config.micro_batches
@@ -525,8 +545,8 @@ def _partition(table: _LayerTable, config: Configuration, spec: GPUSpec, prec: P
     net = params.network_for(spec.family)
     cost = t_f + t_b + _tp_comm_per_layer(table, config.micro_batch_size, tp, prec,
                                           intra_bw * net.intra_efficiency, net.alpha_intra)
-    state = table.params * prec.state_bytes_per_param / tp
-    act = table.act * config.micro_batch_samples * prec.activation_bytes / tp
+    state = table.params * (prec.state_bytes_per_param + _weight_cache(table, prec)) / tp
+    act = _stash_bytes(table, prec) * config.micro_batch_samples / tp
     inflight = _inflight(pp, m)
     capacity = spec.memory_bytes * MEMORY_USABLE_FRACTION
     P = np.concatenate([[0.0], np.cumsum(cost)]).tolist()

@@ -9,6 +9,7 @@ the parallel plans (:mod:`asrpt.dnn.parallel`) and the calibration fit
 
 from __future__ import annotations
 
+import math
 import weakref
 from dataclasses import dataclass
 from functools import lru_cache
@@ -53,6 +54,8 @@ class _LayerTable:
     misaligned: np.ndarray = None  # dense layers of a width not a multiple of ALIGN_ELEMS
     channels: np.ndarray = None    # channels of a channels-first batch normalization (else 0)
     ew: np.ndarray = None          # elements of a composite's separate elementwise kernels
+    stash: np.ndarray = None       # bytes per sample saved for backward (memory), NaN: unknown
+    weight_cache_bytes: float | None = None  # the graph's per-parameter weight cache, if set
 
     @property
     def n_layers(self) -> int:
@@ -83,7 +86,10 @@ def _build_table(G: nx.DiGraph) -> _LayerTable:
         misaligned=np.array([t == "linear" and int(d.get("width", 0)) % ALIGN_ELEMS != 0
                              for t, d in zip(types, data)], dtype=bool),
         channels=np.array([float(d.get("channels", 0)) for d in data]),
-        ew=np.array([float(d.get("ew_elems", 0)) for d in data]))
+        ew=np.array([float(d.get("ew_elems", 0)) for d in data]),
+        stash=np.array([float(d.get("stash_bytes", math.nan)) for d in data]),
+        weight_cache_bytes=(float(G.graph["weight_cache_bytes"])
+                            if G.graph.get("weight_cache_bytes") is not None else None))
 
 
 _TABLES_BY_GRAPH: "weakref.WeakKeyDictionary[nx.DiGraph, _LayerTable]" = weakref.WeakKeyDictionary()
