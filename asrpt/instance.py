@@ -36,7 +36,7 @@ import math
 import os
 import re
 from collections import abc as _abc
-from dataclasses import dataclass, field, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from fractions import Fraction
 from functools import cached_property
 from types import MappingProxyType
@@ -587,8 +587,7 @@ class Job:
     status: str | None = None
 
     def __post_init__(self):
-        if self.model is not None and self.parallelism is None and is_integer(self.gpus):
-            object.__setattr__(self, "parallelism", Parallelism(int(self.gpus), 1, 1))
+        self._default_parallelism()
         problems: list[Problem] = []
         if isinstance(self.meta, Mapping):
             _Checker("", problems).json_value({"meta": self.meta}, "meta")
@@ -598,6 +597,21 @@ class Job:
         _check_job_fields(_Checker("", problems), {name: getattr(self, name) for name in _JOB_FIELDS})
         if problems:
             raise InvalidInstance(problems)
+
+    def _default_parallelism(self) -> None:
+        if self.model is not None and self.parallelism is None and is_integer(self.gpus):
+            object.__setattr__(self, "parallelism", Parallelism(int(self.gpus), 1, 1))
+
+    @classmethod
+    def _checked(cls, values: Mapping[str, Any]) -> "Job":
+        """A Job from field values that :func:`_check_job_fields` has just accepted, without
+        checking them a second time (the loader validates once, at the boundary)."""
+        job = cls.__new__(cls)
+        for name, default in _JOB_DEFAULTS.items():
+            object.__setattr__(job, name, values.get(name, default))
+        object.__setattr__(job, "meta", _freeze(job.meta or {}))
+        job._default_parallelism()
+        return job
 
     @property
     def is_abstract(self) -> bool:
@@ -610,6 +624,13 @@ class Job:
         return self.gpus // (self.instances or 1)
 
 
+
+
+#: every Job field with its default (None for the required ones, always given by the loader)
+_JOB_DEFAULTS: dict[str, Any] = {
+    f.name: (f.default if f.default is not MISSING else
+             f.default_factory() if f.default_factory is not MISSING else None)  # type: ignore[misc]
+    for f in fields(Job)}
 
 
 def _check_job_fields(c: _Checker, obj: Mapping[str, Any], exact: bool = False) -> dict:
@@ -748,6 +769,15 @@ class Instance:
         except KeyError:
             raise KeyError(f"no job with id {job_id!r}") from None
 
+    @classmethod
+    def _checked(cls, cluster: Cluster, jobs: tuple[Job, ...], metadata: Mapping[str, Any]) -> "Instance":
+        """An Instance whose cross-object checks :func:`instance_problems` has just run (once)."""
+        inst = cls.__new__(cls)
+        object.__setattr__(inst, "cluster", cluster)
+        object.__setattr__(inst, "jobs", tuple(jobs))
+        object.__setattr__(inst, "metadata", _freeze(metadata or {}))
+        return inst
+
     def replace_jobs(self, jobs: Iterable[Job]) -> "Instance":
         """A copy with another job list (validated again)."""
         return replace(self, jobs=tuple(jobs))
@@ -855,7 +885,7 @@ def instance_problems(data: Any, *, exact: bool = False) -> tuple[list[Problem],
         problems.extend(_dnn_problems(cluster, jobs))
         if problems:
             return problems, None
-    return [], Instance(cluster, tuple(jobs), metadata)
+    return [], Instance._checked(cluster, tuple(jobs), metadata)
 
 
 def _parse_cluster(raw: Any, problems: list[Problem], exact: bool) -> Cluster | None:
@@ -912,8 +942,8 @@ def _parse_job(raw: Any, loc: str, problems: list[Problem], exact: bool) -> tupl
         return None, values
     kwargs = {k: v for k, v in values.items() if v is not None}
     if raw.get("meta") is not None:
-        kwargs["meta"] = raw["meta"]
-    return Job(**kwargs), values
+        kwargs["meta"] = raw["meta"]  # checked by _check_job_fields (JSON data, nesting, strings)
+    return Job._checked(kwargs), values
 
 
 def parse_instance(data: Any, *, source: str | None = None, exact: bool = False) -> Instance:
