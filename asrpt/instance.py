@@ -161,6 +161,10 @@ def _freeze(value: Any) -> Any:
     return value
 
 
+#: the meta of every job without one (read-only, so one object serves them all)
+_NO_META: Mapping[str, Any] = MappingProxyType({})
+
+
 def _thaw(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {k: _thaw(v) for k, v in value.items()}
@@ -547,7 +551,7 @@ _JOB_FIELDS = ("id", "arrival", "gpus", "weight", "instances", "user", "group", 
                "status", "meta") + _ABSTRACT_FIELDS + _DNN_FIELDS
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a 740,000-job file holds 740,000 Jobs
 class Job:
     """A training job: rigid demand of ``gpus`` GPUs (gang, all or nothing).
 
@@ -593,7 +597,7 @@ class Job:
             _Checker("", problems).json_value({"meta": self.meta}, "meta")
             if problems:
                 raise InvalidInstance(problems)
-        object.__setattr__(self, "meta", _freeze(self.meta or {}))
+        object.__setattr__(self, "meta", _freeze(self.meta) if self.meta else _NO_META)
         _check_job_fields(_Checker("", problems), {name: getattr(self, name) for name in _JOB_FIELDS})
         if problems:
             raise InvalidInstance(problems)
@@ -607,10 +611,13 @@ class Job:
         """A Job from field values that :func:`_check_job_fields` has just accepted, without
         checking them a second time (the loader validates once, at the boundary)."""
         job = cls.__new__(cls)
+        put, get = object.__setattr__, values.get
         for name, default in _JOB_DEFAULTS.items():
-            object.__setattr__(job, name, values.get(name, default))
-        object.__setattr__(job, "meta", _freeze(job.meta or {}))
-        job._default_parallelism()
+            put(job, name, get(name, default))
+        meta = job.meta
+        put(job, "meta", _freeze(meta) if meta else _NO_META)
+        if job.model is not None:
+            job._default_parallelism()
         return job
 
     @property
@@ -858,7 +865,7 @@ def instance_problems(data: Any, *, exact: bool = False) -> tuple[list[Problem],
     cluster = _parse_cluster(data.get("cluster"), problems, exact)
     jobs_raw = data.get("jobs")
     jobs: list[Job] = []
-    partial: list[dict] = []
+    partial: list[Any] = []  # Jobs, or the checked values of jobs with problems
     if jobs_raw is None:
         top.add("jobs", "is required")
     elif not isinstance(jobs_raw, list):
@@ -868,7 +875,7 @@ def instance_problems(data: Any, *, exact: bool = False) -> tuple[list[Problem],
     else:
         for i, raw in enumerate(jobs_raw):
             job, values = _parse_job(raw, f"jobs[{i}]", problems, exact)
-            partial.append(values)
+            partial.append(values if job is None else job)  # the Job: not a second dict per job
             if job is not None:
                 jobs.append(job)
     metadata = data.get("metadata", {})

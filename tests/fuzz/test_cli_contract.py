@@ -254,6 +254,21 @@ def test_the_reported_inputs_are_clean_errors(command, text):
     assert contract_problems(command, text) == []
 
 
+# found by the 10^4-file campaign: a subnormal arrival beside ordinary ones made the sound
+# bounds' grid (2**-1074) overflow float() (exit 3 from bounds and opt)
+CAMPAIGN_FINDS = [
+    '{"cluster": {"servers": [{"gpus": 4}]}, "jobs": [{"id": "a", "arrival": 0, "gpus": 1, '
+    '"processing_time": 3}, {"id": "b", "arrival": 5e-324, "gpus": 1, "processing_time": 2}, '
+    '{"id": "c", "arrival": 1.5, "gpus": 1, "processing_time": 2}]}',
+]
+
+
+@pytest.mark.parametrize("text", CAMPAIGN_FINDS)
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_the_campaign_finds_stay_fixed(command, text):
+    assert contract_problems(command, text) == []
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_fuzz_campaign(command):
