@@ -75,21 +75,30 @@ def extract(rev: str, dest: str) -> None:
     subprocess.run(["tar", "-x", "-C", dest], input=archive.stdout, check=True)
 
 
+PREFIX_CHILD = r"""
+import json, os, sys
+big, dest, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with open(big, encoding="utf-8") as fh:
+    data = json.load(fh)
+jobs = data["jobs"]
+n = min(len(jobs), int(limit / (os.path.getsize(big) / max(1, len(jobs)))))
+while True:
+    text = json.dumps({**data, "jobs": jobs[:n]}, separators=(",", ":"))
+    if len(text.encode()) <= limit:
+        break
+    n = int(n * 0.98)
+with open(dest, "w", encoding="utf-8") as fh:
+    fh.write(text)
+print(n)
+"""
+
+
 def cli_prefix(big: str, dest: str, limit: int = 16 * 2**20) -> tuple[str, int]:
-    """The largest prefix of ``big``'s jobs whose file fits ``limit`` bytes, written to ``dest``."""
-    with open(big, encoding="utf-8") as fh:
-        data = json.load(fh)
-    jobs = data["jobs"]
-    per_job = os.path.getsize(big) / max(1, len(jobs))
-    n = min(len(jobs), int(limit / per_job))
-    while True:
-        text = json.dumps({**data, "jobs": jobs[:n]}, separators=(",", ":"))
-        if len(text.encode()) <= limit:
-            break
-        n = int(n * 0.98)
-    with open(dest, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    return dest, n
+    """The largest prefix of ``big``'s jobs whose file fits ``limit`` bytes, written to ``dest``
+    by a child process: this process stays small, as a child's ``ru_maxrss`` counts the size of
+    the process it was forked from."""
+    _, _, out = child([sys.executable, "-c", PREFIX_CHILD, big, dest, str(limit)], ROOT)
+    return dest, int(out)
 
 
 def main(argv=None) -> int:
