@@ -272,7 +272,11 @@ def test_the_campaign_finds_stay_fixed(command, text):
 @pytest.mark.slow
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_fuzz_campaign(command):
-    """10^4 mutated files per command (FUZZ_EXAMPLES to change it); prints the campaign's figures."""
+    """10^4 mutated files per command (FUZZ_EXAMPLES to change it); prints the campaign's figures.
+
+    About a quarter of the files are valid instances (the rest exit 1 or 2). On the 2-core
+    development machine one command's 10^4 files take 70 to 110 CPU seconds (about 10 minutes
+    for the six commands)."""
     n = int(os.environ.get("FUZZ_EXAMPLES", "10000"))
     seen: dict[str, float] = {"files": 0, "exit0": 0, "exit1": 0, "exit2": 0, "broken": 0,
                               "over 30 s": 0, "slowest s": 0.0}
