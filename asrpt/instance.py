@@ -36,7 +36,7 @@ import math
 import os
 import re
 from collections import abc as _abc
-from dataclasses import dataclass, field, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from fractions import Fraction
 from functools import cached_property
 from types import MappingProxyType
@@ -159,6 +159,10 @@ def _freeze(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return tuple(_freeze(v) for v in value)
     return value
+
+
+#: the meta of every job without one (read-only, so one object serves them all)
+_NO_META: Mapping[str, Any] = MappingProxyType({})
 
 
 def _thaw(value: Any) -> Any:
@@ -547,7 +551,7 @@ _JOB_FIELDS = ("id", "arrival", "gpus", "weight", "instances", "user", "group", 
                "status", "meta") + _ABSTRACT_FIELDS + _DNN_FIELDS
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a 740,000-job file holds 740,000 Jobs
 class Job:
     """A training job: rigid demand of ``gpus`` GPUs (gang, all or nothing).
 
@@ -587,17 +591,34 @@ class Job:
     status: str | None = None
 
     def __post_init__(self):
-        if self.model is not None and self.parallelism is None and is_integer(self.gpus):
-            object.__setattr__(self, "parallelism", Parallelism(int(self.gpus), 1, 1))
+        self._default_parallelism()
         problems: list[Problem] = []
         if isinstance(self.meta, Mapping):
             _Checker("", problems).json_value({"meta": self.meta}, "meta")
             if problems:
                 raise InvalidInstance(problems)
-        object.__setattr__(self, "meta", _freeze(self.meta or {}))
+        object.__setattr__(self, "meta", _freeze(self.meta) if self.meta else _NO_META)
         _check_job_fields(_Checker("", problems), {name: getattr(self, name) for name in _JOB_FIELDS})
         if problems:
             raise InvalidInstance(problems)
+
+    def _default_parallelism(self) -> None:
+        if self.model is not None and self.parallelism is None and is_integer(self.gpus):
+            object.__setattr__(self, "parallelism", Parallelism(int(self.gpus), 1, 1))
+
+    @classmethod
+    def _checked(cls, values: Mapping[str, Any]) -> "Job":
+        """A Job from field values that :func:`_check_job_fields` has just accepted, without
+        checking them a second time (the loader validates once, at the boundary)."""
+        job = cls.__new__(cls)
+        put, get = object.__setattr__, values.get
+        for name, default in _JOB_DEFAULTS.items():
+            put(job, name, get(name, default))
+        meta = job.meta
+        put(job, "meta", _freeze(meta) if meta else _NO_META)
+        if job.model is not None:
+            job._default_parallelism()
+        return job
 
     @property
     def is_abstract(self) -> bool:
@@ -610,6 +631,13 @@ class Job:
         return self.gpus // (self.instances or 1)
 
 
+
+
+#: every Job field with its default (None for the required ones, always given by the loader)
+_JOB_DEFAULTS: dict[str, Any] = {
+    f.name: (f.default if f.default is not MISSING else
+             f.default_factory() if f.default_factory is not MISSING else None)  # type: ignore[misc]
+    for f in fields(Job)}
 
 
 def _check_job_fields(c: _Checker, obj: Mapping[str, Any], exact: bool = False) -> dict:
@@ -748,6 +776,15 @@ class Instance:
         except KeyError:
             raise KeyError(f"no job with id {job_id!r}") from None
 
+    @classmethod
+    def _checked(cls, cluster: Cluster, jobs: tuple[Job, ...], metadata: Mapping[str, Any]) -> "Instance":
+        """An Instance whose cross-object checks :func:`instance_problems` has just run (once)."""
+        inst = cls.__new__(cls)
+        object.__setattr__(inst, "cluster", cluster)
+        object.__setattr__(inst, "jobs", tuple(jobs))
+        object.__setattr__(inst, "metadata", _freeze(metadata or {}))
+        return inst
+
     def replace_jobs(self, jobs: Iterable[Job]) -> "Instance":
         """A copy with another job list (validated again)."""
         return replace(self, jobs=tuple(jobs))
@@ -828,7 +865,7 @@ def instance_problems(data: Any, *, exact: bool = False) -> tuple[list[Problem],
     cluster = _parse_cluster(data.get("cluster"), problems, exact)
     jobs_raw = data.get("jobs")
     jobs: list[Job] = []
-    partial: list[dict] = []
+    partial: list[Any] = []  # Jobs, or the checked values of jobs with problems
     if jobs_raw is None:
         top.add("jobs", "is required")
     elif not isinstance(jobs_raw, list):
@@ -838,7 +875,7 @@ def instance_problems(data: Any, *, exact: bool = False) -> tuple[list[Problem],
     else:
         for i, raw in enumerate(jobs_raw):
             job, values = _parse_job(raw, f"jobs[{i}]", problems, exact)
-            partial.append(values)
+            partial.append(values if job is None else job)  # the Job: not a second dict per job
             if job is not None:
                 jobs.append(job)
     metadata = data.get("metadata", {})
@@ -855,7 +892,7 @@ def instance_problems(data: Any, *, exact: bool = False) -> tuple[list[Problem],
         problems.extend(_dnn_problems(cluster, jobs))
         if problems:
             return problems, None
-    return [], Instance(cluster, tuple(jobs), metadata)
+    return [], Instance._checked(cluster, tuple(jobs), metadata)
 
 
 def _parse_cluster(raw: Any, problems: list[Problem], exact: bool) -> Cluster | None:
@@ -912,8 +949,8 @@ def _parse_job(raw: Any, loc: str, problems: list[Problem], exact: bool) -> tupl
         return None, values
     kwargs = {k: v for k, v in values.items() if v is not None}
     if raw.get("meta") is not None:
-        kwargs["meta"] = raw["meta"]
-    return Job(**kwargs), values
+        kwargs["meta"] = raw["meta"]  # checked by _check_job_fields (JSON data, nesting, strings)
+    return Job._checked(kwargs), values
 
 
 def parse_instance(data: Any, *, source: str | None = None, exact: bool = False) -> Instance:

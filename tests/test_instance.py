@@ -240,3 +240,31 @@ def test_fuzz_mutated_valid_instances_are_loaded_or_rejected(data):
     inst = _loads_or_rejects(json.dumps(data))
     if inst is not None:  # whatever was accepted round-trips
         assert loads_instance(dumps_instance(inst)) == inst
+
+
+def test_loading_checks_each_job_once_and_builds_the_same_objects(monkeypatch):
+    """issue 17: the loader validated every job twice (the JSON fields, then Job.__post_init__)."""
+    import asrpt.instance as mod
+
+    text = json.dumps({"cluster": {"servers": [{"gpus": 8, "count": 2}]}, "metadata": {"a": [1, {"b": 2}]},
+                       "jobs": [{"id": "a", "arrival": 0.5, "gpus": 2, "processing_time": "7/2",
+                                 "meta": {"row": [3, 4]}, "user": "u"},
+                                {"id": "b", "arrival": 1, "gpus": 4, "model": "gpt2", "iterations": 3},
+                                {"id": "c", "arrival": 2, "model": "gpt2", "iterations": 2,
+                                 "parallelism": {"dp": 2, "pp": 2}}]})
+    calls = []
+    real = mod._check_job_fields
+    monkeypatch.setattr(mod, "_check_job_fields", lambda *a, **k: calls.append(1) or real(*a, **k))
+    loaded = loads_instance(text)
+    assert len(calls) == 3
+    monkeypatch.undo()
+    built = Instance(Cluster.homogeneous(2, 8), (
+        Job("a", 0.5, 2, processing_time=Fraction(7, 2), meta={"row": [3, 4]}, user="u"),
+        Job("b", 1, 4, model="gpt2", iterations=3),
+        Job("c", 2, 4, model="gpt2", iterations=2, parallelism=Parallelism(2, 2, 1))),
+        metadata={"a": [1, {"b": 2}]})
+    assert loaded == built and loaded.jobs == built.jobs
+    assert loaded.jobs[1].parallelism == Parallelism(4, 1, 1)
+    with pytest.raises(TypeError):
+        loaded.jobs[0].meta["row"] = 1  # frozen, as a constructed Job's
+    assert loaded.job("c").gpus == 4 and dumps_instance(loaded) == dumps_instance(built)

@@ -71,6 +71,11 @@ def run(args) -> int:
         from ..errors import InvalidParameterError
 
         raise InvalidParameterError(f"--seed must be >= 0, got {args.seed}")
+    if any(j.weight != 1 for j in inst.jobs):
+        import sys
+
+        print(f"note: {args.instance}: the certificate bounds the unweighted sum C_j; the jobs' "
+              "weights are not used", file=sys.stderr)
     if args.theorem == 2:
         return _run_theorem2(args, inst)
     cost = args.preemption_cost

@@ -29,7 +29,12 @@ def _parallel(text: str):
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not dp,pp,tp (three positive integers such as 2,4,8)") from None
-    return Parallelism(*values)
+    from ..errors import AsrptError
+
+    try:
+        return Parallelism(*values)
+    except AsrptError as exc:  # argparse would hide the reason behind "invalid _parallel value"
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
 
 
 def register(sub) -> None:

@@ -239,7 +239,8 @@ def _sound_bounds(instance: Instance, times) -> tuple[float, float]:
     t0 = min(arr)
     shifted = [a - t0 for a in arr]
     # a float estimate of the largest makespan fixes the grid; any grid would be sound
-    horizon = math.ldexp(float(max(shifted)), -ea) + math.fsum(
+    # (int / int: a subnormal arrival makes ea 1074 and max(shifted) too large for float())
+    horizon = max(shifted) / (1 << ea) + math.fsum(
         j.gpus * float(p) for j, p in zip(jobs, times)) / m
     k = (math.frexp(horizon)[1] - 62) if horizon > 0 else 0
     a_int = [_floor_scaled(a, ea + k) for a in shifted]

@@ -76,3 +76,12 @@ def test_bad_parallel_is_a_usage_error(capsys):
         main(["model", "gpt2", "--parallel", "2,2"])
     assert exc.value.code == 2
     assert "is not dp,pp,tp" in capsys.readouterr().err
+
+
+def test_a_parallel_degree_above_the_limit_says_why(capsys):
+    """issue 17: argparse used to hide the reason behind "invalid _parallel value"."""
+    with pytest.raises(SystemExit) as exc:
+        run(capsys, "gpt2", "--parallel", "99999,99999,99999")
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "_parallel" not in err
+    assert "dp: must be <= 65536" in err and len(err.strip().splitlines()) == 1

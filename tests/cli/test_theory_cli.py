@@ -179,3 +179,16 @@ def test_help_documents_every_option(capsys, command):
             assert option in out
     if command == "srpt":
         assert "--predicted" in out
+
+
+def test_certify_says_that_it_ignores_weights(capsys, tmp_path):
+    """issue 17: Theorem 1 bounds the unweighted sum C_j; weights in the file used to pass silently."""
+    path = tmp_path / "w.json"
+    save_instance(Instance(Cluster.homogeneous(1, 2), (Job("a", 0, 1, processing_time=2, weight=3),
+                                                        Job("b", 0, 2, processing_time=1))), path)
+    code = main(["certify", str(path), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and json.loads(out)["holds"] is True
+    assert "weights are not used" in err
+    save_instance(Instance(Cluster.homogeneous(1, 2), (Job("a", 0, 1, processing_time=2),)), path)
+    assert main(["certify", str(path), "--json"]) == 0 and capsys.readouterr().err == ""

@@ -82,3 +82,13 @@ def test_no_float_bound_above_the_exact_bound_on_clusters():
 def test_no_bound_above_opt_on_10k_epoch_instances():
     assert _single_gpu_cases(10_000, seed=11) == 0
     assert _cluster_cases(10_000, seed=12) == 0
+
+
+def test_a_subnormal_arrival_beside_ordinary_ones():
+    """Found by the campaign: arrival 5e-324 made the grid 2**-1074 and float() overflow."""
+    inst = Instance(Cluster.homogeneous(1, 4), (Job("a", 0.0, 1, processing_time=3.0),
+                                                Job("b", 5e-324, 1, processing_time=2.0),
+                                                Job("c", 1.5, 1, processing_time=2.0)))
+    b, e = lower_bounds(inst), lower_bounds(_exact(inst))
+    assert all(Fraction(getattr(b, k)) <= getattr(e, k) for k in ("lb1", "lb2", "lb_mbt"))
+    assert e.lb_mbt - Fraction(b.lb_mbt) < 1e-9  # still tight
