@@ -129,8 +129,12 @@ class _Engine:
                                     key=lambda i: (self.views[i].arrival, self.views[i].key))
         self.passes = 0
         self.clairvoyant = bool(policy.clairvoyant)
-        # per-instance-size capacity cache (sum of free // per), valid until GPUs are taken or freed
+        # per-instance-size capacity (sum of free // per), kept up to date as GPUs are taken or freed
         self.capacity: dict[int, int] | None = {} if placer.fits_iff_capacity else None
+        # waiting jobs by shape, with count placers: instance size -> {instances: jobs}
+        self.shapes = [(jv.gpus // jv.instances, jv.instances) if jv.instances else (1, jv.gpus)
+                       for jv in self.views]
+        self.waiting_shapes: dict[int, dict[int, int]] | None = {} if placer.fits_iff_capacity else None
         self.has_next_wake = type(policy).next_wake is not _policy_base.Policy.next_wake
         self.undo: dict = {}     # jobs stopped at once in this pass: index -> (segment, tau, restart_until)
         self.future = None       # after a pass that filled idle GPUs: what the left-out jobs will free
@@ -187,7 +191,9 @@ class _Engine:
                                  f"for job {jv.id} ({free[h] + g} free, {g} taken)")
         self.free_total -= jv.gpus
         if self.capacity:
-            self.capacity.clear()
+            self._capacity_update(alloc.servers, -1)
+        if self.waiting_shapes is not None:
+            self._shape_leaves(i)
         now = self.now
         st.status = _RUNNING
         st.servers = alloc.servers
@@ -207,6 +213,44 @@ class _Engine:
         self.running[i] = jv
         self._push(self._completion_time(st), _COMPLETE, i, st.version)
 
+    def _capacity_update(self, servers, sign: int) -> None:
+        """Keep every cached instance capacity exact after ``servers`` ((server, GPUs), ...) were
+        taken (``sign`` -1, already subtracted from ``free``) or freed (+1, already added)."""
+        free, cap = self.free, self.capacity
+        for per in cap:
+            delta = 0
+            for h, g in servers:
+                now = free[h]
+                delta += now // per - (now - sign * g) // per
+            cap[per] += delta
+
+    def _shape_enters(self, i: int) -> None:
+        per, count = self.shapes[i]
+        counts = self.waiting_shapes.setdefault(per, {})
+        counts[count] = counts.get(count, 0) + 1
+
+    def _shape_leaves(self, i: int) -> None:
+        per, count = self.shapes[i]
+        counts = self.waiting_shapes[per]
+        left = counts[count] - 1
+        if left:
+            counts[count] = left
+        else:
+            del counts[count]
+            if not counts:
+                del self.waiting_shapes[per]
+
+    def _all_refused(self, refused: dict, free_total: int) -> bool:
+        """True when no waiting job can start in this non-preemptive pass: each waiting shape
+        needs more than ``free_total`` GPUs or at least the instances refused for its size."""
+        for per, counts in self.waiting_shapes.items():
+            least = min(counts)
+            if per * least <= free_total:
+                r = refused.get(per)
+                if r is None or least < r:
+                    return False
+        return True
+
     def _resume(self, i: int, jv: JobView, st: _JobState, undo) -> None:
         """Undo a preemption made earlier in this decision pass: the job gets the same GPUs back
         at the same instant, so it simply never stopped (no preemption, no restart)."""
@@ -215,7 +259,9 @@ class _Engine:
             self.free[h] -= g
         self.free_total -= jv.gpus
         if self.capacity:
-            self.capacity.clear()
+            self._capacity_update(seg.servers, -1)
+        if self.waiting_shapes is not None:
+            self._shape_leaves(i)
         st.segments.pop()
         st.executed -= seg.end - seg.start
         st.status = _RUNNING
@@ -242,7 +288,7 @@ class _Engine:
             free[h] += g
         self.free_total += self.views[i].gpus
         if self.capacity:
-            self.capacity.clear()
+            self._capacity_update(st.servers, 1)
         st.servers = ()
         del self.running[i]
 
@@ -265,6 +311,8 @@ class _Engine:
         self.just_stopped.append(self.views[i])
         if self.waiting_gpus is not None and not self.views[i].instances:
             self.waiting_gpus.add(self.views[i].gpus)
+        if self.waiting_shapes is not None:
+            self._shape_enters(i)
 
     def _preempt(self, i: int) -> None:
         st = self.states[i]
@@ -375,14 +423,47 @@ class _Engine:
             if backfill and self.free_total and (blocked or len(self.running) > len(chosen)):
                 self._fill_idle(itertools.chain(skipped, order), chosen, blocked)
         else:
-            for jv in decision.order:
-                if self.free_total == 0:
-                    break
-                st = states[jv.index]
-                if st.status != _WAITING or jv.index in self.running:
-                    raise AsrptError(f"non-preemptive policy {policy.name} listed job {jv.id}, which is not waiting")
-                if not self._try_start(jv) and not backfill:
-                    break
+            # GPUs are only taken during a non-preemptive pass, so with a placer that fits iff the
+            # capacity suffices a refusal is final for the pass: a job of `per`-GPU instances is
+            # refused once `count` of them were (fewest refused per instance size in `refused`).
+            # Once every waiting shape is refused, the rest of the order cannot start: stop there.
+            refused: dict[int, int] | None = {} if self.capacity is not None else None
+            running = self.running
+            free_total = self.free_total
+            if free_total and (refused is None or not self._all_refused(refused, free_total)):
+                for jv in decision.order:
+                    i = jv.index
+                    if states[i].status != _WAITING or i in running:
+                        raise AsrptError(f"non-preemptive policy {policy.name} listed job {jv.id}, "
+                                         "which is not waiting")
+                    if jv.gpus > free_total:
+                        if not backfill:
+                            break
+                        continue
+                    if refused is not None:
+                        inst = jv.instances
+                        per, count = (jv.gpus // inst, inst) if inst else (1, jv.gpus)
+                        least = refused.get(per)
+                        if least is not None and count >= least:
+                            continue    # (backfill only: a strict pass stopped at its first refusal)
+                        if not self._try_start(jv):
+                            if not backfill:
+                                break
+                            refused[per] = count
+                            if self._all_refused(refused, free_total):
+                                break
+                            continue
+                        free_total = self.free_total
+                        if not free_total or self._all_refused(refused, free_total):
+                            break
+                        continue
+                    if not self._try_start(jv):
+                        if not backfill:
+                            break
+                        continue
+                    free_total = self.free_total
+                    if not free_total:
+                        break
         for i in self.started:
             del self.waiting[i]
         self.started.clear()
@@ -514,6 +595,8 @@ class _Engine:
                 self.arrived.append(views[i])
                 if self.waiting_gpus is not None and not views[i].instances:
                     self.waiting_gpus.add(views[i].gpus)
+                if self.waiting_shapes is not None:
+                    self._shape_enters(i)
                 changed = True
             while heap and heap[0][0] == t and heap[0][1] == _WAKE:
                 heapq.heappop(heap)
