@@ -42,6 +42,7 @@ waiting forever (a stalled run raises :class:`~asrpt.errors.AsrptError`).
 
 from __future__ import annotations
 
+import collections
 import heapq
 import itertools
 import math
@@ -135,6 +136,12 @@ class _Engine:
         self.shapes = [(jv.gpus // jv.instances, jv.instances) if jv.instances else (1, jv.gpus)
                        for jv in self.views]
         self.waiting_shapes: dict[int, dict[int, int]] | None = {} if placer.fits_iff_capacity else None
+        # ... and, for non-preemptive policies, in waiting order: shape -> [(entry number, index)]
+        # (entries of jobs that left the waiting set are dropped when met, see _scan_shapes)
+        self.shape_queues: dict[tuple, collections.deque] | None = (
+            {} if placer.fits_iff_capacity and not policy.preemptive else None)
+        self.entries = itertools.count()
+        self.entry = [-1] * len(self.views)   # entry number of each job's latest wait
         self.has_next_wake = type(policy).next_wake is not _policy_base.Policy.next_wake
         self.undo: dict = {}     # jobs stopped at once in this pass: index -> (segment, tau, restart_until)
         self.future = None       # after a pass that filled idle GPUs: what the left-out jobs will free
@@ -225,9 +232,56 @@ class _Engine:
             cap[per] += delta
 
     def _shape_enters(self, i: int) -> None:
-        per, count = self.shapes[i]
+        shape = self.shapes[i]
+        per, count = shape
         counts = self.waiting_shapes.setdefault(per, {})
         counts[count] = counts.get(count, 0) + 1
+        if self.shape_queues is not None:
+            e = self.entry[i] = next(self.entries)
+            q = self.shape_queues.get(shape)
+            if q is None:
+                q = self.shape_queues[shape] = collections.deque()
+            q.append((e, i))
+
+    def _scan_shapes(self, free_total: int) -> None:
+        """A first-fit backfill pass over the waiting set in its own order (FIFO) that visits only
+        jobs of shapes that may still start: what the scan of every waiting job does, since it
+        would skip every other job (too large for ``free_total``, or of a shape refused earlier in
+        the pass, see ``_decide``)."""
+        queues, states, views, entry = self.shape_queues, self.states, self.views, self.entry
+        heap = []
+        for shape in [s for s in queues if s[0] * s[1] <= free_total]:
+            q = queues[shape]
+            while q and (states[q[0][1]].status != _WAITING or entry[q[0][1]] != q[0][0]):
+                q.popleft()
+            if q:
+                heap.append((q[0][0], shape))
+            else:
+                del queues[shape]
+        heapq.heapify(heap)
+        refused: dict[int, int] = {}
+        while heap:
+            shape = heap[0][1]
+            per, count = shape
+            least = refused.get(per)
+            if per * count > free_total or (least is not None and count >= least):
+                heapq.heappop(heap)
+                continue
+            q = queues[shape]
+            if not self._try_start(views[q[0][1]]):
+                refused[per] = count
+                heapq.heappop(heap)
+                continue
+            free_total = self.free_total
+            if not free_total:
+                return
+            q.popleft()
+            while q and (states[q[0][1]].status != _WAITING or entry[q[0][1]] != q[0][0]):
+                q.popleft()
+            if q:
+                heapq.heapreplace(heap, (q[0][0], shape))
+            else:
+                heapq.heappop(heap)
 
     def _shape_leaves(self, i: int) -> None:
         per, count = self.shapes[i]
@@ -430,8 +484,12 @@ class _Engine:
             refused: dict[int, int] | None = {} if self.capacity is not None else None
             running = self.running
             free_total = self.free_total
-            if free_total and (refused is None or not self._all_refused(refused, free_total)):
-                for jv in decision.order:
+            order = decision.order
+            if (free_total and backfill and self.shape_queues is not None
+                    and getattr(order, "_d", None) is self.waiting):   # the live waiting set itself
+                self._scan_shapes(free_total)
+            elif free_total and (refused is None or not self._all_refused(refused, free_total)):
+                for jv in order:
                     i = jv.index
                     if states[i].status != _WAITING or i in running:
                         raise AsrptError(f"non-preemptive policy {policy.name} listed job {jv.id}, "
