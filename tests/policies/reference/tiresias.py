@@ -5,7 +5,6 @@ decision by decision. Not registered; not part of the package. See asrpt/policie
 
 from __future__ import annotations
 
-
 from asrpt.policies.base import Decision
 from asrpt.policies.gittins import TiresiasGittins
 from asrpt.policies.tiresias import Tiresias, _reached
