@@ -70,3 +70,28 @@ def test_abstract_job_is_frozen():
     job = abstract_job(TraceReport("t.csv"), 2, "1", 0, 1, 5)
     with pytest.raises(AttributeError):
         job.gpus = 2  # type: ignore[misc]
+
+
+def test_assigned_dnn_jobs_equal_jobs_built_and_checked_by_job():
+    """assign_models builds its DNN jobs without Job's per-field checks: each equals the Job that
+    the constructor builds (and checks) from the same fields, and its iterations are those of a
+    fresh tau* of its own model and configuration."""
+    from importlib import resources
+
+    from asrpt.dnn.perf import best_iteration_time
+    from asrpt.traces import read_philly
+
+    path = str(resources.files("asrpt").joinpath("data/philly-40000-20000.csv.gz"))
+    inst, _ = read_philly(path, limit=300, dnn=True, seed=3)
+    dnn = [j for j in inst.jobs if not j.is_abstract]
+    assert len(dnn) > 250 and len({j.model for j in dnn}) > 5
+    for j in dnn:
+        fields = {name: getattr(j, name) for name in vars(j)}
+        fields["meta"] = dict(j.meta)
+        rebuilt = Job(**fields)
+        assert rebuilt == j
+        for name in vars(j):
+            assert type(getattr(rebuilt, name)) is type(getattr(j, name)), name
+        tau = best_iteration_time(Job(j.id, 0, j.gpus, model=j.model, parallelism=j.parallelism, iterations=1,
+                                      seq_len=j.seq_len), inst.cluster)
+        assert j.iterations == max(1, round(float(j.meta["trace_duration"]) / tau))
