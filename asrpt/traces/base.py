@@ -250,7 +250,8 @@ def abstract_job(report: TraceReport, line: int, job_id, arrival, gpus, processi
                  instances=None, user=None, status=None, meta=None):
     """The abstract ``Job`` of one trace row, as ``row_job`` would build it, checked once here.
 
-    Values an importer has already parsed (ints and finite floats, printable ids and users) that
+    Values an importer has already parsed (ints and finite floats, printable ids and users, flat
+    ``meta`` of numbers and ASCII strings) that
     plainly satisfy the instance format are stored without ``Job``'s generic per-field checks
     (the same object results: same fields, same types, ``meta`` frozen); anything else goes
     through ``row_job``, so a row that breaks the format is reported exactly as before.
@@ -268,7 +269,8 @@ def abstract_job(report: TraceReport, line: int, job_id, arrival, gpus, processi
             and (user is None or _plain_string(user))
             and (status is None or status in JOB_STATUSES)
             and (meta is None or all(type(v) is int and v.bit_length() <= 100
-                                     or type(v) is float and math.isfinite(v) for v in meta.values()))
+                                     or type(v) is float and math.isfinite(v)
+                                     or type(v) is str and v.isascii() for v in meta.values()))
             and (type(arrival) is int and type(processing_time) is int
                  or processing_time >= _RESOLUTION * math.ulp(float(arrival) + float(processing_time)))):
         job = Job.__new__(Job)

@@ -24,8 +24,8 @@ _USERS = ([None, "u1", "b436b2", " v "], ["", " ", "u\x7f", "ü" * 3, "v" * 300]
 _GPUS = ([1, 2, 8, 12, G_MAX], [0, -4, 3.0, G_MAX + 1])
 _INSTANCES = ([None, 1, 2, 3, LIMITS["servers"]], [0, LIMITS["servers"] + 1, 2.0])
 _STATUS = ([None, "succeeded", "failed", "killed"], ["weird"])
-_META = ([None, {}, {"row": 3, "trace_duration": 1.5, "submitted": 1e9}],
-         [{"x": math.nan}, {"big": 2**120}, {"s": "text"}, {"flag": True}])
+_META = ([None, {}, {"row": 3, "trace_duration": 1.5, "submitted": 1e9}, {"vc": "6214e9", "state": "COMPLETED"}],
+         [{"x": math.nan}, {"big": 2**120}, {"s": "é\ud800"}, {"s": "é"}, {"flag": True}, {"nested": {"a": 1}}])
 
 
 def _pick(rng, values):
