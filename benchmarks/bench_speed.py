@@ -14,12 +14,13 @@ Rows:
 - ``asrpt --version`` and ``asrpt validate instances/small-cluster.json``: process CPU, this tree
   against the base (target: under 0.3 s);
 - ``asrpt simulate`` on the 20,000-job PAI window (built from philly.csv as bench_peer_speed.py
-  does) with ``--out``: FIFO and SJF on 64 x 8 and on one 6,500-GPU node, process CPU end to end,
-  against the base and, for FIFO, against the peer (target: under 1 s; >= 100x the peer);
+  does) with ``--out``: FIFO and SJF on 64 x 8 and on one flat node, process CPU end to end,
+  against the base and, for FIFO on 64 x 8, against the peer (target: under 1 s; >= 100x the peer;
+  the flat node runs as 1 x 4096, the format's largest server, see FLAT);
 - ``read_pai`` of the same window, in a child process of each tree (the load alone);
 - one call of a ``validate_params``-decorated function of three parameters, microseconds per
   call, each tree;
-- SRSF, Themis and Gavel on ``--rank-jobs`` Philly jobs (the bundled window, abstract) on
+- SRSF, Themis, Gavel, Tiresias (2D-LAS) and Tiresias-Gittins on ``--rank-jobs`` Philly jobs (the bundled window, abstract) on
   ``--rank-cluster`` (default 64 x 8):
   the incremental rankings against the previous implementations kept in tests/policies/reference/,
   in one child process of this tree per policy (whole simulation CPU; identical decisions are the
@@ -28,7 +29,7 @@ Rows:
 Usage::
 
     .venv/bin/python benchmarks/bench_speed.py [--repeat 3] [--base REV] [--rank-jobs 10000] [--rank-cluster 64x8]
-        [--only version,validate,simulate,load,params,srsf,themis,gavel] [--json out.json]
+        [--only version,validate,simulate,load,params,srsf,themis,gavel,tiresias,gittins] [--json out.json]
 """
 
 from __future__ import annotations
@@ -47,7 +48,17 @@ sys.path.insert(0, ROOT)  # this tree's asrpt, not whichever the environment has
 
 BASE = "86182c8"  # main when issue 18's speed work started
 PEER_FIFO = {"64x8": 117.6, "6500": 45.0}  # issue 18's measured PAI-simulator seconds (not re-run)
-PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel")
+PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel", "tiresias", "gittins")
+# ranking rows: part -> (module, class, reference class in tests/policies/reference/<file>, file)
+RANKED = {"srsf": ("srsf", "SRSF", "ReferenceSRSF", "srsf"),
+          "themis": ("themis", "Themis", "ReferenceThemis", "themis"),
+          "gavel": ("gavel", "Gavel", "ReferenceGavel", "gavel"),
+          "tiresias": ("tiresias", "Tiresias", "ReferenceTiresias", "tiresias"),
+          "gittins": ("gittins", "TiresiasGittins", "ReferenceTiresiasGittins", "tiresias")}
+# The flat node: the PAI peer's figure is for one 6,500-GPU node, beyond the instance format's
+# limit of 4,096 GPUs per server (asrpt.instance.LIMITS), so asrpt runs the largest flat node it
+# accepts, 1 x 4096, and that row is compared with the previous tree only.
+FLAT = "1x4096"
 
 LOAD_CHILD = r"""
 import resource, sys
@@ -80,9 +91,9 @@ from asrpt.instance import Cluster
 from asrpt.sim import simulate
 from asrpt.traces import read_philly
 import importlib
-name = sys.argv[2]
-new = getattr(importlib.import_module(f"asrpt.policies.{name}"), name.upper() if name == "srsf" else name.title())
-old = getattr(importlib.import_module(f"tests.policies.reference.{name}"), "Reference" + new.__name__)
+module, cls_name, ref_name, ref_file = sys.argv[2].split(",")
+new = getattr(importlib.import_module(f"asrpt.policies.{module}"), cls_name)
+old = getattr(importlib.import_module(f"tests.policies.reference.{ref_file}"), ref_name)
 path = str(resources.files("asrpt").joinpath("data/philly-40000-20000.csv.gz"))
 inst, _ = read_philly(path, limit=int(sys.argv[1]), cluster=Cluster.from_spec(sys.argv[3]), dnn=False)
 out = []
@@ -160,13 +171,13 @@ def main(argv=None) -> int:
 
             peer.write_csv(peer.build_window(peer.PHILLY, 40000, 20000), csv_path)
         if "simulate" in parts:
-            for spec in ("64x8", "6500"):
+            for spec in ("64x8", FLAT):
                 for policy in ("fifo", "sjf-duration"):
                     argv = ["simulate", csv_path, "--format", "pai", "--cluster", spec, "--policy", policy,
                             "--placement", "first_fit", "--out", os.path.join(tmp, "out")]
                     ours = cli("this", *argv)
                     add(f"simulate 20k PAI {policy} {spec} (CPU s)", ours, cli("previous", *argv), "previous")
-                    if policy == "fifo":
+                    if policy == "fifo" and spec in PEER_FIFO:
                         add(f"simulate 20k PAI {policy} {spec} (CPU s)", ours, PEER_FIFO[spec], "PAI peer (issue 18)")
         if "load" in parts:
             def load(tree):
@@ -177,9 +188,10 @@ def main(argv=None) -> int:
             def params(tree):
                 return median_of(args.repeat, lambda: float(child_cpu([py, "-c", PARAMS_CHILD], trees[tree])[1]))
             add("validate_params call (CPU us)", params("this"), params("previous"), "previous")
-        for name in ("srsf", "themis", "gavel"):
+        for name, spec in RANKED.items():
             if name in parts:
-                out = child_cpu([py, "-c", RANK_CHILD, str(args.rank_jobs), name, args.rank_cluster], ROOT)[1].split()
+                out = child_cpu([py, "-c", RANK_CHILD, str(args.rank_jobs), ",".join(spec), args.rank_cluster],
+                                ROOT)[1].split()
                 if out[2] != out[3]:
                     raise SystemExit(f"bench_speed: {name} runs disagree (mean JCT {out[2]} against {out[3]})")
                 add(f"{name} {args.rank_jobs} Philly jobs {args.rank_cluster} (CPU s)", float(out[0]), float(out[1]),

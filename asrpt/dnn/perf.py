@@ -738,6 +738,11 @@ def iteration_time_for_counts(job, servers, cluster: Cluster,
             if A is not None:
                 best = min(best, _evaluate(plan, A, info, params, tau_star).tau)
         return float(best)
+    if len(info.types) == 1:
+        # one GPU type: tau depends on how many GPUs each server holds, not on which servers
+        # (the packing and the model see servers only as equal or not), so the cache is keyed
+        # by the counts, largest first, on servers 0, 1, ... (same order, same packing)
+        key = tuple(enumerate(sorted((n for _, n in key), reverse=True)))
     return float(_counts_cached(_KeyedJob(job), key, info, params, tau_star, gt)[0])
 
 

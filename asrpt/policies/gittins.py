@@ -222,6 +222,10 @@ class TiresiasGittins(Tiresias):
                 self._table.add(float(c.job.gpus) * float(c.work) * float(c.job.tau_star))
             self.table_size_ = len(self._table)
 
+    def _keys_version_now(self):
+        # the index of a waiting job changes only when the table is rebuilt (it then grows)
+        return len(self._table)
+
     def _within_queue_key(self, view, job, service, running: bool) -> tuple:
         return (-self._table.index(service, self._quantum), job.arrival, job.key)
 

@@ -28,7 +28,13 @@ time, and the waiting time accumulated since the job first ran after that reset;
 not run since its last reset is not promoted. ``promote_knob = 0`` (the default, as in the
 original) disables it.
 
-A decision costs O(A log A) for A active jobs.
+**Cost.** Without the knob, a waiting job's key does not move (its attained service is fixed
+while it waits), so the waiting jobs stay in a sorted list across decisions
+(:class:`~asrpt.policies._incremental.WaitingOrder`), updated only for the jobs that arrived,
+started, stopped or completed; the running jobs (at most one per GPU) are re-keyed and sorted at
+each decision and merged with it lazily: O(R log R + changes x log W + the prefix the engine
+reads). With the knob (promotions move waiting jobs) a decision re-keys all A active jobs,
+O(A log A).
 
 **The published simulator's 2D-LAS (``tiresias-peer``).** Three options switch to the exact
 rules of the Tiresias simulator (SymbioticLab/Tiresias ``simulator/run_sim.py``, ``dlas-gpu``),
@@ -73,6 +79,7 @@ from __future__ import annotations
 
 import bisect
 import csv
+import heapq
 import math
 import os
 from decimal import ROUND_HALF_UP, Decimal
@@ -81,6 +88,7 @@ from numbers import Real
 from .._validation import Interval, Options
 from ..errors import InvalidParameterError
 from ..sizes import exact_div, exact_mul
+from ._incremental import WaitingOrder
 from .base import Decision, Policy, register_policy
 
 __all__ = ["Tiresias", "peer_gittins_table", "peer_gittins_index", "PEER_GITTINS_SAMPLE"]
@@ -589,6 +597,8 @@ class Tiresias(Policy):
         self._run_since: dict[int, object] = {}  # first run after the last reset (PROMOTEKNOB)
         self._prev_now = None
         self._state: dict[int, tuple] = {}      # index -> (queue, service, since reset, waiting)
+        self._waiting = WaitingOrder()          # waiting jobs by key (used without the knob)
+        self._keys_version = None
         # (subclasses such as TiresiasGittins may not have the peer options: read them with defaults)
         order = getattr(self, "queue_order", "arrival")
         demotion = getattr(self, "demotion", "exact")
@@ -620,10 +630,49 @@ class Tiresias(Policy):
     def _prepare(self, view) -> None:
         """Hook for subclasses, called at the start of each decision."""
 
+    def _keys_version_now(self):
+        """What the keys of waiting jobs depend on besides their own fixed service (a subclass
+        whose within-queue key reads changing state returns a value that changes with it)."""
+        return None
+
+    def _key(self, view, job, running: bool) -> tuple:
+        """A job's full key now (knob off: the service is all the job's executed time)."""
+        service = exact_mul(job.gpus, view.executed_time(job))
+        return (self._queue(service),) + self._within_queue_key(view, job, service, running)
+
+    def _decide_incremental(self, view):
+        """The knob-free decision: the same order as the full re-sort (module docstring, Cost)."""
+        waiting = self._waiting
+        waiting.note(view)
+        version = self._keys_version_now()
+
+        def key_of(job):
+            return self._key(view, job, False)
+
+        if version != self._keys_version:
+            self._keys_version = version
+            waiting.rebuild(view, key_of)
+        else:
+            waiting.sync(view, key_of)
+        state = {}
+        held = []
+        for job in view.running:
+            executed = view.executed_time(job)
+            service = exact_mul(job.gpus, executed)
+            q = self._queue(service)
+            state[job.index] = (q, service, executed, None)
+            held.append(((q,) + self._within_queue_key(view, job, service, not view.is_stopping(job)), job.index))
+        held.sort()
+        self._prev_now = view.now
+        self._state = state
+        return _MergedOrder(held, waiting.entries, waiting.views)
+
     def decide(self, view):
         if self._peer is not None:
             return Decision(self._peer.decide(view), backfill=True)
         self._prepare(view)
+        if not self.promote_knob:
+            return Decision(self._decide_incremental(view), backfill=True)
         now = view.now
         for c in view.completed:
             i = c.job.index
@@ -669,11 +718,18 @@ class Tiresias(Policy):
         if self._peer is not None:
             jump = self._peer.jump
             return jump if jump is not None and jump > now else None
+        if not self.promote_knob:
+            self._waiting.note(view)  # this view shows the decision's starts and stops (once)
         th = self.thresholds_
         state = self._state
         wake = None
         for job in view.running:
-            q, service = state[job.index][:2]
+            entry = state.get(job.index)
+            if entry is None:  # started by this decision (knob off: only running jobs are in state)
+                service = exact_mul(job.gpus, view.executed_time(job))
+                q = self._queue(service)
+            else:
+                q, service = entry[:2]
             if q < len(th) and not view.is_stopping(job):
                 t = now + exact_div(th[q] - service, job.gpus)
                 if t > now and (wake is None or t < wake):
@@ -692,6 +748,24 @@ class Tiresias(Policy):
         if self._peer is not None:
             return {"promotions": self._peer.promotions}
         return {"promotions": self.promotions_}
+
+
+class _MergedOrder:
+    """Running jobs' and waiting jobs' sorted ``(key, index)`` entries, read as one priority order
+    (a lazy merge each time it is iterated; keys are unique, so the merge is the sort of both)."""
+
+    __slots__ = ("_held", "_waiting", "_views")
+
+    def __init__(self, held: list, waiting: list, views: dict):
+        self._held, self._waiting, self._views = held, waiting, views
+
+    def __len__(self) -> int:
+        return len(self._held) + len(self._waiting)
+
+    def __iter__(self):
+        views = self._views
+        for _, i in heapq.merge(self._held, self._waiting):
+            yield views[i]
 
 
 for _k in _KNOBS:

@@ -44,6 +44,7 @@ waiting forever (a stalled run raises :class:`~asrpt.errors.AsrptError`).
 
 from __future__ import annotations
 
+import collections
 import heapq
 import itertools
 import math
@@ -160,11 +161,21 @@ class _Engine:
                                     key=lambda i: (self.views[i].arrival, self.views[i].key))
         self.passes = 0
         self.clairvoyant = bool(policy.clairvoyant)
-        # per-instance-size capacity cache (sum of free // per), valid until GPUs are taken or freed
+        # per-instance-size capacity (sum of free // per), kept up to date as GPUs are taken or freed
         self.capacity: dict[int, int] | None = {} if placer.fits_iff_capacity else None
         self.has_next_wake = type(policy).next_wake is not Policy.next_wake
         self.before_decide = getattr(observer, "before_decide", None)
         self.after_decide = getattr(observer, "after_decide", None) or (observer if callable(observer) else None)
+        # waiting jobs by shape, with count placers: instance size -> {instances: jobs}
+        self.shapes = [(jv.gpus // jv.instances, jv.instances) if jv.instances else (1, jv.gpus)
+                       for jv in self.views]
+        self.waiting_shapes: dict[int, dict[int, int]] | None = {} if placer.fits_iff_capacity else None
+        # ... and, for non-preemptive policies, in waiting order: shape -> [(entry number, index)]
+        # (entries of jobs that left the waiting set are dropped when met, see _scan_shapes)
+        self.shape_queues: dict[tuple, collections.deque] | None = (
+            {} if placer.fits_iff_capacity and not policy.preemptive else None)
+        self.entries = itertools.count()
+        self.entry = [-1] * len(self.views)   # entry number of each job's latest wait
         self.undo: dict = {}     # jobs stopped at once in this pass: index -> (segment, tau, restart_until)
         self.future = None       # after a pass that filled idle GPUs: what the left-out jobs will free
         # GPU counts of waiting jobs, kept only where work conservation is checkable cheaply
@@ -220,7 +231,9 @@ class _Engine:
                                  f"for job {jv.id} ({free[h] + g} free, {g} taken)")
         self.free_total -= jv.gpus
         if self.capacity:
-            self.capacity.clear()
+            self._capacity_update(alloc.servers, -1)
+        if self.waiting_shapes is not None:
+            self._shape_leaves(i)
         now = self.now
         st.status = _RUNNING
         st.servers = alloc.servers
@@ -240,6 +253,91 @@ class _Engine:
         self.running[i] = jv
         self._push(self._completion_time(st), _COMPLETE, i, st.version)
 
+    def _capacity_update(self, servers, sign: int) -> None:
+        """Keep every cached instance capacity exact after ``servers`` ((server, GPUs), ...) were
+        taken (``sign`` -1, already subtracted from ``free``) or freed (+1, already added)."""
+        free, cap = self.free, self.capacity
+        for per in cap:
+            delta = 0
+            for h, g in servers:
+                now = free[h]
+                delta += now // per - (now - sign * g) // per
+            cap[per] += delta
+
+    def _shape_enters(self, i: int) -> None:
+        shape = self.shapes[i]
+        per, count = shape
+        counts = self.waiting_shapes.setdefault(per, {})
+        counts[count] = counts.get(count, 0) + 1
+        if self.shape_queues is not None:
+            e = self.entry[i] = next(self.entries)
+            q = self.shape_queues.get(shape)
+            if q is None:
+                q = self.shape_queues[shape] = collections.deque()
+            q.append((e, i))
+
+    def _scan_shapes(self, free_total: int) -> None:
+        """A first-fit backfill pass over the waiting set in its own order (FIFO) that visits only
+        jobs of shapes that may still start: what the scan of every waiting job does, since it
+        would skip every other job (too large for ``free_total``, or of a shape refused earlier in
+        the pass, see ``_decide``)."""
+        queues, states, views, entry = self.shape_queues, self.states, self.views, self.entry
+        heap = []
+        for shape in [s for s in queues if s[0] * s[1] <= free_total]:
+            q = queues[shape]
+            while q and (states[q[0][1]].status != _WAITING or entry[q[0][1]] != q[0][0]):
+                q.popleft()
+            if q:
+                heap.append((q[0][0], shape))
+            else:
+                del queues[shape]
+        heapq.heapify(heap)
+        refused: dict[int, int] = {}
+        while heap:
+            shape = heap[0][1]
+            per, count = shape
+            least = refused.get(per)
+            if per * count > free_total or (least is not None and count >= least):
+                heapq.heappop(heap)
+                continue
+            q = queues[shape]
+            if not self._try_start(views[q[0][1]]):
+                refused[per] = count
+                heapq.heappop(heap)
+                continue
+            free_total = self.free_total
+            if not free_total:
+                return
+            q.popleft()
+            while q and (states[q[0][1]].status != _WAITING or entry[q[0][1]] != q[0][0]):
+                q.popleft()
+            if q:
+                heapq.heapreplace(heap, (q[0][0], shape))
+            else:
+                heapq.heappop(heap)
+
+    def _shape_leaves(self, i: int) -> None:
+        per, count = self.shapes[i]
+        counts = self.waiting_shapes[per]
+        left = counts[count] - 1
+        if left:
+            counts[count] = left
+        else:
+            del counts[count]
+            if not counts:
+                del self.waiting_shapes[per]
+
+    def _all_refused(self, refused: dict, free_total: int) -> bool:
+        """True when no waiting job can start in this non-preemptive pass: each waiting shape
+        needs more than ``free_total`` GPUs or at least the instances refused for its size."""
+        for per, counts in self.waiting_shapes.items():
+            least = min(counts)
+            if per * least <= free_total:
+                r = refused.get(per)
+                if r is None or least < r:
+                    return False
+        return True
+
     def _resume(self, i: int, jv: JobView, st: _JobState, undo) -> None:
         """Undo a preemption made earlier in this decision pass: the job gets the same GPUs back
         at the same instant, so it simply never stopped (no preemption, no restart)."""
@@ -248,7 +346,9 @@ class _Engine:
             self.free[h] -= g
         self.free_total -= jv.gpus
         if self.capacity:
-            self.capacity.clear()
+            self._capacity_update(seg.servers, -1)
+        if self.waiting_shapes is not None:
+            self._shape_leaves(i)
         st.segments.pop()
         st.executed -= seg.end - seg.start
         st.status = _RUNNING
@@ -275,7 +375,7 @@ class _Engine:
             free[h] += g
         self.free_total += self.views[i].gpus
         if self.capacity:
-            self.capacity.clear()
+            self._capacity_update(st.servers, 1)
         st.servers = ()
         del self.running[i]
 
@@ -298,6 +398,8 @@ class _Engine:
         self.just_stopped.append(self.views[i])
         if self.waiting_gpus is not None and not self.views[i].instances:
             self.waiting_gpus.add(self.views[i].gpus)
+        if self.waiting_shapes is not None:
+            self._shape_enters(i)
 
     def _preempt(self, i: int) -> None:
         st = self.states[i]
@@ -415,14 +517,51 @@ class _Engine:
             if backfill and self.free_total and (blocked or len(self.running) > len(chosen)):
                 self._fill_idle(itertools.chain(skipped, order), chosen, blocked)
         else:
-            for jv in decision.order:
-                if self.free_total == 0:
-                    break
-                st = states[jv.index]
-                if st.status != _WAITING or jv.index in self.running:
-                    raise AsrptError(f"non-preemptive policy {policy.name} listed job {jv.id}, which is not waiting")
-                if not self._try_start(jv) and not backfill:
-                    break
+            # GPUs are only taken during a non-preemptive pass, so with a placer that fits iff the
+            # capacity suffices a refusal is final for the pass: a job of `per`-GPU instances is
+            # refused once `count` of them were (fewest refused per instance size in `refused`).
+            # Once every waiting shape is refused, the rest of the order cannot start: stop there.
+            refused: dict[int, int] | None = {} if self.capacity is not None else None
+            running = self.running
+            free_total = self.free_total
+            order = decision.order
+            if (free_total and backfill and self.shape_queues is not None
+                    and getattr(order, "_d", None) is self.waiting):   # the live waiting set itself
+                self._scan_shapes(free_total)
+            elif free_total and (refused is None or not self._all_refused(refused, free_total)):
+                for jv in order:
+                    i = jv.index
+                    if states[i].status != _WAITING or i in running:
+                        raise AsrptError(f"non-preemptive policy {policy.name} listed job {jv.id}, "
+                                         "which is not waiting")
+                    if jv.gpus > free_total:
+                        if not backfill:
+                            break
+                        continue
+                    if refused is not None:
+                        inst = jv.instances
+                        per, count = (jv.gpus // inst, inst) if inst else (1, jv.gpus)
+                        least = refused.get(per)
+                        if least is not None and count >= least:
+                            continue    # (backfill only: a strict pass stopped at its first refusal)
+                        if not self._try_start(jv):
+                            if not backfill:
+                                break
+                            refused[per] = count
+                            if self._all_refused(refused, free_total):
+                                break
+                            continue
+                        free_total = self.free_total
+                        if not free_total or self._all_refused(refused, free_total):
+                            break
+                        continue
+                    if not self._try_start(jv):
+                        if not backfill:
+                            break
+                        continue
+                    free_total = self.free_total
+                    if not free_total:
+                        break
         for i in self.started:
             del self.waiting[i]
         self.started.clear()
@@ -554,6 +693,8 @@ class _Engine:
                 self.arrived.append(views[i])
                 if self.waiting_gpus is not None and not views[i].instances:
                     self.waiting_gpus.add(views[i].gpus)
+                if self.waiting_shapes is not None:
+                    self._shape_enters(i)
                 changed = True
             while heap and heap[0][0] == t and heap[0][1] == _WAKE:
                 heapq.heappop(heap)

@@ -23,8 +23,8 @@ from __future__ import annotations
 import os
 
 from .._validation import Options, validate_params
-from ..instance import Cluster, Instance, Job, Server
-from .base import TraceReport, read_csv_rows, shared_path, row_job
+from ..instance import Cluster, Instance, Server
+from .base import TraceReport, abstract_job, read_csv_rows, shared_path
 
 __all__ = ["read_alibaba_pods", "alibaba_cluster", "ALIBABA_POD_COLUMNS", "DEFAULT_PODS", "DEFAULT_NODES"]
 
@@ -132,7 +132,7 @@ def read_alibaba_pods(path: str | os.PathLike = DEFAULT_PODS, *, cluster: Cluste
         if gpus > M:
             report.filtered[f"needs more than the cluster's {M} GPUs"] += 1
             continue
-        job = row_job(report, line, name, created, gpus, processing_time=duration, meta=meta)
+        job = abstract_job(report, line, name, created, gpus, duration, meta=meta)
         if job is not None:
             jobs.append(job)
     if censored == "keep":

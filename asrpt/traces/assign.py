@@ -39,8 +39,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+
 from .._validation import Interval, validate_params
-from ..instance import Instance, Job, Parallelism
+from ..instance import LIMITS, Instance, Job, Parallelism
 from ..random import job_generator
 
 __all__ = ["assign_models", "MODEL_POOLS", "TRAINING_SEQ_LEN", "candidate_configurations"]
@@ -82,6 +83,25 @@ def candidate_configurations(gpus: int) -> list[Parallelism]:
     return out
 
 
+def _dnn_job(job: Job, model: str, par: Parallelism, iterations: int, seq, meta: dict) -> Job:
+    """``Job(job.id, job.arrival, job.gpus, weight=job.weight, model=model, parallelism=par,
+    iterations=iterations, user=job.user, group=job.group, dataset=job.dataset, meta=meta,
+    seq_len=seq)``, checked once here: the fields taken from ``job`` were checked when it was built,
+    ``model`` is a zoo name, ``par`` has ``job.gpus`` GPUs; what is left to check is checked, and
+    anything unusual (nested meta, numbers past the limits) goes through ``Job`` itself."""
+    if (type(iterations) is int and 1 <= iterations <= LIMITS["count"] and par.gpus == job.gpus
+            and (seq is None or (type(seq) is int and seq >= 1))
+            and all(type(v) in (int, float, str) for v in meta.values())
+            and type(meta.get("trace_duration")) in (int, float)):
+        return Job._checked({"id": job.id, "arrival": job.arrival, "gpus": job.gpus,
+                             "weight": job.weight, "model": model, "parallelism": par,
+                             "iterations": iterations, "user": job.user, "group": job.group,
+                             "dataset": job.dataset, "meta": dict(meta), "seq_len": seq})
+    return Job(job.id, job.arrival, job.gpus, weight=job.weight, model=model, parallelism=par,
+               iterations=iterations, user=job.user, group=job.group, dataset=job.dataset,
+               meta=meta, seq_len=seq)
+
+
 @validate_params({"instance": [Instance], "seed": [Interval(int, 0, None, closed="left")]})
 def assign_models(instance: Instance, *, seed: int = 0) -> Instance:
     """Give every abstract job of ``instance`` a zoo model, a configuration and iterations.
@@ -102,6 +122,7 @@ def assign_models(instance: Instance, *, seed: int = 0) -> Instance:
 
     cluster = instance.cluster
     fits_cache: dict[tuple, bool] = {}
+    tau_cache: dict[tuple, float] = {}   # tau* depends on the model and configuration only
     stayed = Counter()
     jobs = []
     for job in instance.jobs:
@@ -131,14 +152,14 @@ def assign_models(instance: Instance, *, seed: int = 0) -> Instance:
         meta = dict(job.meta)
         meta.setdefault("trace_duration", job.processing_time)
         seq = TRAINING_SEQ_LEN.get(model)
-        probe = Job(job.id, job.arrival, job.gpus, weight=job.weight, model=model, parallelism=par,
-                    iterations=1, user=job.user, group=job.group, dataset=job.dataset, meta=meta,
-                    seq_len=seq)
-        tau = best_iteration_time(probe, cluster)
+        tau = tau_cache.get((model, par))
+        if tau is None:
+            probe = Job(job.id, job.arrival, job.gpus, weight=job.weight, model=model, parallelism=par,
+                        iterations=1, user=job.user, group=job.group, dataset=job.dataset, meta=meta,
+                        seq_len=seq)
+            tau = tau_cache[(model, par)] = best_iteration_time(probe, cluster)
         iterations = max(1, round(float(job.processing_time) / tau))
-        jobs.append(Job(job.id, job.arrival, job.gpus, weight=job.weight, model=model, parallelism=par,
-                        iterations=iterations, user=job.user, group=job.group, dataset=job.dataset,
-                        meta=meta, seq_len=seq))
+        jobs.append(_dnn_job(job, model, par, iterations, seq, meta))
     metadata = dict(instance.metadata)
     metadata["model_assignment"] = {"rule": "asrpt.traces.assign", "seed": seed,
                                     "stayed_abstract": sum(stayed.values())}

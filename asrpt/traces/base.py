@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from typing import Iterator, Sequence
 
 from ..errors import InvalidInstance, TraceError
+from ..instance import JOB_STATUSES, LIMITS, Job
 
 __all__ = ["TraceReport", "RowProblem", "read_csv_rows", "parse_timestamp", "shared_path", "row_job",
-           "trace_status"]
+           "abstract_job", "trace_status"]
 
 
 #: Stands for the shared data folder in paths built while ``ASRPT_SHARED`` is unset.
@@ -219,6 +220,60 @@ def row_job(report: TraceReport, line: int, *args, **kwargs):
     except InvalidInstance as exc:
         report.bad(line, "; ".join(str(p) for p in exc.problems))
         return None
+
+
+# The instance format's limits, as the fast path of abstract_job checks them.
+_MAX_STRING, _MAX_TIME = LIMITS["string_length"], LIMITS["time"]
+_MAX_INSTANCES, _MAX_GPUS = LIMITS["servers"], LIMITS["servers"] * LIMITS["server_gpus"]
+_RESOLUTION = LIMITS["resolution"]
+def _plain_string(text) -> bool:
+    """True for a string the instance format plainly accepts (printable ASCII, not blank, within
+    the length limit); anything else is left to ``Job`` to judge."""
+    return (type(text) is str and len(text) <= _MAX_STRING and text.isascii() and text.isprintable()
+            and bool(text.strip()))
+
+
+def _plain_number(x, positive: bool) -> bool:
+    """True for an int or a finite float in [0, LIMITS["time"]] (> 0 with ``positive``)."""
+    t = type(x)
+    if t is not int and not (t is float and math.isfinite(x)):
+        return False
+    return (x > 0 if positive else x >= 0) and x <= _MAX_TIME
+
+
+def abstract_job(report: TraceReport, line: int, job_id, arrival, gpus, processing_time, *,
+                 instances=None, user=None, status=None, meta=None):
+    """The abstract ``Job`` of one trace row, as ``row_job`` would build it, checked once here.
+
+    Values an importer has already parsed (ints and finite floats, printable ids and users, flat
+    ``meta`` of numbers and ASCII strings) that
+    plainly satisfy the instance format are stored without ``Job``'s generic per-field checks
+    (the same object results: same fields, same types, ``meta`` frozen); anything else goes
+    through ``row_job``, so a row that breaks the format is reported exactly as before.
+
+    >>> r = TraceReport("t.csv")
+    >>> abstract_job(r, 2, "7", 0, 2, 30, instances=2) == row_job(r, 2, "7", 0, 2, processing_time=30, instances=2)
+    True
+    >>> abstract_job(r, 3, "8", 1e9, 1, 0.001) is None, str(r.malformed[0]).split(" s is")[0]
+    (True, 't.csv:3: processing_time: 0.001')
+    """
+    if (_plain_string(job_id) and _plain_number(arrival, False) and _plain_number(processing_time, True)
+            and type(gpus) is int and 1 <= gpus <= _MAX_GPUS
+            and (instances is None or (type(instances) is int and 1 <= instances <= _MAX_INSTANCES
+                                       and gpus % instances == 0))
+            and (user is None or _plain_string(user))
+            and (status is None or status in JOB_STATUSES)
+            and (meta is None or all(type(v) is int and v.bit_length() <= 100
+                                     or type(v) is float and math.isfinite(v)
+                                     or type(v) is str and v.isascii() for v in meta.values()))
+            and (type(arrival) is int and type(processing_time) is int
+                 or processing_time >= _RESOLUTION * math.ulp(float(arrival) + float(processing_time)))):
+        return Job._checked({"id": job_id, "arrival": arrival, "gpus": gpus,
+                             "processing_time": processing_time, "instances": instances,
+                             "user": user, "status": status,
+                             "meta": {str(k): v for k, v in meta.items()} if meta else None})
+    return row_job(report, line, job_id, arrival, gpus, processing_time=processing_time, instances=instances,
+                   user=user, status=status, **({} if meta is None else {"meta": meta}))
 
 
 _STATUS = {"pass": "succeeded", "completed": "succeeded", "succeeded": "succeeded", "terminated": "succeeded",

@@ -18,8 +18,8 @@ from __future__ import annotations
 import os
 
 from .._validation import validate_params
-from ..instance import Cluster, Instance, Job
-from .base import TraceReport, parse_timestamp, read_csv_rows, row_job, trace_status
+from ..instance import Cluster, Instance
+from .base import TraceReport, abstract_job, parse_timestamp, read_csv_rows, trace_status
 
 __all__ = ["read_helios", "HELIOS_COLUMNS"]
 
@@ -75,9 +75,9 @@ def read_helios(path: str | os.PathLike, cluster: Cluster) -> tuple[Instance, Tr
         if gpus > M:
             report.filtered[f"needs more than the cluster's {M} GPUs"] += 1
             continue
-        job = row_job(report, line, job_id, submit - t0, gpus, processing_time=duration,
-                      user=row["user"].strip() or None, status=trace_status(row["state"]),
-                      meta={"vc": row["vc"].strip(), "state": row["state"].strip(), "submitted": submit})
+        job = abstract_job(report, line, job_id, submit - t0, gpus, duration,
+                           user=row["user"].strip() or None, status=trace_status(row["state"]),
+                           meta={"vc": row["vc"].strip(), "state": row["state"].strip(), "submitted": submit})
         if job is not None:
             jobs.append(job)
     report.jobs = len(jobs)

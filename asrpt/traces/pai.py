@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 
 from .._validation import validate_params
-from ..instance import Cluster, Instance, Job
-from .base import TraceReport, read_csv_rows, row_job, trace_status
+from ..instance import Cluster, Instance
+from .base import TraceReport, abstract_job, read_csv_rows, trace_status
 
 __all__ = ["read_pai", "PAI_COLUMNS", "looks_like_pai"]
 
@@ -80,9 +80,8 @@ def read_pai(path: str | os.PathLike, cluster: Cluster) -> tuple[Instance, Trace
         elif per > G:
             report.filtered[f"an instance needs more than a server's {G} GPUs"] += 1
         else:
-            job = row_job(report, line, job_id, submit, n_inst * per, processing_time=duration,
-                          instances=n_inst, user=row["user"].strip() or None,
-                          status=trace_status(row.get("status")))
+            job = abstract_job(report, line, job_id, submit, n_inst * per, duration, instances=n_inst,
+                               user=row["user"].strip() or None, status=trace_status(row.get("status")))
             if job is None:
                 continue
             if cpus:

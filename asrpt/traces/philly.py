@@ -26,8 +26,8 @@ import math
 import os
 
 from .._validation import Interval, Options, validate_params
-from ..instance import Cluster, Instance, Job
-from .base import TraceReport, parse_timestamp, read_csv_rows, row_job, shared_path, trace_status
+from ..instance import Cluster, Instance
+from .base import TraceReport, abstract_job, parse_timestamp, read_csv_rows, shared_path, trace_status
 
 __all__ = ["read_philly", "gang_instances", "DEFAULT_PHILLY"]
 
@@ -141,9 +141,9 @@ def read_philly(path: str | os.PathLike = DEFAULT_PHILLY, *, start: int = 0, lim
         if instances is not None and instances > 1 and sum(s.gpus // (gpus // instances) for s in cluster.servers) < instances:
             report.filtered["gang instances do not fit the servers"] += 1
             continue
-        job = row_job(report, line, str(row_index), t - t0, gpus, processing_time=duration,
-                      instances=instances, user=vc or None, status=status,
-                      meta={"trace_duration": duration, "row": row_index, "submitted": t})
+        job = abstract_job(report, line, str(row_index), t - t0, gpus, duration, instances=instances,
+                           user=vc or None, status=status,
+                           meta={"trace_duration": duration, "row": row_index, "submitted": t})
         if job is not None:
             jobs.append(job)
     report.jobs = len(jobs)

@@ -1,0 +1,66 @@
+"""Tiresias 2D-LAS and 2D-Gittins with the incremental ranking (waiting jobs kept sorted across
+decisions) make exactly the decisions of their previous implementations
+(tests/policies/reference/tiresias.py), decision by decision, on random instances (issue 18)."""
+
+import pytest
+from hypothesis import given, settings
+
+from asrpt.policies.gittins import TiresiasGittins
+from asrpt.policies.tiresias import Tiresias
+from asrpt.sim import simulate
+from asrpt.testing.strategies import dnn_instances, gang_instances
+
+from .reference.tiresias import ReferenceTiresias, ReferenceTiresiasGittins
+from .test_incremental_rankings import recording
+from .test_srsf_incremental import random_trace
+
+PAIRS = {"tiresias": (recording(Tiresias), recording(ReferenceTiresias)),
+         "gittins": (recording(TiresiasGittins), recording(ReferenceTiresiasGittins))}
+
+VARIANTS = [
+    ("tiresias", {}),
+    ("tiresias", {"thresholds": (40, 300)}),
+    ("tiresias", {"thresholds": (25.5,)}),
+    ("tiresias", {"thresholds": (40, 300), "promote_knob": 2.0}),   # the knob keeps the full re-sort
+    ("gittins", {}),
+    ("gittins", {"thresholds": (60,), "quantum": 30.0}),
+    ("gittins", {"thresholds": (60,), "quantum": 30.0, "samples": [5.0, 40.0, 90.0, 400.0]}),
+]
+
+
+def same_run(instance, name, params, seed=0, **kwargs):
+    new, old = PAIRS[name]
+    a = simulate(instance, new(**params), seed=seed, **kwargs)
+    b = simulate(instance, old(**params), seed=seed, **kwargs)
+    log = new.runs.pop()
+    assert log == old.runs.pop()
+    assert a.completion_times == b.completion_times
+    assert [r.segments for r in a.records] == [r.segments for r in b.records]
+    assert a.policy_data == b.policy_data
+    return log
+
+
+@pytest.mark.parametrize("name,params", VARIANTS, ids=lambda v: str(v))
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_identical_decisions_on_random_overloaded_traces(name, params, seed):
+    log = same_run(random_trace(120, seed), name, params, seed=seed)
+    assert max(len(entry[1]) for entry in log) > 30  # deep queues were ranked
+    assert len(log) > 100
+
+
+@settings(max_examples=30, deadline=None)
+@given(gang_instances(max_jobs=8))
+def test_identical_decisions_on_gang_instances(instance):
+    for name, params in VARIANTS:
+        same_run(instance, name, params)
+
+
+@settings(max_examples=10, deadline=None)
+@given(dnn_instances(max_jobs=5))
+def test_identical_decisions_on_dnn_instances(instance):
+    for name, params in (VARIANTS[1], VARIANTS[5]):
+        same_run(instance, name, params, preemption_cost=1.5)
+
+
+def test_identical_decisions_on_check_invariants():
+    same_run(random_trace(60, 7), "tiresias", {"thresholds": (40, 300)}, check_invariants=True)
