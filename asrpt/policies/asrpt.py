@@ -86,7 +86,7 @@ class ASRPT(PredictorPolicy):
     ----------
     predictor : str or Predictor
         Source of N^_j (default ``"instance"``: the instance's own predictions, the truth where a
-        job has none; ``asrpt run`` gives every policy the online forest instead).
+        job has none; ``asrpt run`` gives every policy the registry default, ``hierarchy``, instead).
     virtual : {"gang", "fluid"}
         The virtual machine (module docstring).
     order : {"guarded", "virtual", "actual"}
