@@ -458,7 +458,17 @@ class PredictionTracker:
                         touched.update(waiting)
             for i in sorted(touched):
                 job = touched[i]
-                if i not in self.predicted or view.attained_work(job) > 0:
+                if i not in self.predicted:
+                    continue
+                done = view.attained_work(job)
+                if done > 0:
+                    if done >= 1:
+                        # Work done of at least one unit never returns to 0 (the engine snaps a
+                        # stopped DNN job down to an iteration boundary only within 1e-9 of
+                        # one), so this job is no sibling to re-predict again: it leaves the key
+                        # lists, and each job is read O(1) times instead of at every completion.
+                        for key in self._keys.pop(i, ()):
+                            self._by_key[key].pop(i, None)
                     continue
                 value = self._check(job, self.predictor.predict(job, truth=self._truth(view, job)))
                 if value != self.predicted[i]:
