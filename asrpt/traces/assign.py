@@ -85,8 +85,8 @@ def candidate_configurations(gpus: int) -> list[Parallelism]:
 
 def _dnn_job(job: Job, model: str, par: Parallelism, iterations: int, seq, meta: dict) -> Job:
     """``Job(job.id, job.arrival, job.gpus, weight=job.weight, model=model, parallelism=par,
-    iterations=iterations, user=job.user, group=job.group, dataset=job.dataset, meta=meta,
-    seq_len=seq)``, checked once here: the fields taken from ``job`` were checked when it was built,
+    iterations=iterations, user=job.user, group=job.group, dataset=job.dataset, status=job.status,
+    meta=meta, seq_len=seq)``, checked once here: the fields taken from ``job`` were checked when it was built,
     ``model`` is a zoo name, ``par`` has ``job.gpus`` GPUs; what is left to check is checked, and
     anything unusual (nested meta, numbers past the limits) goes through ``Job`` itself."""
     if (type(iterations) is int and 1 <= iterations <= LIMITS["count"] and par.gpus == job.gpus
@@ -96,10 +96,11 @@ def _dnn_job(job: Job, model: str, par: Parallelism, iterations: int, seq, meta:
         return Job._checked({"id": job.id, "arrival": job.arrival, "gpus": job.gpus,
                              "weight": job.weight, "model": model, "parallelism": par,
                              "iterations": iterations, "user": job.user, "group": job.group,
-                             "dataset": job.dataset, "meta": dict(meta), "seq_len": seq})
+                             "dataset": job.dataset, "status": job.status, "meta": dict(meta),
+                             "seq_len": seq})
     return Job(job.id, job.arrival, job.gpus, weight=job.weight, model=model, parallelism=par,
                iterations=iterations, user=job.user, group=job.group, dataset=job.dataset,
-               meta=meta, seq_len=seq)
+               status=job.status, meta=meta, seq_len=seq)
 
 
 @validate_params({"instance": [Instance], "seed": [Interval(int, 0, None, closed="left")]})

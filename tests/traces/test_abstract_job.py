@@ -101,3 +101,16 @@ def test_assigned_dnn_jobs_equal_jobs_built_and_checked_by_job():
         tau = best_iteration_time(Job(j.id, 0, j.gpus, model=j.model, parallelism=j.parallelism, iterations=1,
                                       seq_len=j.seq_len), inst.cluster)
         assert j.iterations == max(1, round(float(j.meta["trace_duration"]) / tau))
+
+
+def test_assigned_dnn_jobs_keep_the_trace_status():
+    """A job's trace status (``failed``/``killed`` runs stay out of the learned predictors'
+    duration history) survives the model assignment: it used to be dropped on ``--dnn`` traces."""
+    from asrpt.instance import Cluster, Instance
+    from asrpt.traces.assign import assign_models
+
+    jobs = tuple(Job(str(k), k, 1, processing_time=3600, status=s)
+                 for k, s in enumerate(("succeeded", "failed", "killed", None)))
+    out = assign_models(Instance(Cluster.homogeneous(2, 8, "A100"), jobs), seed=0)
+    assert [j.status for j in out.jobs] == ["succeeded", "failed", "killed", None]
+    assert all(not j.is_abstract for j in out.jobs)
