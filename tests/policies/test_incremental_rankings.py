@@ -6,9 +6,9 @@ from hypothesis import given, settings
 
 from asrpt.policies.gavel import Gavel
 from asrpt.policies.themis import Themis
-from asrpt.sim import simulate
 from asrpt.testing.strategies import dnn_instances, gang_instances
 
+from ._same_decisions import same_decisions
 from .reference.gavel import ReferenceGavel
 from .reference.themis import ReferenceThemis
 from .test_srsf_incremental import random_trace
@@ -45,15 +45,7 @@ VARIANTS = [
 
 
 def same_run(instance, name, params, seed=0, **kwargs):
-    new, old = PAIRS[name]
-    a = simulate(instance, new(**params), seed=seed, **kwargs)
-    b = simulate(instance, old(**params), seed=seed, **kwargs)
-    log = new.runs.pop()
-    assert log == old.runs.pop()
-    assert a.completion_times == b.completion_times
-    assert [r.segments for r in a.records] == [r.segments for r in b.records]
-    assert a.policy_data == b.policy_data
-    return log
+    return same_decisions(*PAIRS[name], instance, params, seed, **kwargs)
 
 
 @pytest.mark.parametrize("name,params", VARIANTS, ids=lambda v: str(v))

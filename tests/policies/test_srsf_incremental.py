@@ -8,9 +8,9 @@ from hypothesis import given, settings
 
 from asrpt.instance import Cluster, Instance, Job
 from asrpt.policies.srsf import SRSF
-from asrpt.sim import simulate
 from asrpt.testing.strategies import dnn_instances, gang_instances
 
+from ._same_decisions import same_decisions
 from .reference.srsf import ReferenceSRSF
 
 
@@ -51,14 +51,7 @@ VARIANTS = [
 
 
 def same_run(instance, params, seed=0, **kwargs):
-    a = simulate(instance, NEW(**params), seed=seed, **kwargs)
-    b = simulate(instance, OLD(**params), seed=seed, **kwargs)
-    log = NEW.runs.pop()
-    assert log == OLD.runs.pop()
-    assert a.completion_times == b.completion_times
-    assert [r.segments for r in a.records] == [r.segments for r in b.records]
-    assert a.policy_data == b.policy_data
-    return log
+    return same_decisions(NEW, OLD, instance, params, seed, **kwargs)
 
 
 def random_trace(n, seed, servers=4, per=4):

@@ -7,9 +7,9 @@ from hypothesis import given, settings
 
 from asrpt.policies.gittins import TiresiasGittins
 from asrpt.policies.tiresias import Tiresias
-from asrpt.sim import simulate
 from asrpt.testing.strategies import dnn_instances, gang_instances
 
+from ._same_decisions import same_decisions
 from .reference.tiresias import ReferenceTiresias, ReferenceTiresiasGittins
 from .test_incremental_rankings import recording
 from .test_srsf_incremental import random_trace
@@ -29,15 +29,7 @@ VARIANTS = [
 
 
 def same_run(instance, name, params, seed=0, **kwargs):
-    new, old = PAIRS[name]
-    a = simulate(instance, new(**params), seed=seed, **kwargs)
-    b = simulate(instance, old(**params), seed=seed, **kwargs)
-    log = new.runs.pop()
-    assert log == old.runs.pop()
-    assert a.completion_times == b.completion_times
-    assert [r.segments for r in a.records] == [r.segments for r in b.records]
-    assert a.policy_data == b.policy_data
-    return log
+    return same_decisions(*PAIRS[name], instance, params, seed, **kwargs)
 
 
 @pytest.mark.parametrize("name,params", VARIANTS, ids=lambda v: str(v))
