@@ -41,15 +41,14 @@ Examples
 from __future__ import annotations
 
 import heapq
-import math
 from typing import Any, Callable, Hashable, NamedTuple, Sequence
 
 from sortedcontainers import SortedList
 
 from ..errors import InvalidParameterError
 from ..instance import id_key
-from .._validation import is_number
 from ..sizes import exact_div, exact_mul
+from .srpt import _check_new_job, _check_time
 
 __all__ = ["GangSRPTMachine", "GangPiece", "gang_schedule"]
 
@@ -59,9 +58,7 @@ def _default_tie_key(key: Hashable):
 
 
 def _check(method: str, name: str, value) -> None:
-    if not (is_number(value) and math.isfinite(value)):
-        raise InvalidParameterError(
-            f"The '{name}' parameter of GangSRPTMachine.{method} must be a finite number. Got {value!r} instead.")
+    _check_time(method, name, value, "GangSRPTMachine")
 
 
 class GangPiece(NamedTuple):
@@ -221,15 +218,8 @@ class GangSRPTMachine:
         InvalidParameterError
             Known key, release before now, negative or non-finite numbers, gang size out of range.
         """
-        if key in self._size:
-            raise InvalidParameterError(
-                f"The 'key' parameter of GangSRPTMachine.add must be a new job. Got {key!r}, already added.")
-        _check("add", "release", release)
+        _check_new_job("GangSRPTMachine", key, self._size, release, self.now)
         _check("add", "time", time)
-        if release < self.now:
-            raise InvalidParameterError(
-                f"The 'release' parameter of GangSRPTMachine.add must be >= the machine's time {self.now!r}. "
-                f"Got {release!r} instead.")
         if time < 0:
             raise InvalidParameterError(
                 f"The 'time' parameter of GangSRPTMachine.add must be >= 0. Got {time!r} instead.")

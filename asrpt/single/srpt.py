@@ -425,10 +425,24 @@ def _default_tie_key(key: Hashable):
     return id_key(key) if isinstance(key, str) else key
 
 
-def _check_time(method: str, name: str, value) -> None:
+def _check_time(method: str, name: str, value, owner: str = "SRPTMachine") -> None:
+    """A finite number for parameter ``name`` of ``owner.method`` (the virtual machines' check)."""
     if not (is_number(value) and math.isfinite(value)):
         raise InvalidParameterError(
-            f"The '{name}' parameter of SRPTMachine.{method} must be a finite number. Got {value!r} instead.")
+            f"The '{name}' parameter of {owner}.{method} must be a finite number. Got {value!r} instead.")
+
+
+def _check_new_job(owner: str, key, known, release, now) -> None:
+    """``owner.add``'s checks on the job's identity and release: a new key, a finite release no
+    earlier than the machine's time ``now``."""
+    if key in known:
+        raise InvalidParameterError(
+            f"The 'key' parameter of {owner}.add must be a new job. Got {key!r}, already added.")
+    _check_time("add", "release", release, owner)
+    if release < now:
+        raise InvalidParameterError(
+            f"The 'release' parameter of {owner}.add must be >= the machine's time {now!r}. "
+            f"Got {release!r} instead.")
 
 
 class SRPTMachine:
@@ -596,15 +610,8 @@ class SRPTMachine:
             The key is already known, the release is before now, or the size is negative or not
             finite.
         """
-        if key in self._size:
-            raise InvalidParameterError(
-                f"The 'key' parameter of SRPTMachine.add must be a new job. Got {key!r}, already added.")
-        _check_time("add", "release", release)
+        _check_new_job("SRPTMachine", key, self._size, release, self.now)
         _check_time("add", "size", size)
-        if release < self.now:
-            raise InvalidParameterError(
-                f"The 'release' parameter of SRPTMachine.add must be >= the machine's time {self.now!r}. "
-                f"Got {release!r} instead.")
         if size < 0:
             raise InvalidParameterError(
                 f"The 'size' parameter of SRPTMachine.add must be >= 0. Got {size!r} instead.")
