@@ -80,11 +80,7 @@ def read_alibaba_pods(path: str | os.PathLike = DEFAULT_PODS, *, cluster: Cluste
     header, rows = read_csv_rows(source, ALIBABA_POD_COLUMNS)
     report = TraceReport(source, ignored_columns=tuple(c for c in header if c not in _USED))
     raw = []
-    for line, row in rows:
-        report.rows += 1
-        if "__error__" in row:
-            report.bad(line, row["__error__"])
-            continue
+    for line, row in report.readable_rows(rows):
         try:
             gpus = int(row["num_gpu"])
             milli = int(row["gpu_milli"] or 0)

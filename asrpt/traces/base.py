@@ -103,6 +103,16 @@ class TraceReport:
     def bad(self, line: int, message: str) -> None:
         self.malformed.append(RowProblem(self.source, line, message))
 
+    def readable_rows(self, rows):
+        """The rows of :func:`read_csv_rows` that parsed, as ``(line, row)``: every row is counted
+        in ``rows``, and one the CSV layer could not read is recorded as malformed instead."""
+        for line, row in rows:
+            self.rows += 1
+            if "__error__" in row:
+                self.bad(line, row["__error__"])
+                continue
+            yield line, row
+
     def check_readable(self) -> None:
         """Raise TraceError when the file has data rows and every one of them is malformed (an
         empty table would otherwise look like a valid, empty trace)."""

@@ -40,11 +40,7 @@ def read_helios(path: str | os.PathLike, cluster: Cluster) -> tuple[Instance, Tr
     report = TraceReport(source, ignored_columns=tuple(c for c in header if c not in HELIOS_COLUMNS))
     raw = []
     seen: set[str] = set()
-    for line, row in rows:
-        report.rows += 1
-        if "__error__" in row:
-            report.bad(line, row["__error__"])
-            continue
+    for line, row in report.readable_rows(rows):
         try:
             gpus = int(float(row["gpu_num"]))
             submit = parse_timestamp(row["submit_time"])

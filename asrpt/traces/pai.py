@@ -53,11 +53,7 @@ def read_pai(path: str | os.PathLike, cluster: Cluster) -> tuple[Instance, Trace
     seen: set[str] = set()
     M, G = cluster.total_gpus, cluster.max_server_gpus
     cpu_rows = 0
-    for line, row in rows:
-        report.rows += 1
-        if "__error__" in row:
-            report.bad(line, row["__error__"])
-            continue
+    for line, row in report.readable_rows(rows):
         job_id = row["job_id"].strip()
         try:
             submit = _number(row["submit_time"])

@@ -97,11 +97,8 @@ def read_philly(path: str | os.PathLike = DEFAULT_PHILLY, *, start: int = 0, lim
     has_row = "philly_row" in header
     report = TraceReport(source, ignored_columns=tuple(c for c in header if c not in _REQUIRED + ("philly_row", "status")))
     parsed = []
-    for row_index, (line, row) in enumerate(rows):
-        report.rows += 1
-        if "__error__" in row:
-            report.bad(line, row["__error__"])
-            continue
+    for line, row in report.readable_rows(rows):
+        row_index = report.rows - 1    # the row's index in the file, malformed rows included
         try:
             t = parse_timestamp(row["timestamp"])
             duration = float(row["duration"])

@@ -85,11 +85,7 @@ def read_tiresias(path: str | os.PathLike, cluster: Cluster) -> tuple[Instance, 
     jobs = []
     seen: set[str] = set()
     M = cluster.total_gpus
-    for line, row in rows:
-        report.rows += 1
-        if "__error__" in row:
-            report.bad(line, row["__error__"])
-            continue
+    for line, row in report.readable_rows(rows):
         job_id = row["job_id"].strip()
         submit_text, gpu_text = row["submit_time"].strip(), row["num_gpu"].strip()
         if not submit_text.isdigit():
