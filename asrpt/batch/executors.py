@@ -472,8 +472,10 @@ class DaskExecutor:
                 "--executor dask needs dask.distributed: pip install 'asrpt[dask]'") from None
         self._cluster = None
         if self.scheduler is None:
+            # The scheduler opens an HTTP server even without a dashboard, on 8787 unless told
+            # otherwise: ":0" lets the system pick a free port, so two runs never clash.
             self._cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
-                                         dashboard_address=None, silence_logs=logging.ERROR)
+                                         dashboard_address=":0", silence_logs=logging.ERROR)
             self._client = Client(self._cluster)
         else:
             try:

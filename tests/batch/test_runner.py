@@ -170,7 +170,7 @@ def test_processes_and_dask_give_identical_rows(instances, tmp_path):
     out = str(tmp_path / "processes.jsonl")
     run_batch(str(d), "certify", out=out, options=options, executor="processes", jobs=2)
     rows["processes"] = read_results(out)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None,
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
                                   silence_logs=50) as cluster:
         out = str(tmp_path / "dask.jsonl")
         run_batch(str(d), "certify", out=out, options=options, executor="dask",
