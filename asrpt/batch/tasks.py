@@ -35,7 +35,7 @@ Examples
 >>> execute(item)["status"]
 'error'
 >>> sorted(TASKS)
-['certify', 'certify-guarded', 'opt', 'place', 'simulate', 'srpt']
+['certify', 'certify-guarded', 'certify-robust', 'opt', 'place', 'simulate', 'srpt']
 """
 
 from __future__ import annotations
@@ -295,6 +295,46 @@ def certify_guarded_task(instance: Instance, *, predictor: str = "instance", kap
 
 @validate_params({
     "instance": _INSTANCE,
+    "lam": [Interval(Real, 0, 1, closed="neither")],
+    "predictor": [str],
+    "kappa": [Interval(Real, 1, None, closed="left")],
+    "share": [Interval(Real, 0, 1, closed="right")],
+    "seed": [Interval(Integral, 0, None, closed="left")],
+    "tolerance": [Interval(Real, 0, 1, closed="left")],
+})
+def certify_robust_task(instance: Instance, *, lam: float = 0.5, predictor: str = "instance", kappa: float = 16,
+                        share: float = 0.5, seed: int = 0, tolerance: float = 1e-9) -> dict:
+    """Build Theorem 3's time-shared combination of guarded A-SRPT (share ``lam``) and water-filling
+    and check its certificate (``asrpt certify --theorem 3``), with the flow-time figures.
+
+    Returns
+    -------
+    dict
+        ``holds``, ``covered``, ``exact``, ``lam``, ``total_completion_time``, ``lower_bound``,
+        ``ratio_to_lb``, ``flow_time``, ``flow_lower_bound``, ``flow_ratio_to_lb``,
+        ``consistent_ratio``, ``robust_ratio``, ``robust_ratio_bound`` and ``failures``.
+
+    Examples
+    --------
+    >>> f = certify_robust_task(two_server_instance)
+    >>> f["holds"], f["robust_ratio_bound"], f["failures"]
+    (True, 18, [])
+    """
+    from ..sizes import integral
+    from ..theory.robust import certify_robust_instance
+
+    cert = certify_robust_instance(instance, lam=lam, predictor=predictor, kappa=integral(kappa), share=share,
+                                   seed=seed)
+    fields = ("holds", "covered", "exact", "lam", "total_completion_time", "lower_bound", "ratio_to_lb",
+              "flow_time", "flow_lower_bound", "flow_ratio_to_lb", "consistent_ratio", "robust_ratio",
+              "robust_ratio_bound")
+    out = {**_common(instance), **{k: getattr(cert, k) for k in fields}}
+    out["failures"] = cert.failures()
+    return jsonable(out)
+
+
+@validate_params({
+    "instance": _INSTANCE,
     "policy": [str],
     "placement": [None, str],
     "predictor": [None, str],
@@ -479,6 +519,8 @@ for _task in (
     Task("certify", certify_task, "A-SRPT under Theorem 1's assumptions and its certificate"),
     Task("certify-guarded", certify_guarded_task,
          "the default guarded A-SRPT under Theorem 2's assumptions, its certificate, flow time"),
+    Task("certify-robust", certify_robust_task,
+         "Theorem 3: guarded A-SRPT time-shared with water-filling, its certificate, flow time"),
     Task("simulate", simulate_task, "one policy in the simulator: summary metrics"),
     Task("place", place_task, "place each DNN job alone: cut bytes, stretch tau/tau*"),
 ):
@@ -491,7 +533,7 @@ def task_names() -> tuple[str, ...]:
     """The registered task names, sorted (:meth:`asrpt.registry.Registry.names`).
 
     >>> task_names()
-    ('certify', 'certify-guarded', 'opt', 'place', 'simulate', 'srpt')
+    ('certify', 'certify-guarded', 'certify-robust', 'opt', 'place', 'simulate', 'srpt')
     """
     return TASKS.names()
 
@@ -504,7 +546,7 @@ def get_task(name: str) -> Task:
     >>> get_task("certfy")
     Traceback (most recent call last):
     ...
-    asrpt.errors.InvalidParameterError: unknown task 'certfy' (did you mean 'certify'?); known: certify, certify-guarded, opt, place, simulate, srpt
+    asrpt.errors.InvalidParameterError: unknown task 'certfy' (did you mean 'certify'?); known: certify, certify-guarded, certify-robust, opt, place, simulate, srpt
     """
     return TASKS.get_item(name)
 

@@ -46,9 +46,13 @@ def register(sub) -> None:
     p.add_argument("--preemption-point", choices=("immediate", "iteration"), default="immediate",
                    help="where a preempted DNN job stops: at once (default, the theorem's setting) "
                         "or at its next iteration boundary (model.md's step 6, outside the theorem)")
-    p.add_argument("--theorem", type=int, choices=(1, 2), default=1,
+    p.add_argument("--theorem", type=int, choices=(1, 2, 3), default=1,
                    help="1: the reference model's A-SRPT (fluid virtual machine, virtual order; default); "
-                        "2: the default guarded A-SRPT on the gang machine (proofs/theorem2.md)")
+                        "2: the default guarded A-SRPT on the gang machine (proofs/theorem2.md); "
+                        "3: guarded A-SRPT time-shared with prediction-free water-filling, the bound "
+                        "that does not grow with prediction errors (proofs/theorem3.md)")
+    p.add_argument("--lam", type=float, default=0.5, metavar="L",
+                   help="Theorem 3: A-SRPT's share of time in (0, 1) (default 0.5; read as the decimal it spells)")
     p.add_argument("--kappa", type=float, default=16.0, metavar="K",
                    help="Theorem 2: the guard's kappa (>= 1; default 16, the policy's)")
     p.add_argument("--share", type=float, default=0.5, metavar="S", help="Theorem 2: the guard's GPU share in (0, 1]")
@@ -76,7 +80,7 @@ def run(args) -> int:
 
         print(f"note: {args.instance}: the certificate bounds the unweighted sum C_j; the jobs' "
               "weights are not used", file=sys.stderr)
-    if args.theorem == 2:
+    if args.theorem in (2, 3):
         return _run_theorem2(args, inst)
     cost = args.preemption_cost
     cost = int(cost) if float(cost).is_integer() else cost
@@ -114,11 +118,13 @@ def _run_theorem2(args, inst) -> int:
     from ..errors import InvalidParameterError
 
     if args.adaptive != "off" or args.strict or args.preemption_cost or args.preemption_point != "immediate":
-        raise InvalidParameterError("--theorem 2 runs under its assumptions only: drop --adaptive, --strict, "
-                                    "--preemption-cost and --preemption-point")
+        raise InvalidParameterError(f"--theorem {args.theorem} runs under its assumptions only: drop --adaptive, "
+                                    "--strict, --preemption-cost and --preemption-point")
     from ..sizes import integral
 
     kappa = integral(args.kappa)
+    if args.theorem == 3:
+        return _run_theorem3(args, inst, kappa)
     result = run_guarded(inst, predictor=args.predictor, kappa=kappa, share=args.share, seed=args.seed,
                          placement=args.placement)
     cert = certify_guarded(inst, result, tolerance=args.tolerance)
@@ -138,6 +144,38 @@ def _run_theorem2(args, inst) -> int:
         ["flow lower bound LB - sum a_j", cert.flow_lower_bound], ["flow ALG / LB", cert.flow_ratio_to_lb],
         ["virtual flow time", cert.virtual_flow_time]]))
     _print_checks(cert)
+    return 0 if cert.holds else 1
+
+
+def _run_theorem3(args, inst, kappa) -> int:
+    from ..errors import InvalidParameterError
+    from ..theory.robust import certify_robust, run_robust
+
+    if not 0 < args.lam < 1:
+        raise InvalidParameterError(f"--lam must be in (0, 1), got {args.lam}")
+    run_ = run_robust(inst, lam=args.lam, predictor=args.predictor, kappa=kappa, share=args.share,
+                      seed=args.seed, placement=args.placement)
+    cert = certify_robust(inst, run_, tolerance=args.tolerance)
+    write_plot(args.plot, lambda: _gantt_figure(inst, run_.copy))
+    if args.json:
+        emit_json({"file": args.instance, **cert.to_dict()})
+        return 0 if cert.holds else 1
+    verdict = "holds" if cert.holds else "FAILS"
+    scope = "within" if cert.covered else "outside"
+    print(f"Theorem 3 certificate for {args.instance}: {verdict} ({inst.n_jobs} jobs, {cert.total_gpus} GPUs, "
+          f"{'exact' if cert.exact else 'float'} arithmetic, lam = {cert.lam}, A-SRPT copy {scope} Theorem 2's "
+          "assumptions)")
+    print(format_table(["quantity", "value"], [
+        ["sum C_j (combination)", cert.total_completion_time], ["lower bound", cert.lower_bound],
+        ["ALG / LB", cert.ratio_to_lb], ["sum C_j^cons (A-SRPT copy, dilated)", cert.consistent_total],
+        ["sum C_j^rob (water-filling copy)", cert.robust_total], ["A-SRPT copy / LB", cert.consistent_ratio],
+        ["water-filling copy / LB", cert.robust_ratio], ["robust bound 9 beta / (1 - lam)", cert.robust_ratio_bound],
+        ["flow time sum (C_j - a_j)", cert.flow_time], ["flow lower bound LB - sum a_j", cert.flow_lower_bound],
+        ["flow ALG / LB", cert.flow_ratio_to_lb]]))
+    print()
+    print(format_table(["inequality", "lhs", "rhs", "slack", "holds", "job"],
+                       [[q.name, q.lhs, q.rhs, q.slack, "yes" if q.holds else "NO", q.job or ""]
+                        for q in cert.inequalities]))
     return 0 if cert.holds else 1
 
 

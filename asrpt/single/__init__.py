@@ -5,7 +5,9 @@
 - :mod:`asrpt.single.rules`: FCFS, SPT, WSPT (Smith), preemptive LAS, processor sharing, the
   fixed-ratio LP schedule and SRPT on m identical machines;
 - :mod:`asrpt.single.virtual`: the virtual single machine of model.md section 5 (sizes
-  ``g_j P_j / M`` and their SRPT schedule).
+  ``g_j P_j / M`` and their SRPT schedule);
+- :mod:`asrpt.single.gang` and :mod:`asrpt.single.waterfill`: the gang-capped fluid machine served
+  by gang-capped SRPT (A-SRPT's virtual machine) and by prediction-free water-filling.
 
 Everything here works on plain numbers (ints, floats or Fractions, exact when no float is given)
 and depends only on :mod:`asrpt.instance` and :mod:`asrpt.sizes`.

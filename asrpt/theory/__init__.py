@@ -7,7 +7,10 @@
   instances maximising ALG / OPT), :func:`evaluate` and the tightness table of ``proofs/``;
 - :mod:`asrpt.theory.classical`: WSRPT, the Phillips-Stein-Wein conversion, SPJF, PRR and SPRPT
   for the classical checks (CHK-04, 07, 08, 15, 16);
-- :mod:`asrpt.theory.queueing`: the M/M/1 queue with predictions, simulated and analytic (CHK-17).
+- :mod:`asrpt.theory.queueing`: the M/M/1 queue with predictions, simulated and analytic (CHK-17);
+- :mod:`asrpt.theory.guarded`: Theorem 2's certificate of the default guarded A-SRPT;
+- :mod:`asrpt.theory.robust`: Theorem 3, guarded A-SRPT time-shared with prediction-free
+  water-filling (a bound that does not grow with prediction errors) and its certificate.
 
 Everything here reads run records (:class:`~asrpt.sim.records.SimResult`) and the instance, never
 simulator internals. The proofs are in ``proofs/`` at the repository root; every statement there

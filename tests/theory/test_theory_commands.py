@@ -74,7 +74,21 @@ def test_certify_outside_the_theorem_says_so(capsys):
     assert "assumptions not met: static_predictions, backfill, zero_preemption_cost" in out
 
 
+def test_certify_theorem3_table_and_json(capsys):
+    from asrpt.theory.robust import certify_robust_instance
+
+    code, out, _ = run(capsys, "certify", WORKED, "--theorem", "3", "--lam", "0.75")
+    assert code == 0 and "Theorem 3 certificate" in out and "lam = 3/4" in out and "robust_closed_form" in out
+    code, out, _ = run(capsys, "certify", WORKED, "--theorem", "3", "--lam", "0.75", "--json")
+    d = json.loads(out)
+    cert = certify_robust_instance(load_instance(WORKED), lam=Fraction(3, 4))
+    assert d["theorem"] == 3 and d["holds"] and d["robust_ratio_bound"] == cert.robust_ratio_bound == 36
+    assert d["total_completion_time"] == pytest.approx(float(cert.total_completion_time))
+
+
 @pytest.mark.parametrize("argv, message", [
+    (["certify", WORKED, "--theorem", "3", "--lam", "1"], "--lam must be in"),
+    (["certify", WORKED, "--theorem", "3", "--adaptive", "doubling"], "--theorem 3 runs under its assumptions"),
     (["certify", "missing.json"], "no such file"),
     (["certify", WORKED, "--predictor", "psychic"], "unknown predictor"),
     (["certify", WORKED, "--tolerance", "-1"], "'tolerance' parameter"),
