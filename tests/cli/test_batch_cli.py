@@ -57,7 +57,7 @@ def test_exact_flag_and_list_tasks(capsys, inst_dir, tmp_path):
     assert run(capsys, inst_dir, "--task", "srpt", "--exact", "--out", str(tmp_path / "r.jsonl"))[0] == 0
     assert read_results(tmp_path / "r.jsonl")[0]["options"]["exact"] is True
     code, text, _ = run(capsys, "--list-tasks")
-    assert code == 0 and text.count("options:") == len(TASKS) == 6 and 'predictor="instance"' in text
+    assert code == 0 and text.count("options:") == len(TASKS) == 7 and 'predictor="instance"' in text
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -122,3 +122,20 @@ def test_a_killed_run_resumes_without_losing_or_repeating_rows(tmp_path):
     assert {r["status"] for r in rows} == {"ok"}
     if len(before) > len(complete):
         assert "discarded a partial last row" in done.stderr
+
+
+def test_help_texts_name_every_task():
+    import asrpt.cli.batch as batch_cli
+    from asrpt.batch.tasks import task_names
+
+    for name in task_names():
+        assert name in batch_cli.__doc__, name
+
+
+def test_certify_robust_task_from_the_command_line(capsys, inst_dir, tmp_path):
+    out = str(tmp_path / "robust.jsonl")
+    code, _, _ = run(capsys, inst_dir, "--task", "certify-robust", "-o", "lam=0.75", "--exact", "--out", out,
+                     "--no-progress")
+    rows = read_results(out)
+    assert code == 0 and len(rows) == 5
+    assert all(r["figures"]["holds"] and r["figures"]["robust_ratio_bound"] == 36 for r in rows)
