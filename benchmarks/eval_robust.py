@@ -84,13 +84,11 @@ def measure(n: int, seed: int = 7) -> list[tuple]:
             if lam == LAMS[0]:
                 cols[f"water-filling copy alone (speed {(1 - lam) / 3})"] = [
                     (_f(c.robust_ratio), float("nan")) for c in certs]
-                bound = certs[0].robust_ratio_bound
         for name, vals in cols.items():
             ratios = [r for r, _ in vals]
             flows = [f for _, f in vals if f == f]
             rows.append((label, name, statistics.fmean(ratios), max(ratios),
                          statistics.fmean(flows) if flows else None, len(vals)))
-        rows.append((label, f"(robust bound at lam = {LAMS[0]}: {bound})", None, None, None, None))
     return rows
 
 
@@ -98,9 +96,6 @@ def render(rows) -> str:
     out = ["| workload | schedule | sum C / LB, mean | max | flow / flow LB, mean | instances |",
            "|---|---|---|---|---|---|"]
     for label, name, mean, worst, flow, n in rows:
-        if mean is None:
-            out.append(f"| {label} | {name} | | | | |")
-            continue
         flow_s = "—" if flow is None else f"{flow:.3f}"
         out.append(f"| {label} | {name} | {mean:.3f} | {worst:.3f} | {flow_s} | {n} |")
     return "\n".join(out) + "\n"
