@@ -54,9 +54,13 @@ def emit_json(payload: dict) -> None:
 
 
 def _fmt_cell(x: Any) -> str:
+    """Six significant digits, but large values (epoch times, totals of a trace) in plain digits
+    with two decimals at most: ``1663190000.5`` stays readable, not ``1.66319e+09``."""
     if isinstance(x, Fraction):
         x = float(x) if x.denominator != 1 else x.numerator
     if isinstance(x, float):
+        if math.isfinite(x) and 1e6 <= abs(x) < 1e15:
+            return f"{x:.2f}".rstrip("0").rstrip(".")
         return f"{x:.6g}"
     return "" if x is None else str(x)
 
@@ -64,10 +68,11 @@ def _fmt_cell(x: Any) -> str:
 def format_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     """A plain aligned text table.
 
-    >>> print(format_table(["job", "C"], [["a", 1.5], ["bb", 10]]))
-    job     C
-    a     1.5
-    bb     10
+    >>> print(format_table(["job", "C"], [["a", 1.5], ["bb", 10], ["c", 1663190000.5]]))
+    job             C
+    a             1.5
+    bb             10
+    c    1663190000.5
     """
     cells = [[_fmt_cell(c) for c in row] for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
