@@ -79,7 +79,15 @@ FIT_PARAMETERS = ("matmul_efficiency", "conv_efficiency", "matmul_half_time", "m
                   "norm_half_channels", "kernel_time", "host_fwd", "host_bwd",
                   "iteration_overhead")
 
-_BOUNDS = {"matmul_efficiency": (0.05, 0.863), "conv_efficiency": (0.05, 0.863),
+#: Upper bound of the matmul and convolution efficiencies: the maximum achievable matmul
+#: throughput measured on the GH100 die with Stas Bekman's MAMF finder (ml-engineering's
+#: ``mamf-finder.py``; results table of the mag-/gpu_benchmark repository: GH200 144 GB HBM3e
+#: 853.8 TFLOP/s = 0.863 of the 989.4 bf16 peak; H100 SXM 792-821). No cuBLAS GEMM runs faster,
+#: so a fit that reaches 1.0 is trading the efficiency against the per-kernel ``t_half``.
+MAX_MATMUL_EFFICIENCY = 0.863
+
+_BOUNDS = {"matmul_efficiency": (0.05, MAX_MATMUL_EFFICIENCY),
+           "conv_efficiency": (0.05, MAX_MATMUL_EFFICIENCY),
            "matmul_half_time": (1e-8, 1e-3),
            "matmul_bandwidth": (0.02, 1.0), "norm_bandwidth": (0.01, 1.0),
            "elementwise_bandwidth": (0.01, 1.0), "misaligned_efficiency": (0.02, 1.0),
