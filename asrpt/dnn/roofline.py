@@ -26,7 +26,10 @@ tensors); S: ``score_elems`` of an attention layer that materialises its scores,
 reads and writes of them, and ``ew_elems`` of a composite layer (both per sample, in
 activation-element units). Two size effects: a dense layer whose width is not a multiple of
 ``ALIGN_ELEMS`` runs at ``misaligned_efficiency`` of the matmul efficiency, and a channels-first
-batch normalization of C channels at ``beta_norm C / (C + norm_half_channels)``.
+batch normalization of C channels at ``beta_norm C / (C + norm_half_channels)``. A kernel model
+with an ``attention_efficiency`` prices the fused attention kernel of each attention layer
+(``core_fwd_flops`` / ``core_bwd_flops``: scores, softmax, context) at that fraction of the peak;
+without one (the shipped H200 fit) the whole layer runs at the matmul efficiency.
 
 Examples
 --------
