@@ -1,8 +1,9 @@
 """``asrpt calibrate``: fit the kernel model of a GPU type to measured training steps.
 
 ``asrpt calibrate MEASUREMENTS.json [MORE.json ...] --gpu H200 [--output FILE] [--layers]
-[--fused-attention] [--apply-to H100] [--json]`` reads measurement files (the shared sweep format: runs with
-``iter_s_median``, ``fwd_s_median``, ``bwd_s_median``; optional per-layer tables), fits the
+[--fused-attention] [--apply-to H100] [--json]`` reads measurement files (the shared sweep
+format: runs with ``iter_s_median``, ``fwd_s_median``, ``bwd_s_median``; optional per-layer
+tables), fits the
 constants of :class:`asrpt.dnn.roofline.KernelParams` (:func:`asrpt.dnn.kernel_fit.
 fit_kernel_params`) and writes a parameter file in the format of the shipped
 ``asrpt/dnn/data/kernels-H200.json`` (``params``, the fit and its errors), to ``--output`` or

@@ -85,8 +85,9 @@ class Precision:
         Bytes per parameter of low-precision weight copies held during the forward and backward
         passes, memory only (not optimizer traffic): PyTorch autocast casts every weight once
         per step and caches the copy until the autocast region exits, so ``amp`` holds a 2-byte
-        fp16 copy of each fp32 weight (``amp-bf16`` a bf16 one) (the shared H200 sweep measures it: its bf16-autocast runs
-        hold 1.7-2.1 bytes per parameter more than its fp32 runs). 0 for the others: fp16/bf16
+        fp16 copy of each fp32 weight and ``amp-bf16`` a bf16 one (the shared H200 sweep
+        measures it: its bf16-autocast runs hold 1.7-2.1 bytes per parameter more than its fp32
+        runs). 0 for the others: fp16/bf16
         keep their working weights in that precision already; fp8's copy is in its state bytes.
     """
 
