@@ -1,8 +1,9 @@
 """``asrpt calibrate``: fit the kernel model of a GPU type to measured training steps.
 
 ``asrpt calibrate MEASUREMENTS.json [MORE.json ...] --gpu H200 [--output FILE] [--layers]
-[--apply-to H100] [--json]`` reads measurement files (the shared sweep format: runs with
-``iter_s_median``, ``fwd_s_median``, ``bwd_s_median``; optional per-layer tables), fits the
+[--fused-attention] [--apply-to H100] [--json]`` reads measurement files (the shared sweep
+format: runs with ``iter_s_median``, ``fwd_s_median``, ``bwd_s_median``; optional per-layer
+tables), fits the
 constants of :class:`asrpt.dnn.roofline.KernelParams` (:func:`asrpt.dnn.kernel_fit.
 fit_kernel_params`) and writes a parameter file in the format of the shipped
 ``asrpt/dnn/data/kernels-H200.json`` (``params``, the fit and its errors), to ``--output`` or
@@ -36,6 +37,10 @@ def register(sub) -> None:
     p.add_argument("--layers", action="store_true",
                    help="also fit the per-layer times of GPU-bound layers in the files' "
                         "per-layer tables (default: step times only)")
+    p.add_argument("--fused-attention", action="store_true",
+                   help="price the measured transformers' attention as one fused kernel "
+                        "(PyTorch SDPA) at a fixed attention efficiency, as the runs did "
+                        "(default: materialised eager scores, the shipped H200 fit's model)")
     p.add_argument("--apply-to", action="append", default=[], metavar="GPU",
                    help="also price this GPU with the fitted fractions of its own peaks "
                         "(repeatable; same architecture only)")
@@ -66,6 +71,7 @@ def payload(out: dict, sources: list, gpu: str) -> dict:
                       + (" and on log per-layer times of GPU-bound layers" if out.get("layers")
                          else "") + ", parameters in log space, each model weighted equally",
             "free_parameters": list(FIT_PARAMETERS),
+            "fused_attention": out["params"].attention_efficiency is not None,
             "models": out["models"],
             "measured_as": {m: MEASURED_MODELS[m][3] for m in out["models"]
                             if m in MEASURED_MODELS},
@@ -97,7 +103,8 @@ def run(args) -> int:
     if args.max_nfev < 1:
         raise InvalidParameterError(f"--max-nfev must be at least 1, got {args.max_nfev}")
     out = fit_kernel_params(runs, gpu, max_nfev=args.max_nfev,
-                            layers=layers if args.layers else ())
+                            layers=layers if args.layers else (),
+                            fused_attention=args.fused_attention)
     out["params"] = replace(out["params"], applies_to=tuple(dict.fromkeys(apply)))
     data = payload(out, [os.path.basename(p) for p in args.measurements], gpu)
     text = json.dumps(data, indent=1) + "\n"

@@ -58,7 +58,8 @@ def register(sub) -> None:
     p.add_argument("--parallel", type=_parallel, default=None, metavar="DP,PP,TP",
                    help="data, pipeline and tensor parallel degrees (default 1,1,1)")
     p.add_argument("--precision", default=None,
-                   help="fp32, tf32, fp16, bf16, fp8 or amp (default: the GPU's)")
+                   help="fp32, tf32, fp16, bf16, fp8, amp (fp16 autocast) or amp-bf16 "
+                        "(bf16 autocast) (default: the GPU's)")
     p.add_argument("--gpus-per-server", type=positive_int, default=None, metavar="G",
                    help="GPUs per server (default: the GPU's reference server)")
     p.add_argument("--inter-bandwidth", type=positive_float, default=None, metavar="BYTES_PER_S",

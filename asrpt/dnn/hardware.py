@@ -64,7 +64,7 @@ class Precision:
     Attributes
     ----------
     name : str
-        ``fp32``, ``tf32``, ``fp16``, ``bf16``, ``fp8`` or ``amp``.
+        ``fp32``, ``tf32``, ``fp16``, ``bf16``, ``fp8``, ``amp`` or ``amp-bf16``.
     activation_bytes : int
         Bytes per activation element (stashed activations, pipeline and tensor-parallel traffic).
     gradient_bytes : int
@@ -75,16 +75,19 @@ class Precision:
         (mixed precision, Micikevicius et al. 2018; ZeRO paper's "16 bytes per parameter"):
         2 + 2 + 4 (master) + 8 = 16; fp8 (Transformer Engine keeps bf16 weights and gradients
         plus an fp8 weight copy): 1 + 2 + 2 + 4 + 8 = 17; amp (PyTorch/apex automatic mixed
-        precision: fp32 weights and gradients, fp16 compute): 4 + 4 + 8 = 16.
+        precision: fp32 weights and gradients, fp16 compute): 4 + 4 + 8 = 16; ``amp-bf16``
+        (PyTorch autocast to bf16, ``torch.autocast(dtype=torch.bfloat16)``, what the shared H200
+        sweep ran): the same 16, bf16 compute, 4-byte (fp32) gradients on the wire.
     compute : str
         The peak the math runs at (a key of :attr:`GPUSpec.peak_tflops`): the name itself, except
-        ``amp`` which computes in fp16.
+        ``amp`` which computes in fp16 and ``amp-bf16`` in bf16.
     weight_cache_bytes : int
         Bytes per parameter of low-precision weight copies held during the forward and backward
         passes, memory only (not optimizer traffic): PyTorch autocast casts every weight once
         per step and caches the copy until the autocast region exits, so ``amp`` holds a 2-byte
-        fp16 copy of each fp32 weight (the shared H200 sweep measures it: its bf16-autocast runs
-        hold 1.7-2.1 bytes per parameter more than its fp32 runs). 0 for the others: fp16/bf16
+        fp16 copy of each fp32 weight and ``amp-bf16`` a bf16 one (the shared H200 sweep
+        measures it: its bf16-autocast runs hold 1.7-2.1 bytes per parameter more than its fp32
+        runs). 0 for the others: fp16/bf16
         keep their working weights in that precision already; fp8's copy is in its state bytes.
     """
 
@@ -107,10 +110,12 @@ PRECISIONS: Mapping[str, Precision] = MappingProxyType({
     "bf16": Precision("bf16", 2, 2, 16),
     "fp8": Precision("fp8", 1, 2, 17),
     "amp": Precision("amp", 2, 4, 16, "fp16", 2),
+    "amp-bf16": Precision("amp-bf16", 2, 4, 16, "bf16", 2),
 })
 
 _PRECISION_ALIASES = {"float32": "fp32", "float16": "fp16", "half": "fp16", "bfloat16": "bf16",
-                      "single": "fp32", "mixed": "amp"}
+                      "single": "fp32", "mixed": "amp", "autocast-bf16": "amp-bf16",
+                      "bf16-autocast": "amp-bf16"}
 
 
 @dataclass(frozen=True)
@@ -314,7 +319,7 @@ def gpu_names() -> tuple[str, ...]:
 @validate_params({"name": [str]})
 def precision_info(name: str) -> Precision:
     """The :class:`Precision` record of ``name`` (``fp32``, ``tf32``, ``fp16``, ``bf16``, ``fp8``,
-    ``amp``).
+    ``amp``, ``amp-bf16``).
 
     Parameters
     ----------
@@ -334,6 +339,9 @@ def precision_info(name: str) -> Precision:
     --------
     >>> precision_info("BF16").state_bytes_per_param
     16
+    >>> p = precision_info("autocast-bf16")
+    >>> p.name, p.compute, p.gradient_bytes, p.weight_cache_bytes
+    ('amp-bf16', 'bf16', 4, 2)
     """
     key = name.strip().lower()
     key = _PRECISION_ALIASES.get(key, key)

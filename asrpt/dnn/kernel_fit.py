@@ -8,11 +8,17 @@ was measured (:data:`MEASURED_MODELS`), predicting a run (:func:`predict_step`),
 (:func:`fit_kernel_params`: least squares on log step time). The runtime parameters it produces
 are a :class:`~asrpt.dnn.roofline.KernelParams`; ``asrpt calibrate`` writes them to a file.
 
-The measured implementations differ from the zoo's defaults in two documented ways, and the
+The measured implementations differ from the zoo's defaults in documented ways, and the
 graphs used here follow the measurements: BERT-base was trained with its masked-LM head
 (``BertForMaskedLM``: no pooler; dense, GELU, LayerNorm and a decoder tied to the word
-embedding), and GPT-2 with Hugging Face's eager attention, which materialises the ``heads x s x
-s`` scores (``score_elems``); both language models compute the loss on fp32 logits.
+embedding), and GPT-2 with Hugging Face's unfused ``NewGELUActivation`` (``ew_elems``); both
+compute the loss on fp32 logits and both ran PyTorch's fused SDPA attention (no materialised
+scores). GPT-2's time has two attention models (``fused_attention``): the default, with which
+the shipped H200 fit was made, prices materialised eager-attention scores (``score_elems``);
+``fused_attention=True`` prices what the runs did, one fused kernel at
+:attr:`~asrpt.dnn.roofline.KernelParams.attention_efficiency` and no score traffic. A kernel
+model with an ``attention_efficiency`` implies the fused one (:func:`step_errors`,
+:func:`layer_errors`). The memory is SDPA's in both.
 
 Examples
 --------
@@ -45,6 +51,7 @@ __all__ = [
     "HF_STASH_BYTES",
     "LOSS_PEAK_BYTES_PER_LOGIT",
     "AUTOCAST_WEIGHT_CACHE_BYTES",
+    "FUSED_ATTENTION_EFFICIENCY",
     "predict_step",
     "fit_kernel_params",
     "step_errors",
@@ -59,9 +66,10 @@ MEASURED_MODELS: Mapping[str, tuple] = {
     "resnet50": ("resnet50", None, None, "torchvision ResNet-50, 224x224, 1000 classes"),
     "bert-base": ("bert-base", 128, "mlm", "BertForMaskedLM: MLM head tied to the word "
                   "embedding, no pooler; sequence 128"),
-    "gpt2": ("gpt2", 1024, "eager", "GPT2LMHeadModel, sequence 1024; its time is priced "
-             "with materialised attention scores (as the shipped fit was made), its memory "
-             "with fused SDPA attention (what the runs used: no scores kept)"),
+    "gpt2": ("gpt2", 1024, "hf-gpt2", "GPT2LMHeadModel, sequence 1024; its time is priced "
+             "with materialised attention scores (the shipped fit) or, with fused_attention, "
+             "as one fused SDPA kernel; its memory with fused SDPA attention (what the runs "
+             "used: no scores kept)"),
 }
 
 #: Fitted constants, in the order of the fit vector (log space). ``depthwise_bandwidth`` is not
@@ -71,7 +79,15 @@ FIT_PARAMETERS = ("matmul_efficiency", "conv_efficiency", "matmul_half_time", "m
                   "norm_half_channels", "kernel_time", "host_fwd", "host_bwd",
                   "iteration_overhead")
 
-_BOUNDS = {"matmul_efficiency": (0.05, 1.0), "conv_efficiency": (0.05, 1.0),
+#: Upper bound of the matmul and convolution efficiencies: the maximum achievable matmul
+#: throughput measured on the GH100 die with Stas Bekman's MAMF finder (ml-engineering's
+#: ``mamf-finder.py``; results table of the mag-/gpu_benchmark repository: GH200 144 GB HBM3e
+#: 853.8 TFLOP/s = 0.863 of the 989.4 bf16 peak; H100 SXM 792-821). No cuBLAS GEMM runs faster,
+#: so a fit that reaches 1.0 is trading the efficiency against the per-kernel ``t_half``.
+MAX_MATMUL_EFFICIENCY = 0.863
+
+_BOUNDS = {"matmul_efficiency": (0.05, MAX_MATMUL_EFFICIENCY),
+           "conv_efficiency": (0.05, MAX_MATMUL_EFFICIENCY),
            "matmul_half_time": (1e-8, 1e-3),
            "matmul_bandwidth": (0.02, 1.0), "norm_bandwidth": (0.01, 1.0),
            "elementwise_bandwidth": (0.01, 1.0), "misaligned_efficiency": (0.02, 1.0),
@@ -109,9 +125,15 @@ NEW_GELU_PASSES = {"bf16": 38.0, "fp32": 18.0}
 LOSS_ELEMS_PER_LOGIT = {"bf16": 4.0, "fp32": 2.0}
 #: Stashed elements per attention score in eager attention: the softmax output, the dropout
 #: output and its boolean mask (half a 2-byte unit, a quarter of a 4-byte one). Used by the
-#: time model's memory traffic of the measured GPT-2 only; its memory uses :data:`HF_STASH_BYTES`
-#: (the measured runs used PyTorch's fused SDPA attention, which keeps no scores).
+#: default (eager) time model's memory traffic of the measured GPT-2 only; its memory uses
+#: :data:`HF_STASH_BYTES` (the measured runs used PyTorch's fused SDPA attention).
 EAGER_ACT_PER_SCORE = {"bf16": 2.5, "fp32": 2.25}
+#: Fraction of the bf16 peak a fused attention kernel reaches, the starting value of
+#: ``attention_efficiency`` in a ``fused_attention`` fit (held fixed there): FlashAttention-2
+#: reaches about 35% of the H100's peak (Shah et al., FlashAttention-3, 2024, abstract). Left
+#: free, the sweep fits 0.38 but then leaving GPT-2 out cannot identify it (BERT's 128-token
+#: attention is 8% of its FLOPs): leave-gpt2-out 8.8% median against 6.0% fixed.
+FUSED_ATTENTION_EFFICIENCY = 0.35
 
 #: Bytes the measured Hugging Face models save for their backward pass, per token and per
 #: hidden element (multiples of ``d`` bytes per token), by model, precision and layer, counted
@@ -258,16 +280,18 @@ def _mlm_head(G: nx.DiGraph, precision: str) -> nx.DiGraph:
     return H
 
 
-def _eager(G: nx.DiGraph, precision: str) -> nx.DiGraph:
-    """Eager attention (materialised scores), HF's unfused NewGELU in the MLPs and an fp32 loss
-    on the LM head's logits, for the time model (the memory is set by :func:`_hf_stash`)."""
+def _hf_gpt2(G: nx.DiGraph, precision: str, fused_attention: bool) -> nx.DiGraph:
+    """Hugging Face's GPT-2 as measured, for the time model (the memory is set by
+    :func:`_hf_stash`): HF's unfused NewGELU in the MLPs, an fp32 loss on the LM head's logits,
+    and either eager attention (materialised scores; the shipped fit's model) or fused SDPA
+    attention (the zoo's attention layer as it is: no scores)."""
     H = G.copy()
     s, heads = H.graph["seq_len"], H.graph["num_heads"]
     hidden = int(H.graph.get("ffn_hidden_size") or 4 * H.graph["hidden_size"])
     for n, d in H.nodes(data=True):
         if d["type"] == "mlp":
             d["ew_elems"] = int(NEW_GELU_PASSES[precision] * s * hidden)
-        if d["type"] == "attention":
+        if d["type"] == "attention" and not fused_attention:
             d["score_elems"] = heads * s * s
             d["act_elems"] = int(d.get("act_elems", d["out_elems"])
                                  + EAGER_ACT_PER_SCORE[precision] * heads * s * s)
@@ -278,7 +302,7 @@ def _eager(G: nx.DiGraph, precision: str) -> nx.DiGraph:
 
 
 def measured_graph(model: str, seq_len: int | None = None,
-                   precision: str = "bf16") -> nx.DiGraph:
+                   precision: str = "bf16", fused_attention: bool = False) -> nx.DiGraph:
     """The layer graph of a measured model as it was measured (:data:`MEASURED_MODELS`).
 
     A measured model's graph also carries its memory as measured: ``weight_cache_bytes`` (2 in
@@ -292,7 +316,10 @@ def measured_graph(model: str, seq_len: int | None = None,
     seq_len : int or None
         Sequence length of a transformer (default: the measurement's).
     precision : str
-        ``"bf16"`` or ``"fp32"`` (the loss and eager-attention memory differ).
+        ``"bf16"`` or ``"fp32"`` (the loss, activation and NewGELU bytes differ).
+    fused_attention : bool
+        Price GPT-2's attention as the fused SDPA kernel the runs used (no materialised
+        scores); default: eager attention, the model the shipped H200 fit was made with.
 
     Returns
     -------
@@ -307,6 +334,8 @@ def measured_graph(model: str, seq_len: int | None = None,
     --------
     >>> measured_graph("gpt2").nodes["transformer.h.0.attn"]["score_elems"]
     12582912
+    >>> "score_elems" in measured_graph("gpt2", fused_attention=True).nodes["transformer.h.0.attn"]
+    False
     """
     from .zoo import get_model, layer_graph
 
@@ -318,8 +347,8 @@ def measured_graph(model: str, seq_len: int | None = None,
     prec = "fp32" if precision == "fp32" else "bf16"
     if variant == "mlm":
         H = _mlm_head(G, prec)
-    elif variant == "eager":
-        H = _eager(G, prec)
+    elif variant == "hf-gpt2":
+        H = _hf_gpt2(G, prec, fused_attention)
     elif model in MEASURED_MODELS:
         H = G.copy()
     else:
@@ -358,6 +387,8 @@ class _Arrays:
     misaligned: np.ndarray
     channels: np.ndarray
     ew: np.ndarray
+    core_fwd: np.ndarray
+    core_bwd: np.ndarray
 
 
 def _arrays(G: nx.DiGraph) -> _Arrays:
@@ -365,7 +396,7 @@ def _arrays(G: nx.DiGraph) -> _Arrays:
 
     t = _build_table(G)
     return _Arrays(t.types, t.klass, t.fwd, t.bwd, t.inp, t.out, t.act, t.params, t.score,
-                   t.misaligned, t.channels, t.ew)
+                   t.misaligned, t.channels, t.ew, t.core_fwd, t.core_bwd)
 
 
 def _gpu(precision: str):
@@ -411,7 +442,8 @@ def predict_step(arrays, batch: int, gpu: str, precision: str,
                                   a.params, a.score, float(batch), 1, spec.peak_flops(prec.name),
                                   spec.memory_bandwidth, prec.activation_bytes, kp,
                                   misaligned=a.misaligned, channels=a.channels, ew=a.ew,
-                                  conv_peak=conv_peak_flops(spec, prec.name))
+                                  conv_peak=conv_peak_flops(spec, prec.name),
+                                  core_fwd=a.core_fwd, core_bwd=a.core_bwd)
     fwd = max(float(gf.sum()), float(hf.sum()))
     bwd = max(float(gb.sum()), float(hb.sum()))
     opt = optimizer_time(float(a.params.sum()), prec.activation_bytes < 4,
@@ -506,7 +538,8 @@ def layer_errors(layers: Sequence[Mapping], kp: KernelParams, gpu: str = "H200",
     -------
     dict
         Per model: ``layers`` compared, ``median`` and ``worst`` relative error over forward and
-        backward times, and the ``rows``.
+        backward times, and the ``rows``. A kernel model with an ``attention_efficiency``
+        prices the measured GPT-2 with fused attention (:func:`measured_graph`).
 
     Examples
     --------
@@ -517,7 +550,8 @@ def layer_errors(layers: Sequence[Mapping], kp: KernelParams, gpu: str = "H200",
     """
     out = {}
     for L in layers:
-        G = measured_graph(str(L["model"]))
+        G = measured_graph(str(L["model"]), precision=precision,
+                           fused_attention=kp.attention_efficiency is not None)
         a = _arrays(G)
         pred = predict_step(a, int(L["batch"]), gpu, precision, kp)
         idx = {n: i for i, n in enumerate(sorted(G.nodes, key=lambda n: G.nodes[n]["order"]))}
@@ -606,7 +640,9 @@ def step_errors(runs: Sequence[StepMeasurement], kp: KernelParams, gpu: str = "H
     Returns
     -------
     dict
-        ``rows`` (model, batch, measured, predicted, error), ``median``, ``worst``.
+        ``rows`` (model, batch, measured, predicted, error), ``median``, ``worst``. Each run is
+        priced on the graph of its precision; a kernel model with an ``attention_efficiency``
+        prices the measured GPT-2 with fused attention (:func:`measured_graph`).
 
     Examples
     --------
@@ -616,10 +652,11 @@ def step_errors(runs: Sequence[StepMeasurement], kp: KernelParams, gpu: str = "H
     """
     cache: dict = {}
     rows = []
+    fused = kp.attention_efficiency is not None
     for r in runs:
-        key = (r.model, r.seq_len)
+        key = (r.model, r.seq_len, r.precision)
         if key not in cache:
-            cache[key] = _arrays(measured_graph(r.model, r.seq_len))
+            cache[key] = _arrays(measured_graph(r.model, r.seq_len, r.precision, fused))
         p = predict_step(cache[key], r.batch, gpu, r.precision, kp)["time"]
         rows.append({"model": r.model, "batch": r.batch, "precision": r.precision,
                      "measured": r.time, "predicted": p, "error": abs(p - r.time) / r.time})
@@ -630,7 +667,7 @@ def step_errors(runs: Sequence[StepMeasurement], kp: KernelParams, gpu: str = "H
 
 def fit_kernel_params(runs: Sequence[StepMeasurement], gpu: str = "H200",
                       start: KernelParams | None = None, max_nfev: int = 2000,
-                      layers: Sequence[Mapping] = ()) -> dict:
+                      layers: Sequence[Mapping] = (), fused_attention: bool = False) -> dict:
     """Fit :data:`FIT_PARAMETERS` to measured step times of one GPU type.
 
     Least squares on log step time and on the log forward and backward pass times (each
@@ -684,12 +721,13 @@ def fit_kernel_params(runs: Sequence[StepMeasurement], gpu: str = "H200",
     if not fitted:
         raise InvalidParameterError(f"fit_kernel_params: no mixed-precision (bf16) run for {name}")
     base = start or KernelParams(gpu=name, applies_to=(name,))
-    base = replace(base, gpu=name)
+    base = replace(base, gpu=name, attention_efficiency=(
+        (base.attention_efficiency or FUSED_ATTENTION_EFFICIENCY) if fused_attention else None))
     cache: dict = {}
     for r in fitted:
         key = (r.model, r.seq_len)
         if key not in cache:
-            cache[key] = _arrays(measured_graph(r.model, r.seq_len))
+            cache[key] = _arrays(measured_graph(r.model, r.seq_len, "bf16", fused_attention))
     counts: dict = {}
     for r in fitted:
         counts[r.model] = counts.get(r.model, 0) + 1
@@ -703,7 +741,7 @@ def fit_kernel_params(runs: Sequence[StepMeasurement], gpu: str = "H200",
     for L in layers:
         if str(L.get("model")) not in counts or not table_is_gpu_bound(L, fitted):
             continue
-        G = measured_graph(str(L["model"]))
+        G = measured_graph(str(L["model"]), fused_attention=fused_attention)
         idx = {n: i for i, n in enumerate(sorted(G.nodes, key=lambda n: G.nodes[n]["order"]))}
         pairs = [p for p in layer_pairs(G, L["rows"])
                  if p[1] >= LAYER_MIN_TIME and p[2] >= LAYER_MIN_TIME]

@@ -376,7 +376,8 @@ def _layer_costs(table: _LayerTable, samples: float, tp: int, spec: GPUSpec, pre
                                       tp, spec.peak_flops(prec.name), spec.memory_bandwidth,
                                       prec.activation_bytes, kp, misaligned=table.misaligned,
                                       channels=table.channels, ew=table.ew,
-                                      conv_peak=conv_peak_flops(spec, prec.name))
+                                      conv_peak=conv_peak_flops(spec, prec.name),
+                                      core_fwd=table.core_fwd, core_bwd=table.core_bwd)
         return t_f, t_b
     g = params.factor(spec.family, prec.compute)
     peak = spec.peak_flops(prec.name)

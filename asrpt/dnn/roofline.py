@@ -26,7 +26,10 @@ tensors); S: ``score_elems`` of an attention layer that materialises its scores,
 reads and writes of them, and ``ew_elems`` of a composite layer (both per sample, in
 activation-element units). Two size effects: a dense layer whose width is not a multiple of
 ``ALIGN_ELEMS`` runs at ``misaligned_efficiency`` of the matmul efficiency, and a channels-first
-batch normalization of C channels at ``beta_norm C / (C + norm_half_channels)``.
+batch normalization of C channels at ``beta_norm C / (C + norm_half_channels)``. A kernel model
+with an ``attention_efficiency`` prices the fused attention kernel of each attention layer
+(``core_fwd_flops`` / ``core_bwd_flops``: scores, softmax, context) at that fraction of the peak;
+without one (the shipped H200 fit) the whole layer runs at the matmul efficiency.
 
 Examples
 --------
@@ -148,6 +151,12 @@ class KernelParams:
         (FLOPs; it scales with the GPU's peak).
     matmul_bandwidth, depthwise_bandwidth, norm_bandwidth, elementwise_bandwidth : float
         Achieved fraction of the memory bandwidth of each operator class.
+    attention_efficiency : float or None
+        Achieved fraction of the dense peak of a fused attention kernel (PyTorch SDPA /
+        FlashAttention: scores, softmax and context in one kernel, the scores never written to
+        memory), applied to the attention layer's ``core_fwd_flops`` / ``core_bwd_flops``.
+        None (the shipped H200 fit): those FLOPs run at the matmul efficiency like the rest of
+        the layer.
     misaligned_efficiency : float
         Fraction of the matmul efficiency reached by a dense layer whose width (output features,
         e.g. a 50,257-token vocabulary) is not a multiple of :data:`ALIGN_ELEMS`: its rows are
@@ -175,6 +184,7 @@ class KernelParams:
     depthwise_bandwidth: float = 0.2
     norm_bandwidth: float = 0.2
     elementwise_bandwidth: float = 0.5
+    attention_efficiency: float | None = None
     misaligned_efficiency: float = 0.3
     norm_half_channels: float = 0.0
     kernel_time: float = 3e-6
@@ -185,7 +195,8 @@ class KernelParams:
     def __post_init__(self):
         object.__setattr__(self, "applies_to", tuple(str(x) for x in self.applies_to))
         for f in fields(self):
-            if f.name in ("gpu", "applies_to"):
+            if f.name in ("gpu", "applies_to") or (f.name == "attention_efficiency"
+                                                    and getattr(self, f.name) is None):
                 continue
             v = getattr(self, f.name)
             hi = 1.0 if f.name.endswith(("efficiency", "bandwidth")) else 1e15
@@ -252,7 +263,8 @@ def shipped_kernel_params() -> Mapping[str, KernelParams]:
 def kernel_costs(types, klass, fwd, bwd, inp, out, act, params, score, samples: float, tp: int,
                  peak: float, hbm: float, act_bytes: float, kp: KernelParams, *,
                  misaligned=None, channels=None, ew=None,
-                 conv_peak: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                 conv_peak: float | None = None, core_fwd=None,
+                 core_bwd=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per-layer GPU and host seconds, forward and backward, under the kernel model.
 
     Parameters
@@ -286,6 +298,11 @@ def kernel_costs(types, klass, fwd, bwd, inp, out, act, params, score, samples: 
     conv_peak : float, optional
         Peak FLOP/s of convolutions when it differs from ``peak`` (:func:`conv_peak_flops`:
         PyTorch runs fp32 convolutions in TF32 by default).
+    core_fwd, core_bwd : numpy.ndarray, optional
+        FLOPs per sample (part of ``fwd`` / ``bwd``) done by a fused attention kernel (scores,
+        softmax and context in one kernel, as PyTorch's SDPA and FlashAttention run them):
+        priced at ``attention_efficiency`` of the peak, the rest of the layer's FLOPs at its
+        class's efficiency.
 
     Returns
     -------
@@ -319,8 +336,17 @@ def kernel_costs(types, klass, fwd, bwd, inp, out, act, params, score, samples: 
     side = SCORE_PASSES * np.asarray(score, float) + (0.0 if ew is None else np.asarray(ew, float))
     t_side = side * n * act_bytes / (hbm * kp.elementwise_bandwidth)
     half = np.where(is_mm, kp.matmul_half_time, 0.0)
-    t_f = np.maximum(fwd * n / eff + ops * half, mem_f / bw) + ops * kp.kernel_time + t_side
-    t_b = np.maximum(bwd * n / eff + kernels_b * half, 2.0 * mem_f / bw) + \
+    # a fused attention kernel's FLOPs run at their own efficiency (no score traffic: it keeps
+    # the scores on chip)
+    if kp.attention_efficiency is None or core_fwd is None:
+        c_f, c_b = fwd * n / eff, bwd * n / eff
+    else:
+        cf, cb = np.asarray(core_fwd, float), np.asarray(core_bwd, float)
+        attn = peak * kp.attention_efficiency
+        c_f = (fwd - cf) * n / eff + cf * n / attn
+        c_b = (bwd - cb) * n / eff + cb * n / attn
+    t_f = np.maximum(c_f + ops * half, mem_f / bw) + ops * kp.kernel_time + t_side
+    t_b = np.maximum(c_b + kernels_b * half, 2.0 * mem_f / bw) + \
         kernels_b * kp.kernel_time + 2.0 * t_side
     return t_f, t_b, ops * kp.host_fwd, ops * kp.host_bwd
 

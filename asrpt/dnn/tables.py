@@ -55,6 +55,8 @@ class _LayerTable:
     channels: np.ndarray = None    # channels of a channels-first batch normalization (else 0)
     ew: np.ndarray = None          # elements of a composite's separate elementwise kernels
     stash: np.ndarray = None       # bytes per sample saved for backward (memory), NaN: unknown
+    core_fwd: np.ndarray = None    # FLOPs per sample of a fused attention kernel (forward)
+    core_bwd: np.ndarray = None    # and backward (part of fwd / bwd)
     weight_cache_bytes: float | None = None  # the graph's per-parameter weight cache, if set
 
     @property
@@ -88,6 +90,8 @@ def _build_table(G: nx.DiGraph) -> _LayerTable:
         channels=np.array([float(d.get("channels", 0)) for d in data]),
         ew=np.array([float(d.get("ew_elems", 0)) for d in data]),
         stash=np.array([float(d.get("stash_bytes", math.nan)) for d in data]),
+        core_fwd=np.array([float(d.get("core_fwd_flops", 0)) for d in data]),
+        core_bwd=np.array([float(d.get("core_bwd_flops", 0)) for d in data]),
         weight_cache_bytes=(float(G.graph["weight_cache_bytes"])
                             if G.graph.get("weight_cache_bytes") is not None else None))
 

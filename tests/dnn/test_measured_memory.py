@@ -91,3 +91,22 @@ def test_gpt2_batch_128_runs_out_of_memory_as_measured():
     per_sample = (part_mem - total_params(G) * 18) / 64
     need = total_params(G) * 18 + 128 * per_sample
     assert need > 139.8 * 2**30
+
+
+def test_amp_bf16_is_bf16_math_with_autocast_state_and_fp32_gradients():
+    from asrpt.dnn.zoo import layer_graph
+
+    p = precision_info("amp-bf16")
+    assert precision_info("autocast-bf16") is p
+    assert (p.compute, p.activation_bytes, p.gradient_bytes, p.state_bytes_per_param,
+            p.weight_cache_bytes) == ("bf16", 2, 4, 16, 2)
+    G = layer_graph("resnet50")
+    cfg = Configuration(1, 1, 1, 32)
+    a, c = plan_for(G, cfg, "H200", "amp-bf16"), plan_for(G, cfg, "H200", "bf16")
+    assert a.fwd_time == c.fwd_time and a.bwd_time == c.bwd_time      # same math
+    assert a.partition.state_memory[0] == pytest.approx(total_params(G) * 18)
+    assert c.partition.state_memory[0] == pytest.approx(total_params(G) * 16)
+    # a measured bf16 run (autocast) plans the same under its own name
+    M = kf.measured_graph("gpt2")
+    m1, m2 = plan_for(M, cfg, "H200", "amp-bf16"), plan_for(M, cfg, "H200", "bf16")
+    assert m1.memory[0] == pytest.approx(m2.memory[0]) and m1.fwd_time == m2.fwd_time

@@ -291,3 +291,90 @@ def test_only_tables_that_timed_the_gpu_are_fitted():
     ok = {L["model"]: kf.table_is_gpu_bound(L, runs) for L in layers}
     assert ok == {"resnet50": True, "bert-base": False, "gpt2": True}
     assert not kf.table_is_gpu_bound(layers[0], [])
+
+
+def test_fused_attention_core_runs_at_its_own_efficiency():
+    from asrpt.dnn.roofline import kernel_costs
+
+    G = layer_graph("gpt2", seq_len=1024)
+    a = G.nodes["transformer.h.0.attn"]
+    s, d = 1024, 768
+    scores = 2 * s * s * d                     # Q K^T (and as many for the context)
+    assert 2 * scores < a["core_fwd_flops"] < 2.1 * scores            # plus the softmax
+    assert a["core_bwd_flops"] == 3 * a["core_fwd_flops"] - scores   # recompute + gradients
+    assert a["core_fwd_flops"] < a["fwd_flops"] and a["core_bwd_flops"] < a["bwd_flops"]
+    z = np.zeros(1)
+    args = (["attention"], ["matmul"], np.array([10e9]), np.array([20e9]), z, z, z, z, z, 1.0,
+            1, 1e15, 4.8e12, 2)
+    plain = KernelParams(kernel_time=0.0, matmul_half_time=0.0, matmul_efficiency=0.8)
+    fused = dataclasses.replace(plain, attention_efficiency=0.4)
+    core = dict(core_fwd=np.array([4e9]), core_bwd=np.array([10e9]))
+    f0, b0, _, _ = kernel_costs(*args, plain, **core)       # None: the core at matmul speed
+    f1, b1, _, _ = kernel_costs(*args, fused, **core)
+    assert f0[0] == pytest.approx(10e9 / 0.8e15)
+    assert f1[0] == pytest.approx(6e9 / 0.8e15 + 4e9 / 0.4e15)
+    assert b1[0] == pytest.approx(10e9 / 0.8e15 + 10e9 / 0.4e15)
+    assert KernelParams.from_dict(fused.to_dict()) == fused
+    with pytest.raises(InvalidParameterError, match="attention_efficiency"):
+        KernelParams(attention_efficiency=0.0)
+
+
+def test_shipped_h200_fit_keeps_eager_attention_and_the_zoo_times():
+    kp = shipped_kernel_params()["H200"]
+    assert kp.attention_efficiency is None
+    # the measured GPT-2's two attention models: eager scores (default) and fused SDPA
+    eager = kf.measured_graph("gpt2").nodes["transformer.h.0.attn"]
+    fused = kf.measured_graph("gpt2", fused_attention=True).nodes["transformer.h.0.attn"]
+    assert eager["score_elems"] == 12 * 1024 * 1024 and "score_elems" not in fused
+    assert fused["act_elems"] < eager["act_elems"]
+    assert fused["stash_bytes"] == eager["stash_bytes"]          # memory: SDPA in both
+    # a kernel model with an attention efficiency prices zoo transformers' cores with it
+    job = Job("j", 0, 1, model="gpt2", iterations=1, batch_size=8, seq_len=1024)
+    p = perf_params()
+    slow = dataclasses.replace(kp, attention_efficiency=0.05)
+    q = dataclasses.replace(p, kernels=tuple((g, slow) if g in ("H200", "H100") else (g, k)
+                                             for g, k in p.kernels))
+    assert best_iteration_time(job, H200, q) > 1.2 * best_iteration_time(job, H200, p)
+
+
+def test_efficiency_bounds_are_the_maximum_achievable_matmul():
+    lo, hi = kf._BOUNDS["matmul_efficiency"]
+    assert hi == kf.MAX_MATMUL_EFFICIENCY == pytest.approx(853.8 / 989.4, abs=1e-3)
+    assert kf._BOUNDS["conv_efficiency"][1] == hi
+
+
+@needs_sweep
+def test_fused_attention_fit_holds_the_documented_attention_efficiency():
+    runs, layers = kf.load_measurements(SWEEP)
+    out = kf.fit_kernel_params(runs, layers=layers, max_nfev=5, fused_attention=True)
+    assert out["params"].attention_efficiency == kf.FUSED_ATTENTION_EFFICIENCY
+    assert out["params"].matmul_efficiency <= kf.MAX_MATMUL_EFFICIENCY
+    plain = kf.fit_kernel_params(runs, max_nfev=5)
+    assert plain["params"].attention_efficiency is None
+
+
+@needs_sweep
+def test_fp32_runs_are_priced_on_their_own_graph():
+    fp32 = shared_path("measurements", "h200", "h200_fp32.json")
+    if not os.path.exists(fp32):
+        pytest.skip("no shared fp32 runs")
+    runs, _ = kf.load_measurements(fp32)
+    kp = shipped_kernel_params()["H200"]
+    (r,) = [x for x in runs if x.model == "gpt2"][:1]
+    got = kf.step_errors([r], kp)["rows"][0]["predicted"]
+    want = kf.predict_step(kf.measured_graph("gpt2", r.seq_len, "fp32"), r.batch, "H200",
+                           "fp32", kp)["time"]
+    assert got == pytest.approx(want)
+    assert got != pytest.approx(kf.predict_step(kf.measured_graph("gpt2", r.seq_len), r.batch,
+                                                "H200", "fp32", kp)["time"])
+
+
+@needs_sweep
+def test_cli_calibrate_fused_attention(tmp_path):
+    out = tmp_path / "k.json"
+    assert main(["calibrate", SWEEP, "--gpu", "H200", "--max-nfev", "3", "--fused-attention",
+                 "-o", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["fit"]["fused_attention"] is True
+    assert KernelParams.from_dict(data["params"]).attention_efficiency == \
+        kf.FUSED_ATTENTION_EFFICIENCY

@@ -47,7 +47,7 @@ def test_unknown_gpu_types_on_cluster_and_servers():
 def test_precision_problems():
     assert problems_of([dnn_job(0, model="gpt2", gpus=1, precision="fp61")]) == [
         "jobs[0].precision: unknown precision 'fp61' (did you mean 'fp16'?); known: fp32, tf32, "
-        "fp16, bf16, fp8, amp"]
+        "fp16, bf16, fp8, amp, amp-bf16"]
     assert problems_of([dnn_job(0, model="gpt2", gpus=1, precision="fp8")]) == [
         "jobs[0].precision: fp8 is not supported by the cluster's GPUs (A100-80GB)"]
 

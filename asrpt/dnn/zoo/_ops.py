@@ -126,7 +126,9 @@ class Net:
 
         Memory-efficient attention: the scores are not stashed (``act_elems`` = input, Q, K, V,
         context and the softmax statistics) and backward recomputes ``Q K^T`` and the softmax.
-        Causal masking does not halve the score FLOPs.
+        Causal masking does not halve the score FLOPs. ``core_fwd_flops`` / ``core_bwd_flops``
+        are the part done by the fused attention kernel (scores, softmax, context and, backward,
+        their recomputation and gradients), priced apart from the projections' matmuls.
         """
         s, d = x.shape
         kv = d // heads * kv_heads
@@ -139,7 +141,9 @@ class Net:
         params = d * (d + 2 * kv) + d * d + (2 * d + 2 * kv if bias else 0)
         self.b.add(name, "attention", inputs=_inputs(x), fwd_flops=fwd,
                    bwd_flops=2 * fwd + scores + softmax, params=params, out_elems=s * d,
-                   act_elems=3 * s * d + 2 * s * kv + heads * s, block=self.block)
+                   act_elems=3 * s * d + 2 * s * kv + heads * s, block=self.block,
+                   core_fwd_flops=2 * scores + softmax,
+                   core_bwd_flops=2 * (2 * scores + softmax) + scores + softmax)
         return T(name, x.shape)
 
     def mlp(self, name: str, x: T, ffn: int, gated: bool = False, bias: bool = True) -> T:
