@@ -160,7 +160,9 @@ def test_shipped_fit_reproduces_its_errors_and_the_simulator_agrees():
     with open(os.path.join(os.path.dirname(kf.__file__), "data", "kernels-H200.json")) as fh:
         shipped = json.load(fh)
     assert e["median"] == pytest.approx(shipped["errors"]["median"], rel=1e-6)
-    assert e["median"] < 0.06 and e["worst"] < 0.25          # measured: 5.8%, 22.6%
+    # measured: 6.2%, 20.2% with fused attention (the eager-attention fit had 5.8%, 22.6% in
+    # sample but 28.5% leave-gpt2-out against 6.0%: docs/performance-model.md, third round)
+    assert e["median"] < 0.065 and e["worst"] < 0.25
     # the fit's single-GPU formula is the simulator's for the same graph
     for r in runs[::5]:
         G = kf.measured_graph(r.model, r.seq_len)
@@ -319,9 +321,9 @@ def test_fused_attention_core_runs_at_its_own_efficiency():
         KernelParams(attention_efficiency=0.0)
 
 
-def test_shipped_h200_fit_keeps_eager_attention_and_the_zoo_times():
+def test_shipped_h200_fit_prices_fused_attention_and_the_zoo_times():
     kp = shipped_kernel_params()["H200"]
-    assert kp.attention_efficiency is None
+    assert kp.attention_efficiency == kf.FUSED_ATTENTION_EFFICIENCY     # the runs used SDPA
     # the measured GPT-2's two attention models: eager scores (default) and fused SDPA
     eager = kf.measured_graph("gpt2").nodes["transformer.h.0.attn"]
     fused = kf.measured_graph("gpt2", fused_attention=True).nodes["transformer.h.0.attn"]
@@ -362,11 +364,12 @@ def test_fp32_runs_are_priced_on_their_own_graph():
     kp = shipped_kernel_params()["H200"]
     (r,) = [x for x in runs if x.model == "gpt2"][:1]
     got = kf.step_errors([r], kp)["rows"][0]["predicted"]
-    want = kf.predict_step(kf.measured_graph("gpt2", r.seq_len, "fp32"), r.batch, "H200",
-                           "fp32", kp)["time"]
+    fused = kp.attention_efficiency is not None
+    want = kf.predict_step(kf.measured_graph("gpt2", r.seq_len, "fp32", fused_attention=fused), r.batch,
+                           "H200", "fp32", kp)["time"]
     assert got == pytest.approx(want)
-    assert got != pytest.approx(kf.predict_step(kf.measured_graph("gpt2", r.seq_len), r.batch,
-                                                "H200", "fp32", kp)["time"])
+    assert got != pytest.approx(kf.predict_step(kf.measured_graph("gpt2", r.seq_len, fused_attention=fused),
+                                                r.batch, "H200", "fp32", kp)["time"])
 
 
 @needs_sweep
