@@ -264,7 +264,7 @@ def _jct(args) -> int:
 def _placement(args) -> int:
     from ..dnn.parallel import worker_graph
     from ..dnn.perf import best_gpu_type
-    from ..instance import load_instance
+    from ..loading import load_instance
     from ..placement import place
     from ..plots import placement_graph
 
