@@ -183,10 +183,12 @@ class Registry(Mapping):
 
     # -- registration ------------------------------------------------------------------------------
     def register(self, name: str, target: Any = None, *, description: str | None = None, item: Any = None,
-                 **preset: Any):
+                 replace: bool = False, **preset: Any):
         """Register ``target`` under ``name`` with ``preset`` parameters; without ``target``, a
         class decorator. A class without its own ``name`` attribute gets ``name``. The
-        description defaults to the first line of the target's docstring.
+        description defaults to the first line of the target's docstring. A name is registered
+        once; ``replace=True`` overwrites an entry where it stands (its place in the iteration
+        order is kept).
 
         >>> R = Registry("thing")
         >>> @R.register("a")
@@ -194,14 +196,18 @@ class Registry(Mapping):
         ...     '''The letter A.'''
         >>> A.name, R.describe()
         ('a', (('a', 'The letter A.'),))
+        >>> _ = R.register("b", A, description="the letter B")
+        >>> _ = R.register("a", A, description="A again", replace=True)
+        >>> list(R), R.describe()[0]
+        (['a', 'b'], ('a', 'A again'))
         """
         if target is None:
             def deco(cls):
-                self.register(name, cls, description=description, item=item, **preset)
+                self.register(name, cls, description=description, item=item, replace=replace, **preset)
                 return cls
 
             return deco
-        if name in self._entries:
+        if name in self._entries and not replace:
             raise ValueError(f"{self.kind} {name!r} registered twice")
         if self.base is not None and isinstance(target, type) and not issubclass(target, self.base):
             raise TypeError(f"{target!r} is not a {self.base.__name__} subclass")
