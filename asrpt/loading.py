@@ -108,11 +108,7 @@ def parse_instance(data: Any, *, source: str | None = None, exact: bool = False)
     ...                 "jobs": [{"id": "a", "arrival": 0, "gpus": 2, "processing_time": 5}]}).n_jobs
     1
     """
-    problems, inst = instance_problems(data, exact=exact)
-    if problems:
-        raise InvalidInstance(problems, source=source)
-    assert inst is not None
-    return inst
+    return check_instance(_instance.parse_instance(data, source=source, exact=exact), source=source)
 
 
 def loads_instance(text: str, *, source: str | None = None, exact: bool = False) -> Instance:
@@ -121,8 +117,7 @@ def loads_instance(text: str, *, source: str | None = None, exact: bool = False)
     >>> loads_instance('{"cluster": {"servers": [{"gpus": 2}]}, "jobs": []}').cluster.total_gpus
     2
     """
-    return parse_instance(_instance.read_json(text, source=source, exact=exact), source=source,
-                          exact=exact)
+    return check_instance(_instance.loads_instance(text, source=source, exact=exact), source=source)
 
 
 def load_instance(path: str | os.PathLike, *, exact: bool = False) -> Instance:
@@ -134,5 +129,4 @@ def load_instance(path: str | os.PathLike, *, exact: bool = False) -> Instance:
     >>> load_instance("instances/worked-example.json").n_jobs
     3
     """
-    source = os.fspath(path)
-    return loads_instance(_instance.read_text(source), source=source, exact=exact)
+    return check_instance(_instance.load_instance(path, exact=exact), source=os.fspath(path))
