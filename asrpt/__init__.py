@@ -12,8 +12,8 @@ simulator -> metrics and bounds. See ``docs/design.md`` for the package map.
 
 from .errors import (AsrptError, Infeasible, InvalidInstance, InvalidParameterError,
                      NotFittedError, SolverError, TraceError)
-from .instance import (Cluster, Instance, Job, Parallelism, Server, load_instance,
-                       parse_instance, save_instance)
+from .instance import Cluster, Instance, Job, Parallelism, Server, save_instance
+from .loading import load_instance, parse_instance
 
 __version__ = "0.1.0"
 

@@ -11,6 +11,11 @@ Jobs come in two kinds:
 - *DNN* jobs give a ``model`` from the zoo, a ``parallelism`` (dp, pp, tp) and ``iterations``;
   their processing time follows from the performance model (:mod:`asrpt.dnn`).
 
+This module imports nothing of :mod:`asrpt.dnn` (which is built on these data types): it checks a
+DNN job's fields, not whether its model is in the zoo or fits the cluster's GPUs. Those checks are
+:mod:`asrpt.loading`'s, whose loaders (the ones the commands use, and ``asrpt.load_instance``) run
+this module's and then the DNN checks.
+
 Numbers are kept as given: ``int``, ``float`` or, in exact mode, :class:`fractions.Fraction`
 (``load_instance(..., exact=True)`` reads every decimal literal as the exact rational it spells;
 the file may also hold rationals as strings such as ``"1/3"``). Ties between jobs are always broken
@@ -729,7 +734,8 @@ class Instance:
     """A cluster, its jobs (in file order) and free-form metadata.
 
     Construction checks everything that spans several objects: unique ids, every job's demand
-    within the cluster, gang instances that fit whole servers, and DNN jobs against the zoo.
+    within the cluster, gang instances that fit whole servers. DNN jobs are checked against the
+    zoo and the GPUs by :func:`asrpt.loading.check_instance` (and :mod:`asrpt.loading`'s loaders).
 
     >>> inst = Instance(Cluster.homogeneous(1, 4), (Job("a", 0, 2, processing_time=5),))
     >>> inst.job("a").gpus, inst.is_abstract
@@ -751,8 +757,6 @@ class Instance:
             raise InvalidInstance(problems)
         object.__setattr__(self, "metadata", _freeze(self.metadata or {}))
         problems = _instance_problems(self.cluster, self.jobs)
-        if not problems and any(not j.is_abstract for j in self.jobs):
-            problems = _dnn_problems(self.cluster, self.jobs)
         if problems:
             raise InvalidInstance(problems)
 
@@ -825,16 +829,6 @@ def _instance_problems(cluster: Cluster, jobs: Sequence[Any]) -> list[Problem]:
     return problems
 
 
-def _dnn_problems(cluster: Cluster, jobs: Sequence[Job]) -> list[Problem]:
-    """Check DNN jobs against the model zoo and GPU table (asrpt.dnn), if it is importable."""
-    try:
-        from .dnn import validate as dnn_validate  # local import: asrpt.dnn imports this module
-    except ImportError:
-        return [Problem(f"jobs[{i}].model", "DNN jobs need the asrpt.dnn package, which is missing")
-                for i, j in enumerate(jobs) if not j.is_abstract]
-    return dnn_validate.instance_problems(cluster, jobs)
-
-
 # ---------------------------------------------------------------------------------------------
 # JSON
 # ---------------------------------------------------------------------------------------------
@@ -847,7 +841,9 @@ _SERVER_FIELDS = ("gpus", "gpu_type", "count")
 def instance_problems(data: Any, *, exact: bool = False) -> tuple[list[Problem], Instance | None]:
     """Validate a JSON-like object; return ``(problems, instance)`` (instance None if problems).
 
-    This never raises for bad data: every problem is returned with its location.
+    This never raises for bad data: every problem is returned with its location. DNN jobs are
+    checked field by field here; :func:`asrpt.loading.instance_problems` adds the zoo, GPU and
+    memory checks.
 
     >>> problems, inst = instance_problems({"cluster": {"servers": [{"gpus": 8}]},
     ...     "jobs": [{"id": "a", "arrival": 0, "gpus": 9, "processing_time": 1}]})
@@ -888,10 +884,6 @@ def instance_problems(data: Any, *, exact: bool = False) -> tuple[list[Problem],
         problems.extend(_instance_problems(cluster, partial))
     if problems or cluster is None:
         return problems, None
-    if any(not j.is_abstract for j in jobs):
-        problems.extend(_dnn_problems(cluster, jobs))
-        if problems:
-            return problems, None
     return [], Instance._checked(cluster, tuple(jobs), metadata)
 
 
@@ -956,7 +948,8 @@ def _parse_job(raw: Any, loc: str, problems: list[Problem], exact: bool) -> tupl
 def parse_instance(data: Any, *, source: str | None = None, exact: bool = False) -> Instance:
     """Build an Instance from a JSON-like object, or raise InvalidInstance listing every problem.
 
-    ``exact=True`` reads every number as an exact rational (see :func:`parse_number`).
+    ``exact=True`` reads every number as an exact rational (see :func:`parse_number`). DNN jobs
+    are not checked against the zoo here: :func:`asrpt.loading.parse_instance` does that too.
     """
     problems, inst = instance_problems(data, exact=exact)
     if problems:
@@ -1081,7 +1074,8 @@ def load_instance(path: str | os.PathLike, *, exact: bool = False) -> Instance:
     """Read and validate an instance file.
 
     Raises InvalidInstance (carrying every problem with its location) for a missing or unreadable
-    file, malformed JSON, or an invalid instance.
+    file, malformed JSON, or an invalid instance. DNN jobs are not checked against the zoo here:
+    :func:`asrpt.loading.load_instance` (``asrpt.load_instance``) does that too.
     """
     source = os.fspath(path)
     return loads_instance(read_text(source), source=source, exact=exact)

@@ -155,6 +155,18 @@ def _parameter_names(target) -> set:
     return {k for k, p in sig.parameters.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
 
 
+class _Choices(tuple):
+    """Names to list (the tuple itself) that also contain other accepted spellings."""
+
+    def __new__(cls, names, accepted):
+        self = super().__new__(cls, names)
+        self._accepted = accepted
+        return self
+
+    def __contains__(self, name) -> bool:
+        return name in self._accepted
+
+
 class Registry(Mapping):
     """Plugins of one family by name (see the module docstring).
 
@@ -180,13 +192,16 @@ class Registry(Mapping):
         self._normalize = normalize
         self._validate_instances = validate_instances
         self._entries: dict[str, Entry] = {}
+        self._aliases: dict[str, str] = {}  # old spelling -> registered name
 
     # -- registration ------------------------------------------------------------------------------
     def register(self, name: str, target: Any = None, *, description: str | None = None, item: Any = None,
-                 **preset: Any):
+                 replace: bool = False, **preset: Any):
         """Register ``target`` under ``name`` with ``preset`` parameters; without ``target``, a
         class decorator. A class without its own ``name`` attribute gets ``name``. The
-        description defaults to the first line of the target's docstring.
+        description defaults to the first line of the target's docstring. A name is registered
+        once; ``replace=True`` overwrites an entry where it stands (its place in the iteration
+        order is kept).
 
         >>> R = Registry("thing")
         >>> @R.register("a")
@@ -194,14 +209,18 @@ class Registry(Mapping):
         ...     '''The letter A.'''
         >>> A.name, R.describe()
         ('a', (('a', 'The letter A.'),))
+        >>> _ = R.register("b", A, description="the letter B")
+        >>> _ = R.register("a", A, description="A again", replace=True)
+        >>> list(R), R.describe()[0]
+        (['a', 'b'], ('a', 'A again'))
         """
         if target is None:
             def deco(cls):
-                self.register(name, cls, description=description, item=item, **preset)
+                self.register(name, cls, description=description, item=item, replace=replace, **preset)
                 return cls
 
             return deco
-        if name in self._entries:
+        if (name in self._entries and not replace) or name in self._aliases:
             raise ValueError(f"{self.kind} {name!r} registered twice")
         if self.base is not None and isinstance(target, type) and not issubclass(target, self.base):
             raise TypeError(f"{target!r} is not a {self.base.__name__} subclass")
@@ -216,23 +235,55 @@ class Registry(Mapping):
         self._entries[name] = Entry(name, target, dict(preset), desc, item)
         return target
 
+    def alias(self, old: str, name: str) -> None:
+        """Accept ``old`` as another spelling of the registered ``name``.
+
+        The registry as a mapping holds every accepted name (``old in R``, ``R[old]`` is ``R[name]``,
+        :meth:`create` builds from it, under the name it was asked by); :meth:`names`,
+        :meth:`describe` and :meth:`listing`, what ``--list-*`` options print, show ``name``
+        only.
+
+        >>> R = Registry("thing"); _ = R.register("new", Entry, description="the new spelling")
+        >>> R.alias("old", "new")
+        >>> R["old"] == R["new"], "old" in R, R.names(), R.canonical("old")
+        (True, True, ('new',), 'new')
+        """
+        if old in self._entries or old in self._aliases:
+            raise ValueError(f"{self.kind} {old!r} registered twice")
+        if name not in self._entries:
+            raise ValueError(f"{self.kind} {name!r} is not registered (alias {old!r})")
+        self._aliases[old] = name
+
+    def aliases(self) -> dict[str, str]:
+        """Every old spelling and the registered name it stands for."""
+        return dict(self._aliases)
+
+    def canonical(self, name: str) -> str:
+        """The registered name ``name`` stands for (itself unless it is an old spelling)."""
+        key = self._normalize(name) if self._normalize else name
+        return self._aliases.get(key, key)
+
     def unregister(self, name: str) -> None:
-        """Remove ``name`` (for tests that register a temporary plugin)."""
+        """Remove ``name`` (for tests that register a temporary plugin), with its aliases."""
+        if self._aliases.pop(name, None) is not None:
+            return
         self._entries.pop(name, None)
+        for old in [o for o, n in self._aliases.items() if n == name]:
+            del self._aliases[old]
 
     def pop(self, name: str, *default):
         """Remove ``name`` and return its item (``dict.pop`` semantics)."""
-        if name not in self._entries:
+        if name not in self:
             if default:
                 return default[0]
             raise KeyError(name)
         item = self[name]
-        del self._entries[name]
+        self.unregister(name)
         return item
 
     # -- lookup --------------------------------------------------------------------------------------
     def _key(self, name: str) -> str:
-        return self._normalize(name) if self._normalize else name
+        return self.canonical(name)
 
     def entry(self, name: str) -> Entry:
         """The entry called ``name``; unknown names raise InvalidParameterError (did-you-mean)."""
@@ -247,24 +298,37 @@ class Registry(Mapping):
         return e.item if e.item is not None else self._item(e)
 
     def __getitem__(self, name: str) -> Any:
-        e = self._entries[name]
+        e = self._entries[self._aliases.get(name, name)]
         return e.item if e.item is not None else self._item(e)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._entries)
+        """Every accepted name: the registered ones, then the old spellings."""
+        yield from self._entries
+        yield from self._aliases
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._entries) + len(self._aliases)
 
     def __contains__(self, name) -> bool:
-        return name in self._entries
+        return name in self._entries or name in self._aliases
 
     def __repr__(self) -> str:
         return f"Registry({self.kind!r}: {', '.join(sorted(self._entries))})"
 
     def names(self) -> tuple[str, ...]:
-        """Every registered name, sorted."""
+        """Every registered name, sorted (old spellings, see :meth:`alias`, are not listed)."""
         return tuple(sorted(self._entries))
+
+    def choices(self) -> tuple[str, ...]:
+        """:meth:`names` for an argparse ``choices=``: help texts and errors list the registered
+        names, and the old spellings are accepted too.
+
+        >>> R = Registry("thing"); _ = R.register("new", Entry); R.alias("old", "new")
+        >>> c = R.choices()
+        >>> list(c), "old" in c, "other" in c
+        (['new'], True, False)
+        """
+        return _Choices(self.names(), frozenset(self))
 
     def describe(self) -> tuple[tuple[str, str], ...]:
         """``(name, one-line description)`` for every name, sorted by name."""
@@ -285,7 +349,8 @@ class Registry(Mapping):
 
         Parameters merge as preset < spec < ``params``; unknown ones raise InvalidParameterError
         listing the known ones; the result's parameters are validated (``_validate_params``) and a
-        class registered under several names gets the one it was built by as ``name``.
+        class registered under several names (or asked for by an old spelling) gets the one it was
+        built by as ``name``.
         """
         if self.base is not None and isinstance(spec, self.base):
             if self._validate_instances:
@@ -296,15 +361,17 @@ class Registry(Mapping):
             raise InvalidParameterError(f"a {self.kind} must be a name or {what}, got {type(spec).__name__}")
         name, spec_params = parse_spec(spec, self.kind)
         e = self.entry(name)
+        asked = self._normalize(name) if self._normalize else name
+        label = asked if asked in self._aliases else e.name   # an old spelling keeps its name
         kwargs = {**e.preset, **spec_params, **params}
         known = _parameter_names(e.target)
         unknown = sorted(set(kwargs) - known)
         if unknown:
-            raise InvalidParameterError(f"{self.kind} {e.name!r} has no parameter {unknown[0]!r}; "
+            raise InvalidParameterError(f"{self.kind} {label!r} has no parameter {unknown[0]!r}; "
                                         f"its parameters: {', '.join(sorted(known)) or 'none'}")
         obj = e.target(**kwargs)
-        if isinstance(e.target, type) and getattr(obj, "name", e.name) != e.name:
-            obj.name = e.name   # the name it was built by (one class, several presets)
+        if isinstance(e.target, type) and getattr(obj, "name", label) != label:
+            obj.name = label   # the name it was built by (one class, several presets)
         if hasattr(obj, "_validate_params"):
             obj._validate_params()
         return obj

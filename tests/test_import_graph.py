@@ -13,22 +13,12 @@ from __future__ import annotations
 import ast
 import pathlib
 
-import pytest
-
 import asrpt
 
 ROOT = pathlib.Path(asrpt.__file__).parent
 
-#: The one edge left that closes a cycle (instance -> dnn.validate -> dnn.hardware/parallel/perf ->
-#: instance): constructing an Instance checks DNN jobs against the zoo and the performance model,
-#: which read the instance's data types. Breaking it means moving the data types (Cluster, Job,
-#: Parallelism) below both, or the DNN check out of Instance construction; both change instance.py
-#: wholesale. test_the_full_graph_still_has_the_instance_dnn_cycle fails (strict xfail) when
-#: someone removes it, so this exemption cannot outlive the cycle.
-KNOWN_CYCLE_EDGES = {("asrpt.instance", "asrpt.dnn.validate")}
-
 #: The layers below the simulator: none of them may reach asrpt.sim (directly or through others).
-BELOW_SIM = ("asrpt.state", "asrpt.instance", "asrpt.sizes", "asrpt.single", "asrpt.offline",
+BELOW_SIM = ("asrpt.state", "asrpt.instance", "asrpt.loading", "asrpt.sizes", "asrpt.single", "asrpt.offline",
              "asrpt.dnn", "asrpt.placement.result", "asrpt.placement.problem", "asrpt.placement.methods",
              "asrpt.placement.base", "asrpt.placement.heuristics", "asrpt.placement.ilp",
              "asrpt.placement.rings", "asrpt.placement.cut_bounds", "asrpt.placement.shortcuts",
@@ -136,17 +126,15 @@ def test_the_graph_sees_relative_function_level_and_from_imports():
 
 
 def test_the_package_has_no_import_cycle():
-    graph = import_graph()
-    for a, b in KNOWN_CYCLE_EDGES:
-        graph[a].discard(b)
-    cycle = find_cycle(graph)
-    assert cycle is None, "import cycle: " + " -> ".join(cycle)
-
-
-@pytest.mark.xfail(strict=True, reason="instance -> dnn.validate -> ... -> instance (KNOWN_CYCLE_EDGES)")
-def test_the_full_graph_still_has_the_instance_dnn_cycle():
     cycle = find_cycle(import_graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_instance_model_imports_no_dnn():
+    """asrpt.instance owns the data model; the DNN checks of loading are asrpt.loading's."""
+    reached = reachable(import_graph(), "asrpt.instance")
+    assert not [m for m in reached if m == "asrpt.dnn" or m.startswith("asrpt.dnn.")]
+    assert "asrpt.dnn.validate" in import_graph()["asrpt.loading"]
 
 
 def test_nothing_below_the_simulator_imports_it():

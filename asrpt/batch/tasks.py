@@ -54,7 +54,8 @@ from .._json import jsonable
 from .._validation import InstanceOf, Interval, Options, validate_parameter_constraints, validate_params
 from ..errors import AsrptError, InvalidParameterError, did_you_mean, unknown_name
 from ..registry import Registry
-from ..instance import Instance, loads_instance
+from ..instance import Instance
+from ..loading import loads_instance
 
 __all__ = [
     "Task",

@@ -10,7 +10,8 @@ from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
 from .._json import jsonable
-from ..instance import Instance, load_instance
+from ..instance import Instance
+from ..loading import load_instance
 
 __all__ = [
     "add_json",

@@ -1,11 +1,12 @@
 """``asrpt certify FILE``: run A-SRPT under Theorem 1's assumptions and check its certificate.
 
 Runs A-SRPT with static predictions, backfilling, preemption and zero preemption cost (the
-placement stretch beta is measured), then checks the per-job and total certificate of model.md
-section 8 and the inequalities of the proof (:mod:`asrpt.theory.certificate`), exactly for exact
-data (``--exact``). Exit status 0 when the certificate holds, 1 when it fails, 2 on bad input.
-The ``--adaptive``, ``--strict`` and ``--preemption-cost`` options leave the theorem's assumptions
-(for exploration): the certificate is still checked and ``covered`` says it is outside them.
+placement stretch beta is measured), then checks the per-job and total certificate of Theorem 1
+(proofs/theorem1.md, Proposition 1) and the inequalities of the proof
+(:mod:`asrpt.theory.certificate`), exactly for exact data (``--exact``). Exit status 0 when the
+certificate holds, 1 when it fails, 2 on bad input. The ``--adaptive``, ``--strict`` and
+``--preemption-cost`` options leave the theorem's assumptions (for exploration): the certificate is
+still checked and ``covered`` says it is outside them.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def register(sub) -> None:
                    help="restart cost after a preemption (default 0: the theorem's setting)")
     p.add_argument("--preemption-point", choices=("immediate", "iteration"), default="immediate",
                    help="where a preempted DNN job stops: at once (default, the theorem's setting) "
-                        "or at its next iteration boundary (model.md's step 6, outside the theorem)")
+                        "or at its next iteration boundary (as the simulator does; outside the theorem)")
     p.add_argument("--theorem", type=int, choices=(1, 2, 3), default=1,
                    help="1: the reference model's A-SRPT (fluid virtual machine, virtual order; default); "
                         "2: the default guarded A-SRPT on the gang machine (proofs/theorem2.md); "

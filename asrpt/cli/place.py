@@ -19,7 +19,7 @@ from ._common import (add_instance, add_json, add_plot, emit_json, format_table,
 
 
 def register(sub) -> None:
-    from ..placement import OBJECTIVES, available_methods
+    from ..placement import METHODS, OBJECTIVES
     from ..solve import SOLVERS
 
     p = sub.add_parser(
@@ -33,7 +33,7 @@ def register(sub) -> None:
     p.add_argument("--job", required=True, metavar="ID", help="the job to place (a DNN job)")
     p.add_argument("--free", type=free_gpu_list, default=None, metavar="F1,F2,...",
                    help="free GPUs per server, in the cluster's order (default: all GPUs)")
-    p.add_argument("--method", default="ilp", choices=available_methods(),
+    p.add_argument("--method", default="ilp", choices=METHODS.choices(),
                    help="placement method (default: ilp)")
     p.add_argument("--objective", default="cut", choices=OBJECTIVES,
                    help="minimise the bytes crossing servers (cut) or the iteration time (tau)")

@@ -79,7 +79,7 @@ def register(sub) -> None:
     _out_options(j)
     j.set_defaults(func=_jct)
 
-    from ..placement import OBJECTIVES, available_methods
+    from ..placement import METHODS, OBJECTIVES
     from ..solve import SOLVERS
 
     pl = kinds.add_parser("placement", help="a DNN job's worker graph placed on servers, cut edges in red",
@@ -89,7 +89,7 @@ def register(sub) -> None:
     pl.add_argument("--job", required=True, metavar="ID", help="the job to place (a DNN job)")
     pl.add_argument("--free", type=free_gpu_list, default=None, metavar="F1,F2,...",
                     help="free GPUs per server, in the cluster's order (default: all GPUs)")
-    pl.add_argument("--method", default="ilp", choices=available_methods(), help="placement method (default ilp)")
+    pl.add_argument("--method", default="ilp", choices=METHODS.choices(), help="placement method (default ilp)")
     pl.add_argument("--objective", default="cut", choices=OBJECTIVES, help="cut (default) or tau")
     pl.add_argument("--solver", default="highs", choices=SOLVERS, help="MILP backend (default highs)")
     pl.add_argument("--time-limit", type=positive_float, default=60.0, metavar="S", help="solver seconds")
@@ -264,7 +264,7 @@ def _jct(args) -> int:
 def _placement(args) -> int:
     from ..dnn.parallel import worker_graph
     from ..dnn.perf import best_gpu_type
-    from ..instance import load_instance
+    from ..loading import load_instance
     from ..placement import place
     from ..plots import placement_graph
 

@@ -1,4 +1,5 @@
-"""``asrpt srpt FILE``: the virtual single-machine SRPT schedule of an instance (model.md section 5).
+"""``asrpt srpt FILE``: the virtual single-machine SRPT schedule of an instance (proofs/model.md,
+Definition 3).
 
 Each job becomes a single-machine job released at its arrival with size ``g_j P_j / M``; the
 command prints the virtual completion times ``C~_j``, their sum (with true sizes this is the lower

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 
 from ..errors import InvalidInstance
-from ..instance import instance_problems, read_json, read_text
+from ..instance import read_json, read_text
+from ..loading import instance_problems
 from ._common import add_instance, add_json, emit_json
 
 

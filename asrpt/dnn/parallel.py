@@ -8,8 +8,9 @@ which placement reads, and :mod:`asrpt.dnn.perf` prices a placement of it.
 
 - :class:`Configuration`: dp x pp x tp GPUs, the global batch, the micro-batches (default
   rule: 1 without pipelining, else ``min(4 * pp, per-replica batch)``).
-- :func:`partition_stages`: the exact min-max contiguous partition of a chain (``CHK-21``,
-  O(k L log L): the classical O(k L^2) recurrence with a binary search for the crossing point).
+- :func:`partition_stages`: the exact min-max contiguous partition of a chain (proofs/classical.md,
+  Result 14; O(k L log L): the classical O(k L^2) recurrence with a binary search for the crossing
+  point).
 - :func:`layer_times`: seconds per layer and micro-batch on one GPU (a per-layer roofline with a
   fitted efficiency, see :class:`asrpt.dnn.calibration.PerfParams`).
 - :func:`stage_partition`: the pipeline stages of a layer graph: contiguous ranges of ``order``
@@ -230,7 +231,7 @@ class Configuration:
 
 
 # ---------------------------------------------------------------------------------------------
-# CHK-21: min-max contiguous partition
+# Min-max contiguous partition (proofs/classical.md, Result 14)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -307,7 +308,7 @@ def _minmax_partition(prefix: Sequence[Sequence], k: int, limit: Sequence[Sequen
 
 @validate_params({"times": "no_validation", "k": _POS_INT})
 def partition_stages(times: Sequence, k: int) -> tuple[tuple[int, ...], Any]:
-    """Exact min-max partition of a chain into ``k`` contiguous non-empty stages (``CHK-21``).
+    """Exact min-max partition of a chain into ``k`` contiguous non-empty stages.
 
     B(j, s) = min over s-1 <= i < j of max(B(i, s-1), T(i+1..j)), B(j, 1) = T(1..j), evaluated
     in O(k L log L) by binary search for the crossing of the two monotone terms. Exact for ints

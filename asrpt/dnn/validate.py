@@ -1,7 +1,7 @@
 """Instance checks for DNN jobs: models, GPU types, precisions, configurations and memory.
 
-This module owns what :func:`asrpt.instance.instance_problems` (through ``_dnn_problems``) asks
-about DNN jobs once the generic checks have passed: every problem is returned as a
+This module owns what the loaders of :mod:`asrpt.loading` ask about DNN jobs once the generic
+checks of :mod:`asrpt.instance` have passed: every problem is returned as a
 :class:`~asrpt.errors.Problem` with its JSON location, never raised.
 
 - ``jobs[i].model``: not a zoo model (with a did-you-mean);

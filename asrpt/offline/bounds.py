@@ -1,6 +1,6 @@
 """Lower bounds on the offline optimum ``OPT = min sum_j w_j C_j`` of a cluster instance.
 
-This module owns the three cheap lower bounds of model.md section 7 and theory-checks 1.5. OPT is
+This module owns three cheap lower bounds (LB1 and LB2: proofs/lemma1-lower-bounds.md). OPT is
 taken over every cluster schedule of the rigid jobs: job j holds g_j GPUs (any GPUs, any servers)
 whenever it runs, needs at least ``P_j`` time on them in total (``P_j`` from
 :mod:`asrpt.sizes`: the given processing time of abstract jobs, ``P*_j = N_j tau*_j`` of DNN
@@ -126,9 +126,9 @@ def release_bound(instance: Instance):
 def squashed_area_bound(instance: Instance):
     """LB2 = ``w_min * SRPT_1(a, g P / M)``: the virtual single machine's total completion time.
 
-    For unit weights this is exactly the sum of the virtual SRPT completion times (model.md
-    section 7); for weighted instances it is scaled by the smallest weight so that it stays a
-    valid bound on ``sum w_j C_j`` (see the module docstring).
+    For unit weights this is exactly the sum of the virtual SRPT completion times
+    (proofs/lemma1-lower-bounds.md, Lemma 1); for weighted instances it is scaled by the smallest
+    weight so that it stays a valid bound on ``sum w_j C_j`` (see the module docstring).
 
     Parameters
     ----------
@@ -163,7 +163,8 @@ def squashed_area_bound(instance: Instance):
 
 @validate_params({"instance": [InstanceOf(Instance)]})
 def mean_busy_time_bound(instance: Instance):
-    """LB_MBT = ``sum_j w_j (M_j^LP + P_j / 2)`` on the squashed instance (theory-checks 1.5).
+    """LB_MBT = ``sum_j w_j (M_j^LP + P_j / 2)`` on the squashed instance (Goemans' mean busy
+    times).
 
     Parameters
     ----------

@@ -1,16 +1,16 @@
-"""Exact brute-force oracles for tiny instances (theory-checks 4.1), used to test the ILPs and rules.
+"""Exact brute-force oracles for tiny instances, used to test the ILPs and rules.
 
 This module owns:
 
 - :func:`greedy_rigid_starts`: the *order-preserving greedy* for non-preemptive rigid jobs on
   ``m`` GPUs: jobs are placed in the given order, each at the earliest time ``t >= max(r_j,
   start of the previous job)`` at which ``g_j`` GPUs stay free on ``[t, t + p_j)``. Started from
-  the start order of an optimal schedule it starts every job no later than that schedule does
-  (theory-checks 4.1), so the best order gives the exact optimum of ``P | r_j, size_j |
-  sum w_j C_j`` (GPUs as a cumulative resource: a job may use any g_j GPUs);
+  the start order of an optimal schedule it starts every job no later than that schedule does,
+  so the best order gives the exact optimum of ``P | r_j, size_j | sum w_j C_j`` (GPUs as a
+  cumulative resource: a job may use any g_j GPUs);
 - :func:`bruteforce_rigid_nonpreemptive`: that optimum, over all ``n!`` orders;
 - :func:`bruteforce_weighted_single_machine`: ``1 || sum w_j C_j`` over all ``n!`` orders (the
-  oracle for Smith's rule, CHK-05).
+  oracle for Smith's rule, proofs/classical.md, Result 3).
 
 Costs are exact for ints and Fractions. Permutations are tried in tie-key order (``id_key`` of
 the ids, else index) and only a strictly better one replaces the incumbent, so the reported

@@ -1,14 +1,15 @@
 """Offline optima of rigid-job instances by time-indexed ILPs, and the [lower, upper] bracket.
 
-This module owns the two ILPs of theory-checks 1.4 (built with PuLP, solved through
-:func:`asrpt.solve.solve`), the bracket around the continuous optimum (:func:`offline_opt`) and
-an independent feasibility check of rigid schedules (:func:`schedule_problems`).
+This module owns the two time-indexed ILPs (proofs/classical.md, Result 11; built with PuLP, solved
+through :func:`asrpt.solve.solve`), the bracket around the continuous optimum (:func:`offline_opt`)
+and an independent feasibility check of rigid schedules (:func:`schedule_problems`).
 
 **The problem.** Jobs j with arrival ``a_j``, GPU demand ``g_j``, processing time ``P_j`` (from
 :mod:`asrpt.sizes`) and weight ``w_j`` on a cluster of M GPUs; minimise ``sum_j w_j C_j``. A job
 holds g_j GPUs whenever it runs; GPUs are a cumulative resource (any g_j GPUs, across servers, as
-model.md section 1 allows; the ``instances`` field is ignored here). Preemptive: ``P | size_j,
-r_j, pmtn | sum w_j C_j`` (migration allowed); non-preemptive: ``P | size_j, r_j | sum w_j C_j``.
+proofs/model.md, Definition 1 allows; the ``instances`` field is ignored here). Preemptive:
+``P | size_j, r_j, pmtn | sum w_j C_j`` (migration allowed); non-preemptive:
+``P | size_j, r_j | sum w_j C_j``.
 
 **The slot grid.** Slot ``t`` is ``[t delta, (t+1) delta)``. A job is released at slot
 ``ceil(a_j / delta)`` and needs ``k_j = ceil(P_j / delta)`` slots. Rounding *up* keeps every ILP
@@ -41,14 +42,14 @@ seconds).
 bound on OPT; otherwise it only bounds the *slotted* optimum, which may exceed OPT.
 
 - Non-preemptive, every ``a_j`` and ``P_j`` a multiple of delta: exact. The order-preserving
-  greedy (theory-checks 4.1) turns an optimal schedule into one no worse whose starts are releases
-  or completions, hence multiples of delta.
+  greedy (:mod:`asrpt.offline.bruteforce`) turns an optimal schedule into one no worse whose
+  starts are releases or completions, hence multiples of delta.
 - Preemptive: exact when M = 1 (so every g_j = 1), all weights are equal and the data are
   multiples of delta: SRPT is then optimal (Schrage) and changes jobs only at releases and
   completions, which are multiples of delta, so the grid contains an optimal schedule. For
-  several GPUs or unequal weights no integer-preemption property is proven here (theory-checks
-  1.4.2), so the grid is not claimed exact, and the lower side of the bracket comes from
-  :mod:`asrpt.offline.bounds` alone.
+  several GPUs or unequal weights no integer-preemption property is proven here, so the grid is
+  not claimed exact, and the lower side of the bracket comes from :mod:`asrpt.offline.bounds`
+  alone.
 
 **The bracket** (:func:`offline_opt`): ``lower_bound = max(LB1, LB2, LB_MBT)``, raised to the ILP
 value when the grid is exact and the ILP was solved to optimality (or to its best bound, less a
@@ -422,7 +423,7 @@ def slotted_ilp(instance: Instance, *, slot: Real = 1, solver: str = "highs",
 def start_time_ilp(instance: Instance, *, slot: Real = 1, solver: str = "highs",
                    time_limit: Real | None = None, gap: Real = 0.0,
                    horizon: int | None = None) -> IlpResult:
-    """The non-preemptive start-time ILP for ``P | size_j, r_j | sum w_j C_j`` (theory-checks 1.4.3).
+    """The non-preemptive start-time ILP for ``P | size_j, r_j | sum w_j C_j``.
 
     Each job starts at a slot boundary and runs ``P_j`` without interruption; it blocks its GPUs
     for ``ceil(P_j / delta)`` whole slots in the capacity rows, which keeps solutions feasible.

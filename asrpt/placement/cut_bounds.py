@@ -69,12 +69,13 @@ def _fiedler(graph: nx.Graph, nodes: tuple, free: Sequence[int]) -> float:
 
 @validate_params({"graph": [InstanceOf(nx.Graph)], "free_gpus": [_FreeGPUs()]})
 def fiedler_bound(graph: nx.Graph, free_gpus: Sequence[int]) -> float:
-    """The spectral (Fiedler) lower bound on the cut of any placement (CHK-20, generalised).
+    """The spectral (Fiedler) lower bound on the cut of any placement (docs/placement.md, Fiedler
+    bound).
 
     For a part S of n vertices, ``cut(S) >= lambda_2(L) |S| (n - |S|) / n`` with L the
     ``bytes``-weighted Laplacian; the total cut is half the sum over the parts, and
     ``sum |S_h| (n - |S_h|)`` is smallest when servers are filled largest first. For a balanced
-    bisection this is theory-checks' ``lambda_2 n / 4``. Scaled down by 1e-9 (relative) for the
+    bisection this is the classical ``lambda_2 n / 4``. Scaled down by 1e-9 (relative) for the
     eigenvalue's rounding.
 
     Parameters

@@ -567,6 +567,6 @@ class Spread(PlacementMethod):
 
 # The old spellings of "consolidate" and "spread_workers", still accepted (and used by tests and
 # scripts); they collide with the simulator's count placers "best_fit" and "spread" (a different
-# idea: GPU counts per server, not workers), so listings name the new ones first.
-METHODS.register("best_fit", BestFit, description="old name of consolidate (not the count placer best_fit)")
-METHODS.register("spread", Spread, description="old name of spread_workers (not the count placer spread)")
+# idea: GPU counts per server, not workers), so listings show the new names only.
+METHODS.alias("best_fit", "consolidate")
+METHODS.alias("spread", "spread_workers")

@@ -7,12 +7,12 @@ This module owns the exact methods of :func:`asrpt.placement.place` (``"ilp"``,
 formulation, :mod:`.ilp_plain`, :mod:`.ilp_count` (with the layout search) and :mod:`.ilp_tau`. ``docs/placement.md`` has the argument in
 full; in brief:
 
-**Plain formulation** (model.md section 4, theory-checks 3.1). Binaries ``x[v,h]`` (worker v on
-server h, only servers with free GPUs), ``sum_h x[v,h] = 1``, ``sum_v x[v,h] <= f_h``;
-continuous ``z[u,v] >= x[u,h] - x[v,h]`` and ``>= x[v,h] - x[u,h]`` for every h; minimise
-``sum w_uv z_uv``. Servers with the same free GPUs (and GPU type) are interchangeable: within
-such a class, worker number i may only use the class's first i+1 servers (first-occurrence
-labelling, valid because any placement can be relabelled so).
+**Plain formulation** (the capacitated k-way cut ILP; docs/placement.md, "The plain formulation").
+Binaries ``x[v,h]`` (worker v on server h, only servers with free GPUs), ``sum_h x[v,h] = 1``,
+``sum_v x[v,h] <= f_h``; continuous ``z[u,v] >= x[u,h] - x[v,h]`` and ``>= x[v,h] - x[u,h]`` for
+every h; minimise ``sum w_uv z_uv``. Servers with the same free GPUs (and GPU type) are
+interchangeable: within such a class, worker number i may only use the class's first i+1 servers
+(first-occurrence labelling, valid because any placement can be relabelled so).
 
 **Count formulation** (worker graphs). Tensor- and data-parallel edges form *rings*, so the
 workers of a tensor group are interchangeable only under rotations of the ring, not under

@@ -115,14 +115,16 @@ def register(name: str, *, description: str | None = None) -> Callable[[type], t
 
 @validate_params({})
 def available_methods() -> tuple[str, ...]:
-    """The registered method names, sorted.
+    """Every method name :func:`place` accepts, sorted: the registered names and the old
+    spellings ``best_fit`` and ``spread`` (of ``consolidate`` and ``spread_workers``), which
+    listings do not show (``METHODS.names()``, ``METHODS.describe()``).
 
     Examples
     --------
     >>> {"ilp", "best_fit", "greedy", "kl"} <= set(available_methods())
     True
     """
-    return METHODS.names()
+    return tuple(sorted(METHODS))
 
 
 @validate_params({"spec": [_MethodSpec()]})

@@ -1,7 +1,7 @@
 """The placement problem as arrays: :class:`PlacementProblem` (what every method reads), the
 free-GPU vector check and :func:`is_worker_graph`.
 
-**The problem** (model.md section 4). A graph whose vertices are workers (each needs one GPU)
+**The problem** (docs/placement.md). A graph whose vertices are workers (each needs one GPU)
 and whose edges carry ``bytes`` per iteration; free GPUs ``f_h`` per server h. Assign every
 worker to a server, at most ``f_h`` workers on h, minimising the bytes on edges whose ends sit
 on different servers (``objective="cut"``) or the modelled iteration time

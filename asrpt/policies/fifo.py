@@ -1,4 +1,4 @@
-"""FIFO (baselines.md B1): jobs in arrival order, never preempted.
+"""FIFO: jobs in arrival order, never preempted (the reference point of every comparison).
 
 ``fifo`` skips a job that does not fit and goes on (first-fit backfill without reservation, the
 Tiresias "fjf" and the Alibaba PAI simulator's own behaviour); ``fifo-strict`` stops at the first

@@ -1,5 +1,4 @@
-"""Gavel max-min fairness on a homogeneous cluster (baselines.md section 4.3, B7, and section 2.5;
-Narayanan et al., OSDI'20), non-clairvoyant.
+"""Gavel max-min fairness on a homogeneous cluster (Narayanan et al., OSDI'20), non-clairvoyant.
 
 **Rounds.** Every ``round_length`` seconds (default 360 s, Gavel's round) the policy solves the
 heterogeneity-agnostic max-min problem, which on one GPU type is

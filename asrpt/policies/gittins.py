@@ -1,5 +1,5 @@
 """Tiresias 2D-Gittins: the 2D-LAS queues with the Gittins index inside each queue
-(baselines.md section 2.3 and section 4.3, B4; Gu et al., NSDI'19).
+(Gu et al., NSDI'19).
 
 Queues, demotions, PROMOTEKNOB and the exact wake-ups are those of
 :class:`~asrpt.policies.tiresias.Tiresias`. Within a queue, jobs are ordered by the Gittins index
@@ -13,13 +13,14 @@ where S is a job's total GPU-time drawn from an empirical distribution and Delta
 quantum (``quantum``, default 3250 GPU-s: the original simulator's fixed ``gittins_delta``). The
 index is 0 beyond the support (no sample exceeds a).
 
-**The distribution.** ``samples`` is a list of GPU-time samples (the training split, DIST mode of
-baselines.md section 4.2), used as is. With ``samples=None`` the distribution is learned online
-from completed jobs (GPU-time = g_j x work x tau*_j, revealed at completion). Cold start: until
-the first job completes there are no samples, every index is 0 and the order inside a queue is
-by arrival (2D-LAS without the running-first rule). The learned table is rebuilt when the
-completions not yet in it reach 1/32 of those in it (at every completion for the first 32), so a
-completion costs O(1) amortized and the table lags the true history by at most about 3%.
+**The distribution.** ``samples`` is a list of GPU-time samples (a training split: the policy
+knows the distribution of sizes, not any job's own), used as is. With ``samples=None`` the
+distribution is learned online from completed jobs (GPU-time = g_j x work x tau*_j, revealed at
+completion). Cold start: until the first job completes there are no samples, every index is 0
+and the order inside a queue is by arrival (2D-LAS without the running-first rule). The learned
+table is rebuilt when the completions not yet in it reach 1/32 of those in it (at every
+completion for the first 32), so a completion costs O(1) amortized and the table lags the true
+history by at most about 3%.
 
 **Computing the index.** With the samples sorted (s_1 <= ... <= s_n) and prefix sums P,
 lo = #{s <= a} and hi = #{s <= a + Delta}:

@@ -1,5 +1,4 @@
-"""QSSF, the quasi-shortest-service-first policy of Helios (baselines.md section 2.9 and section
-4.3, B5; Hu et al., SC'21), non-preemptive.
+"""QSSF, the quasi-shortest-service-first policy of Helios (Hu et al., SC'21), non-preemptive.
 
 Each job gets a priority when it arrives, its predicted GPU-time g_j x D^_j (D^_j = N^_j tau*_j,
 the predicted duration), and waiting jobs are started smallest priority first; ties go to the

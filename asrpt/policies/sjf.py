@@ -1,4 +1,4 @@
-"""Shortest job first, non-preemptive (baselines.md B2, "SJF-GT"; and the PAI simulator's SJF).
+"""Shortest job first, non-preemptive (with true sizes the "SJF-GT" comparator; PAI's SJF).
 
 Jobs wait in order of their (predicted or true) size and are never preempted:
 

@@ -1,5 +1,5 @@
-"""SRSF and SRTF: preemptive shortest-remaining-size baselines (baselines.md section 4.3, B2; the
-``shortest-gpu`` and ``shortest`` comparators of the Tiresias simulator, section 2.3).
+"""SRSF and SRTF: preemptive shortest-remaining-size baselines (the
+``shortest-gpu`` and ``shortest`` comparators of the Tiresias simulator).
 
 At every decision point every active job is ranked by its remaining size,
 
@@ -30,7 +30,7 @@ With the oracle none of this triggers (a job reaches its true work when it compl
 
 **Hysteresis.** With ``epsilon > 0`` a running job's size is multiplied by (1 - epsilon) for the
 ranking, so a waiting job overtakes a running one only if its size is below (1 - epsilon) times
-the running job's (baselines.md B2, "anti-thrashing"). Jobs running on to an iteration boundary
+the running job's (an anti-thrashing margin). Jobs running on to an iteration boundary
 after a preemption do not get the discount.
 
 Registered: ``srsf`` and ``srtf`` (oracle), ``srsf-pred`` and ``srtf-pred`` (``predictor=

@@ -1,5 +1,4 @@
-"""Themis finish-time fairness, the greedy Themis-style form of baselines.md section 4.3, B6
-(section 2.4; Mahajan et al., NSDI'20).
+"""Themis finish-time fairness in a greedy Themis-style form (Mahajan et al., NSDI'20).
 
 **Rounds.** Allocations are leases of ``round_length`` seconds (default 360 s, the round of the
 Gavel and ElasticFlow proxies). A round starts at the first decision, and afterwards at the first

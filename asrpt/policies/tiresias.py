@@ -1,5 +1,5 @@
 """Tiresias 2D-LAS: discretized least-attained-service in GPU-seconds, non-clairvoyant
-(baselines.md section 2.3 and section 4.3, B3; Gu et al., NSDI'19).
+(Gu et al., NSDI'19).
 
 **Queues.** A job's attained service S_j is the GPU-seconds it has held so far
 (``view.attained_service``: g_j times the seconds it held its GPUs, restarts included). With

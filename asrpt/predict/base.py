@@ -6,9 +6,10 @@ One interface for every predictor, used by A-SRPT and by the size-aware baseline
 - ``observe(completed)`` learns online from jobs that completed (their true work is revealed
   then; nothing else is ever learned from);
 - ``predict(job, *, attained=0, truth=None) -> work`` predicts a job's total work at submission
-  (``attained=0``) or given the work already done (the adaptive re-prediction of model.md
-  section 6, step 3). ``truth`` is passed only to predictors that declare ``clairvoyant = True``
-  (the oracle and the synthetic noisy predictor, which are built from the truth by definition).
+  (``attained=0``) or given the work already done (A-SRPT's adaptive re-prediction,
+  proofs/model.md, Definition 4, step 2). ``truth`` is passed only to predictors that declare
+  ``clairvoyant = True`` (the oracle and the synthetic noisy predictor, which are built from the
+  truth by definition).
 
 ``fit(completed)`` is ``reset()`` followed by ``observe(completed)`` (scikit-learn style).
 

@@ -56,7 +56,8 @@ next prediction that needs it. Before the first fit predictions come from the co
 Fitted trees are compiled into flat arrays and evaluated for all trees at once, one level per
 step: a prediction costs O(depth) numpy operations over the trees, not a scikit-learn call.
 
-**Re-prediction given the work done** (model.md section 6, step 3; ``attained > 0``). A second
+**Re-prediction given the work done** (A-SRPT's adaptive step, proofs/model.md, Definition 4;
+``attained > 0``). A second
 forest learns the time ``P`` of a job *known to have run* ``l`` seconds, from the completed jobs:
 each contributes one row per level ``l`` strictly below its true time ``P`` (``attained_levels``
 levels at evenly spaced quantiles of the training targets; at most ``max_train`` rows, a seeded

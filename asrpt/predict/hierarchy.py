@@ -51,7 +51,7 @@ global medians, and user, model, dataset and precision as native categories), re
 corrects a stratum's predictions only while it validates: over the stratum's last 300
 successful completions predicted with a model, its mean |log error| is below the hierarchy's.
 
-**Re-prediction given the work done** (``attained > 0``, model.md section 6, step 3): the median
+**Re-prediction given the work done** (``attained > 0``, A-SRPT's adaptive step): the median
 of the level's successful runs that outlived the work done (the survival-conditioned median), the
 first level that has one; else ``growth * attained``. It is at least ``1.05 * attained``.
 

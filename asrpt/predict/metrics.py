@@ -1,6 +1,6 @@
 """Accuracy and distortion of work predictions: from a run's records, or a predictor replayed.
 
-This module owns the prediction-error measures of theory-checks.md section 2.1 that asrpt reports:
+This module owns the prediction-error measures that asrpt reports (proofs/model.md, Definition 6):
 
 - accuracy (float only): :func:`mae` (mean absolute error, in work units), :func:`mape` (mean
   absolute error relative to the truth, as a fraction), :func:`r2_log` (coefficient of
@@ -12,7 +12,7 @@ This module owns the prediction-error measures of theory-checks.md section 2.1 t
   (MAPE is left out of it: it measures the failed runs more than the predictor);
 - distortion (exact for int and Fraction inputs): ``mu_over = max(1, max_j N^_j / N_j)``,
   ``mu_under = max(1, max_j N_j / N^_j)``, ``mu = mu_over * mu_under`` (Theorem 1's ``mu``,
-  model.md section 8), and nearest-rank percentiles of the per-job ratio ``N^_j / N_j``
+  proofs/model.md, Definition 5), and nearest-rank percentiles of the per-job ratio ``N^_j / N_j``
   (:func:`distortion`).
 
 Where the pairs (truth, prediction) come from:
@@ -240,7 +240,7 @@ def coverage(true, low, high) -> float:
 
 @dataclass(frozen=True)
 class Distortion:
-    """Distortion of predictions (theory-checks.md 2.1; model.md section 8).
+    """Distortion of predictions (proofs/model.md, Definitions 5 and 6).
 
     Attributes
     ----------

@@ -4,7 +4,7 @@
   incremental :class:`SRPTMachine`;
 - :mod:`asrpt.single.rules`: FCFS, SPT, WSPT (Smith), preemptive LAS, processor sharing, the
   fixed-ratio LP schedule and SRPT on m identical machines;
-- :mod:`asrpt.single.virtual`: the virtual single machine of model.md section 5 (sizes
+- :mod:`asrpt.single.virtual`: the virtual single machine (proofs/model.md, Definition 3; sizes
   ``g_j P_j / M`` and their SRPT schedule);
 - :mod:`asrpt.single.gang` and :mod:`asrpt.single.waterfill`: the gang-capped fluid machine served
   by gang-capped SRPT (A-SRPT's virtual machine) and by prediction-free water-filling.

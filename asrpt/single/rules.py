@@ -311,7 +311,7 @@ def lp_schedule(releases: Sequence[Real], sizes: Sequence[Real], weights: Sequen
 
     Among released unfinished jobs the one with the smallest ``p_j / w_j`` runs (ties by tie key);
     an arrival with a better ratio preempts. Its mean busy times minimise ``sum w_j M_j`` over all
-    single-machine schedules, preemptive or processor-sharing (Goemans 1996; theory-checks 1.4.1),
+    single-machine schedules, preemptive or processor-sharing (Goemans 1996),
     which is what the LB_MBT lower bound uses. For unit weights it is preemptive SPT by original
     size, which differs from SRPT.
 
@@ -462,8 +462,8 @@ def ps_schedule(releases: Sequence[Real], sizes: Sequence[Real], *,
     """Processor sharing: all released unfinished jobs share the machine equally.
 
     This is round robin with an infinitesimal quantum. With all releases 0 its total completion
-    time is ``2 * SPT - sum p`` (theory-checks 1.2, CHK-09). Internally a virtual clock counts the
-    service each present job has received; completions set it exactly.
+    time is ``2 * SPT - sum p`` (proofs/classical.md, Result 9). Internally a virtual clock counts
+    the service each present job has received; completions set it exactly.
 
     Parameters
     ----------
@@ -553,8 +553,8 @@ def multi_srpt_schedule(releases: Sequence[Real], sizes: Sequence[Real], machine
 
     At every instant the (at most ``machines``) released unfinished jobs with the smallest
     ``(remaining, tie key)`` run, one per machine, migration allowed. Not optimal for ``m >= 2``
-    (theory-checks 1.3: the pinned instance costs 21 against an optimum of 20). O(n^2 log n);
-    meant for small instances.
+    (proofs/classical.md, Result 10: the pinned instance costs 21 against an optimum of 20).
+    O(n^2 log n); meant for small instances.
 
     Parameters
     ----------

@@ -2,8 +2,8 @@
 
 This module owns the single-machine schedule record (:class:`Piece`, :class:`Schedule`) shared by
 every rule in :mod:`asrpt.single`, the one-shot :func:`srpt_schedule` and the incremental
-:class:`SRPTMachine` that A-SRPT advances event by event (model.md section 5). Preemptive SRPT is
-optimal for ``1 | r_j, pmtn | sum C_j`` (Schrage 1968).
+:class:`SRPTMachine` that A-SRPT advances event by event (proofs/model.md, Definition 3). Preemptive
+SRPT is optimal for ``1 | r_j, pmtn | sum C_j`` (Schrage 1968).
 
 Conventions, the same in the function and the machine:
 
@@ -175,12 +175,13 @@ class Schedule:
     def remaining_at(self, t) -> tuple:
         """Remaining size of each job at time ``t``: its full size before release, 0 once done.
 
-        For SRPT these are the ``r~_j(t)`` of model.md section 5.
+        For SRPT these are the virtual remaining sizes ``r~_j(t)`` (proofs/model.md, Definition 3).
         """
         return tuple(p - a for p, a in zip(self.sizes, self.attained_at(t)))
 
     def number_present(self, t) -> int:
-        """Jobs released by ``t`` and not completed by ``t`` (``N(t)`` of theory-checks 1.1)."""
+        """Jobs released by ``t`` and not completed by ``t`` (``N(t)``, which SRPT minimises at
+        every t)."""
         return sum(1 for r, c in zip(self.releases, self.completion_times) if r <= t < c)
 
     def mean_busy_times(self) -> tuple:
@@ -448,10 +449,10 @@ def _check_new_job(owner: str, key, known, release, now) -> None:
 class SRPTMachine:
     """An incremental preemptive SRPT machine: add jobs, advance time, read the state.
 
-    It is the virtual single machine of model.md section 5 as A-SRPT needs it: jobs are added as
-    they arrive (or ahead of time, with a future release), time is advanced event by event, and at
-    any time the machine says each job's remaining size, its virtual completion time once done,
-    and the SRPT priority order of the unfinished jobs. Sizes may be changed later
+    It is the virtual single machine (proofs/model.md, Definition 3) as A-SRPT needs it: jobs are
+    added as they arrive (or ahead of time, with a future release), time is advanced event by
+    event, and at any time the machine says each job's remaining size, its virtual completion time
+    once done, and the SRPT priority order of the unfinished jobs. Sizes may be changed later
     (:meth:`resize`, for adaptive predictions). It follows exactly the conventions of
     :func:`srpt_schedule` (ties, zero sizes, completions before arrivals) and produces the same
     completion times and pieces on the same input.
@@ -568,7 +569,9 @@ class SRPTMachine:
         return tuple(self._done)
 
     def priority_key(self, key: Hashable) -> tuple:
-        """``(remaining, C~ (now for unfinished jobs), tie key)``: the order of model.md 6 step 4.
+        """``(remaining, C~ (now for unfinished jobs), tie key)``: A-SRPT's priority list.
+
+        The order of step 3 of A-SRPT in proofs/model.md, Definition 4.
 
         Finished jobs (remaining 0) sort by their virtual completion time, before every
         unfinished job with a positive remaining size.

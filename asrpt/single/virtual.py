@@ -1,4 +1,5 @@
-"""The virtual single machine of model.md section 5: a cluster instance squashed onto one machine.
+"""The virtual single machine (proofs/model.md, Definition 3): a cluster instance squashed onto one
+machine.
 
 Job j becomes a single-machine job released at its arrival ``a_j`` with size
 
@@ -6,9 +7,9 @@ Job j becomes a single-machine job released at its arrival ``a_j`` with size
 
 where ``P_j`` is the job's processing time from :mod:`asrpt.sizes` (the true ``P*_j``, or the
 predicted one with ``predicted=True``). Preemptive SRPT on these sizes gives the virtual
-completion times ``C~_j``; with true sizes their sum is the lower bound LB2 (model.md section 7).
-This module owns only that mapping; the SRPT itself is :func:`asrpt.single.srpt.srpt_schedule`,
-with ties broken by ``id_key`` of the job ids.
+completion times ``C~_j``; with true sizes their sum is the lower bound LB2
+(proofs/lemma1-lower-bounds.md, Lemma 1). This module owns only that mapping; the SRPT itself is
+:func:`asrpt.single.srpt.srpt_schedule`, with ties broken by ``id_key`` of the job ids.
 
 Arithmetic is exact when the instance is (ints and Fractions give Fractions, never floats).
 

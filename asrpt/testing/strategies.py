@@ -172,6 +172,7 @@ def weighted_job_arrays(draw, *, min_jobs: int = 0, max_jobs: int = 7, max_size:
 # ---------------------------------------------------------------------------------------------
 
 from ..instance import Parallelism  # noqa: E402  (used by dnn_instances only)
+from ..loading import check_instance  # noqa: E402  (used by dnn_instances only)
 
 __all__ += ["arrival_times", "prediction_factors", "gang_instances", "dnn_instances"]
 
@@ -323,7 +324,7 @@ def dnn_instances(draw, *, min_jobs: int = 1, max_jobs: int = 5, max_servers: in
             kwargs["predicted_iterations"] = iters * factors[i]
         jobs.append(Job(f"j{i}", times[i], dp * pp * tp, model=draw(st.sampled_from(tuple(models))),
                         parallelism=Parallelism(dp, pp, tp), iterations=iters, **kwargs))
-    return Instance(cluster, tuple(jobs))
+    return check_instance(Instance(cluster, tuple(jobs)))  # what the loaders would accept
 
 
 # ---------------------------------------------------------------------------------------------

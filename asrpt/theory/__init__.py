@@ -1,13 +1,14 @@
 """Theory for A-SRPT: Theorem 1's certificate, the worst-case search and the classical checks.
 
-- :mod:`asrpt.theory.certificate`: :func:`certify` (the certificate of model.md section 8 on a
-  finished run, exact for exact data), :func:`run_asrpt` and :func:`certify_instance` (A-SRPT
+- :mod:`asrpt.theory.certificate`: :func:`certify` (Theorem 1's certificate, proofs/theorem1.md, on
+  a finished run, exact for exact data), :func:`run_asrpt` and :func:`certify_instance` (A-SRPT
   under the theorem's assumptions);
 - :mod:`asrpt.theory.worstcase`: :func:`worst_case` (hypothesis ``target()`` plus local search for
   instances maximising ALG / OPT), :func:`evaluate` and the tightness table of ``proofs/``;
 - :mod:`asrpt.theory.classical`: WSRPT, the Phillips-Stein-Wein conversion, SPJF, PRR and SPRPT
-  for the classical checks (CHK-04, 07, 08, 15, 16);
-- :mod:`asrpt.theory.queueing`: the M/M/1 queue with predictions, simulated and analytic (CHK-17);
+  for the classical checks of proofs/classical.md (Results 5, 7, 8, 12, Counterexample 2);
+- :mod:`asrpt.theory.queueing`: the M/M/1 queue with predictions, simulated and analytic
+  (proofs/classical.md, Result 13);
 - :mod:`asrpt.theory.guarded`: Theorem 2's certificate of the default guarded A-SRPT;
 - :mod:`asrpt.theory.robust`: Theorem 3, guarded A-SRPT time-shared with prediction-free
   water-filling (a bound that does not grow with prediction errors) and its certificate.

@@ -1,4 +1,5 @@
-"""The per-instance certificate of Theorem 1 (model.md section 8), read from a finished A-SRPT run.
+"""The per-instance certificate of Theorem 1 (proofs/theorem1.md, Proposition 1), read from a
+finished A-SRPT run.
 
 This module owns the certificate: given an instance and the :class:`~asrpt.sim.records.SimResult`
 of an A-SRPT run on it, it computes every quantity of Theorem 1 from the run's records and
@@ -27,13 +28,15 @@ each inequality of the proof. It also runs A-SRPT under the theorem's assumption
   preemptions with a cost), the waiting time ``W_j = C_j - a_j - H_j``, and the **blocked time**
   ``X_j``: the part of ``W_j`` during which the jobs ahead of j held at most ``M - g_j`` GPUs.
   "Ahead" is the virtual finishing order (by ``C~``, ties by id): with static predictions it is
-  A-SRPT's priority order between any two jobs present together (fact F1 of model.md section 5).
+  A-SRPT's priority order between any two jobs present together (fact F1: Fact 3 of
+  proofs/lemma3-waiting.md).
 
 **Inequalities** (:class:`Inequality`; ``slack = rhs - lhs``, the smallest over jobs for per-job
 ones, which also name the tightest job):
 
-- ``per_job``: ``C_j <= a_j + beta_j P*_j + beta mu_under rho_j C~_j`` (model.md section 8);
-- ``total``: ``sum C_j <= beta LB1 + beta rho mu_under sum C~_j`` (model.md section 8);
+- ``per_job``: ``C_j <= a_j + beta_j P*_j + beta mu_under rho_j C~_j`` (proofs/theorem1.md,
+  Proposition 1);
+- ``total``: ``sum C_j <= beta LB1 + beta rho mu_under sum C~_j`` (the same Proposition 1);
 - ``lemma2``: ``sum C~_j <= mu_over LB2``;
 - ``theorem``: ``sum C_j <= beta (1 + rho mu) LB``;
 - ``lemma3``: ``W_j - X_j <= beta mu_under rho_j C~_j`` (the waiting bound on unblocked time);
@@ -45,12 +48,13 @@ After adaptive updates the virtual machine was resized, F1 no longer holds, and 
 the final virtual order: ``X_j``, ``lemma3`` and ``lemma3_premise`` are then indicative, not the
 proof's quantities (the run is not ``covered``).
 
-``holds`` is the certificate of model.md section 8: ``per_job`` and ``total``. Under the theorem's
+``holds`` is the certificate of Proposition 1: ``per_job`` and ``total``. Under the theorem's
 assumptions (static predictions, backfilling, preemption with zero cost, preemption taking effect
 at once) every inequality holds; :func:`run_asrpt` runs under them, with
 ``preemption_point="immediate"`` (a preempted DNN job stops mid-iteration). With the simulator's
-default for DNN jobs, ``preemption_point="iteration"`` (model.md section 6, step 6: stop at the
-next iteration boundary), a selected job may wait behind a job that is no longer selected: then
+default for DNN jobs, ``preemption_point="iteration"`` (stop at the next iteration boundary, as
+proofs/model.md says after Definition 4), a selected job may wait behind a job that is no longer
+selected: then
 ``X_j > 0`` and ``per_job`` may fail although the run is correct; the refined per-job inequality ``C_j <= a_j + beta_j P*_j + R_j + X_j + beta mu_under rho_j C~_j``
 always holds for static runs (``per_job_refined``). See ``proofs/theorem1.md``.
 
@@ -245,7 +249,7 @@ class Certificate:
     Attributes
     ----------
     holds : bool
-        The certificate of model.md section 8: ``per_job`` and ``total`` hold.
+        The certificate of proofs/theorem1.md, Proposition 1: ``per_job`` and ``total`` hold.
     covered : bool
         The run satisfies every assumption of Theorem 1 (``assumptions``), so every inequality
         must hold; a failure then is a bug.
@@ -674,7 +678,7 @@ def run_asrpt(instance: Instance, *, predictor="instance", placement: str | None
         Restart cost in seconds (0 for the theorem).
     preemption_point : {"immediate", "iteration"}
         Where a preempted DNN job stops (``"immediate"`` for the theorem; ``"iteration"``, the
-        next iteration boundary, is model.md's step 6 and breaks the theorem for DNN jobs, see
+        next iteration boundary, is the simulator's rule and breaks the theorem for DNN jobs, see
         ``proofs/theorem1.md``).
 
     Returns

@@ -6,16 +6,18 @@ This module owns five rules, each a function over plain arrays returning a
 jobs complete at their release):
 
 - :func:`wsrpt_schedule`: preemptive weighted SRPT on one machine (largest ``w_j / remaining_j``
-  first), 2-competitive for ``1 | r_j, pmtn | sum w_j C_j`` with tight ratio 1.2259 (CHK-08);
+  first), 2-competitive for ``1 | r_j, pmtn | sum w_j C_j`` with tight ratio 1.2259
+  (proofs/classical.md, Result 8);
 - :func:`psw_schedule`: the Phillips-Stein-Wein conversion: non-preemptive, in the order of the
   preemptive SRPT completion times, each job as soon as it is released and the machine is free;
-  ``C_j <= 2 C_j^SRPT`` for every job (CHK-04);
+  ``C_j <= 2 C_j^SRPT`` for every job (proofs/classical.md, Result 5);
 - :func:`spjf_schedule`: shortest *predicted* job first, all jobs at time 0, non-preemptive;
-  ``SPJF <= OPT + (n - 1) eta`` with ``eta = sum_j |x_j - y_j|`` (CHK-15);
+  ``SPJF <= OPT + (n - 1) eta`` with ``eta = sum_j |x_j - y_j|`` (proofs/classical.md, Result 12);
 - :func:`prr_schedule`: preferential round robin PRR(lambda), all jobs at time 0: rate lambda to
-  the SPJF job and ``(1 - lambda) / k`` to each of the ``k`` unfinished jobs (CHK-15);
+  the SPJF job and ``(1 - lambda) / k`` to each of the ``k`` unfinished jobs (the same Result 12);
 - :func:`sprpt_schedule`: preemptive SRPT on *predicted* remaining sizes ``y_j - attained_j``
-  (which go negative once a job outlives its prediction), the negative control CHK-16.
+  (which go negative once a job outlives its prediction), the negative control of
+  proofs/classical.md, Counterexample 2.
 
 Each preemptive rule changes its choice only at releases and completions: between two events
 the running job's key only improves (its remaining size, or predicted remaining size, shrinks)
@@ -310,7 +312,8 @@ def sprpt_schedule(releases: Sequence[Real], sizes: Sequence[Real], predicted: S
     """SRPT on predicted remaining sizes ("SPRPT"): run the job with the smallest ``y_j - attained_j``.
 
     A job that outlives its prediction gets a negative key and keeps the machine until it ends:
-    the failure mode that makes SPRPT's flow time unbounded at fixed distortion (CHK-16).
+    the failure mode that makes SPRPT's flow time unbounded at fixed distortion
+    (proofs/classical.md, Counterexample 2).
 
     Parameters
     ----------

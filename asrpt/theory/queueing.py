@@ -1,4 +1,5 @@
-"""M/M/1 with size predictions: simulated and analytic mean response times (theory-checks 2.4, CHK-17).
+"""M/M/1 with size predictions: simulated and analytic mean response times (proofs/classical.md,
+Result 13).
 
 This module owns a small discrete-event simulator of a single-server queue with Poisson arrivals
 (rate ``lam``), exponential sizes of mean 1 and predictions ``Y`` drawn with each job, and the

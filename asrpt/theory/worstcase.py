@@ -3,8 +3,8 @@
 This module owns the search for small abstract instances that maximise ``ALG / OPT``, where ALG is
 A-SRPT's ``sum C_j`` under Theorem 1's assumptions (:func:`asrpt.theory.certificate.run_asrpt`)
 and OPT the preemptive offline optimum bracketed by :func:`asrpt.offline.ilp.offline_opt`
-(``LB <= OPT <= UB``, UB from the slotted ILP). The search **only refutes, never proves**
-(theory-checks 4.3): the ratio it reports is ``ALG / UB``, a certified *lower* bound on the
+(``LB <= OPT <= UB``, UB from the slotted ILP). The search **only refutes, never proves**:
+the ratio it reports is ``ALG / UB``, a certified *lower* bound on the
 instance's true ``ALG / OPT`` (OPT <= UB); ``ALG / LB`` is reported beside it as an upper bound.
 A found ``ALG / UB`` above the instance's ``beta (1 + rho mu)`` would be a certified violation of
 Theorem 1 (a bug); staying below proves nothing.
@@ -716,7 +716,7 @@ def render_table(rows: Sequence[WorstCase], *, command: str, instances_dir: str 
         "- **instance bound** is beta (1 + rho mu) for the worst instance itself (beta = 1 for abstract",
         "  jobs); **cell bound** is 1 + rho_max mu with rho_max = M / (M - max g + 1).",
         "- The search only refutes: a ratio above the bound would be a certified violation of",
-        "  Theorem 1; ratios below it prove nothing about the true worst case (theory-checks 4.3).",
+        "  Theorem 1; ratios below it prove nothing about the true worst case.",
         "",
         "| M | max g | mu | jobs | ALG | UB | LB | ALG/UB | ALG/LB | exact | instance bound | cell bound | ALG/UB / cell bound | certificate | evals |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",

@@ -42,6 +42,7 @@ from collections import Counter
 
 from .._validation import Interval, validate_params
 from ..instance import LIMITS, Instance, Job, Parallelism
+from ..loading import check_instance
 from ..random import job_generator
 
 __all__ = ["assign_models", "MODEL_POOLS", "TRAINING_SEQ_LEN", "candidate_configurations"]
@@ -164,4 +165,4 @@ def assign_models(instance: Instance, *, seed: int = 0) -> Instance:
     metadata = dict(instance.metadata)
     metadata["model_assignment"] = {"rule": "asrpt.traces.assign", "seed": seed,
                                     "stayed_abstract": sum(stayed.values())}
-    return Instance(cluster, tuple(jobs), metadata)
+    return check_instance(Instance(cluster, tuple(jobs), metadata))

@@ -8,7 +8,8 @@ import os
 
 from .._validation import Options, validate_params
 from ..errors import TraceError
-from ..instance import Cluster, Instance, load_instance
+from ..instance import Cluster, Instance
+from ..loading import check_instance, load_instance
 from .alibaba import ALIBABA_POD_COLUMNS, read_alibaba_pods
 from .base import TraceReport
 from .helios import HELIOS_COLUMNS, read_helios
@@ -65,7 +66,7 @@ def read_trace(path, *, format: str = "auto", cluster: Cluster | None = None, st
     if fmt == "instance":
         inst = load_instance(path)
         if cluster is not None:
-            inst = Instance(cluster, inst.jobs, inst.metadata)
+            inst = check_instance(Instance(cluster, inst.jobs, inst.metadata))
         return inst, None
     if fmt == "philly":
         return read_philly(path, start=start, limit=limit, cluster=cluster, dnn=dnn, seed=seed)

@@ -42,8 +42,7 @@ __all__ = ["WORKLOADS", "make_workload", "recurring_workload", "RecurringParams"
 WORKLOADS = Registry("workload", item=lambda e: e.target)
 WORKLOADS.register("recurring_users", recurring_workload,
                    description="users resubmitting job groups, calibrated to a trace profile")
-WORKLOADS.register("recurring", recurring_workload,
-                   description="old name of recurring_users (not the generator family recurring)")
+WORKLOADS.alias("recurring", "recurring_users")  # the old name (not the generator family recurring)
 
 
 @validate_params({"spec": [str]})

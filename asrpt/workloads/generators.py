@@ -73,6 +73,7 @@ from .._validation import Interval, Options, validate_params
 from ..errors import InvalidInstance, InvalidParameterError, did_you_mean
 from ..registry import Registry
 from ..instance import Cluster, Instance, Job, Parallelism, dumps_instance, save_instance
+from ..loading import check_instance
 from ..random import as_generator
 from .profiles import PROFILES
 
@@ -169,7 +170,7 @@ def _family(name: str, summary: str):
             params = {k: _jsonable_param(v) for k, v in arguments.items() if k != "seed"}
             metadata = {"family": name, "generator": f"{__name__}.{generator.__name__}",
                         "params": params, "seed": arguments["seed"], **extra}
-            return Instance(cluster, tuple(jobs), metadata)
+            return check_instance(Instance(cluster, tuple(jobs), metadata))
 
         FAMILIES.register(name, Family(name, generator, summary), description=summary)
         return generator

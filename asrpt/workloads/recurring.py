@@ -78,6 +78,7 @@ from scipy.special import ndtr
 from .._validation import InstanceOf, Interval, Options, validate_params
 from ..errors import Infeasible, InvalidParameterError
 from ..instance import Cluster, Instance, Job, Parallelism
+from ..loading import check_instance
 from ..random import as_generator
 from .profiles import PROFILES, get_profile
 
@@ -606,7 +607,7 @@ def recurring_workload(n_jobs: int = 1000, *, load: float = 0.8, cluster: "str |
         "users": n_users,
         "offered_load": gpu_seconds / (M * horizon) if horizon > 0 else None,
     }
-    return Instance(the_cluster, tuple(jobs), metadata)
+    return check_instance(Instance(the_cluster, tuple(jobs), metadata))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,11 +1,13 @@
-"""asrpt.dnn.validate: DNN jobs checked by the instance loader, every problem with a location."""
+"""asrpt.dnn.validate: DNN jobs checked by the instance loader (asrpt.loading), every problem with a
+location."""
 
 import pytest
 
 from asrpt.dnn import validate
 from asrpt.dnn.validate import instance_problems, job_problems
 from asrpt.errors import InvalidInstance, InvalidParameterError
-from asrpt.instance import Cluster, Job, Parallelism, Server, parse_instance
+from asrpt.instance import Cluster, Job, Parallelism, Server
+from asrpt.loading import parse_instance
 
 
 def dnn_job(i, **kw):

@@ -89,7 +89,7 @@ def test_weighted_lb2_scales_and_unweighted_srpt_total_is_not_a_weighted_bound()
 
 @given(tiny_rigid(weighted=True))
 def test_lb_mbt_matches_the_eastman_even_isaacs_form_without_releases(inst):
-    """g = 1, r = 0: LB_MBT = Z*_1(p/m) + ((m - 1) / (2m)) sum w p (theory-checks 1.5)."""
+    """g = 1, r = 0: LB_MBT = Z*_1(p/m) + ((m - 1) / (2m)) sum w p."""
     m = inst.cluster.total_gpus
     jobs = [Job(j.id, 0, 1, weight=j.weight, processing_time=j.processing_time) for j in inst.jobs]
     flat = inst.replace_jobs(jobs)

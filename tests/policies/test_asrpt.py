@@ -1,4 +1,4 @@
-"""A-SRPT (model.md section 6): the worked example, the incremental order against a plain sort of
+"""A-SRPT (proofs/model.md, Definition 4): the worked example, the incremental order against a plain sort of
 the virtual machine's priority keys, the options, and the adaptive step."""
 
 

@@ -1,5 +1,5 @@
-"""Gavel max-min fairness on one GPU type (baselines.md B7): water-filling, priorities, the round
-robin, ties and lease extension."""
+"""Gavel max-min fairness on one GPU type (Narayanan et al., OSDI'20): water-filling, priorities,
+the round robin, ties and lease extension."""
 
 import math
 from fractions import Fraction

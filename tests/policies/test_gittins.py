@@ -1,4 +1,4 @@
-"""Tiresias 2D-Gittins (baselines.md B4): index values by hand, order within a queue, online
+"""Tiresias 2D-Gittins (Gu et al., NSDI'19): index values by hand, order within a queue, online
 learning and its cold start."""
 
 import numpy as np

@@ -1,5 +1,5 @@
-"""QSSF (baselines.md B5): predicted GPU-time order, head-of-line blocking versus first fit, and
-the history-based default estimator."""
+"""QSSF (Helios; Hu et al., SC'21): predicted GPU-time order, head-of-line blocking versus first
+fit, and the history-based default estimator."""
 
 from asrpt.instance import Cluster, Instance, Job
 from asrpt.policies import make_policy

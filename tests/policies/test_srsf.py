@@ -1,4 +1,4 @@
-"""SRSF / SRTF (baselines.md B2): decisions pinned on hand-worked instances."""
+"""SRSF / SRTF (preemptive shortest remaining size): decisions pinned on hand-worked instances."""
 
 import pytest
 

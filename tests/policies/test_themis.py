@@ -1,4 +1,4 @@
-"""Themis finish-time fairness, greedy form (baselines.md B6): rho, rounds and leases, the
+"""Themis finish-time fairness, greedy form (Mahajan et al., NSDI'20): rho, rounds and leases, the
 fairness knob."""
 
 from fractions import Fraction

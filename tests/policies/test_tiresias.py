@@ -1,4 +1,5 @@
-"""Tiresias 2D-LAS (baselines.md B3): queues, exact demotions, running-first order, PROMOTEKNOB."""
+"""Tiresias 2D-LAS (Gu et al., NSDI'19): queues, exact demotions, running-first order,
+PROMOTEKNOB."""
 
 from fractions import Fraction
 

@@ -1,4 +1,4 @@
-"""Prediction accuracy and distortion (theory-checks.md 2.1): values, exactness, the pairs taken
+"""Prediction accuracy and distortion (proofs/model.md, Definition 6): values, exactness, the pairs taken
 from a run and from a replay, and the one-line errors."""
 
 import math

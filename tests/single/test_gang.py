@@ -31,7 +31,7 @@ def _machine(m, releases, times, gpus):
 
 
 def test_worked_example():
-    # model.md's worked example: the gang machine finishes jobs exactly when the cluster does.
+    # The worked example (instances/worked-example.json): the gang machine finishes jobs exactly when the cluster does.
     assert gang_schedule([0, 0, 1], [4, 1, 2], [2, 4, 1], 4, ids=["A", "B", "C"]) == (5, 1, 3)
 
 

@@ -1,4 +1,4 @@
-"""Theorem 1's certificate (asrpt.theory.certificate): the worked example of model.md section 9,
+"""Theorem 1's certificate (asrpt.theory.certificate): the worked example of proofs/theorem1.md,
 the certificate on generated instances (abstract and DNN jobs, 1-64 GPUs, bunched and spread
 arrivals, exact and noisy predictions with mu up to 100), CHK-18, the lemmas' inequalities, the
 DNN iteration-boundary counterexample, the settings outside the theorem and the raise paths.
@@ -34,7 +34,7 @@ def _dnn_boundary_instance(k: int) -> Instance:
     return Instance(Cluster.homogeneous(1, 1, "A100"), tuple(jobs))
 
 
-# --- the worked example (model.md section 9) -----------------------------------------------------
+# --- the worked example (proofs/theorem1.md, Proposition 1) -------------------------------------
 
 
 def test_model_md_section_9_certificate():
@@ -110,7 +110,7 @@ def test_float_run_agrees_with_exact_run(inst):
 @given(dnn_instances(max_mu=16))
 def test_certificate_on_dnn_jobs_fails_only_where_a_job_was_blocked(inst):
     """DNN jobs (measured beta): every inequality the proof needs beyond instant preemption holds,
-    and the certificate of model.md section 8 can fail only where some job was blocked (X_j > 0),
+    and the certificate of proofs/theorem1.md, Proposition 1, can fail only where some job was blocked (X_j > 0),
     i.e. waited behind a job stopping at its iteration boundary (see proofs/theorem1.md)."""
     cert = certify_instance(inst, preemption_point="iteration")
     note(cert.to_dict(jobs=True))
@@ -136,7 +136,8 @@ def test_certificate_holds_on_dnn_jobs_under_the_theorems_assumptions(inst):
 
 
 def test_regression_dnn_iteration_boundary_preemption_breaks_theorem_1():
-    """Minimal counterexample to Theorem 1 as model.md states it for DNN jobs: on one GPU, a
+    """Minimal counterexample to Theorem 1 for DNN jobs that stop at iteration boundaries
+    (proofs/theorem1.md, Counterexample 1): on one GPU, a
     one-iteration gpt2 job (4.5 s) starts at 0; two 0.03 s jobs arriving at 0.01 cannot preempt
     it mid-iteration. With M = 1, LB2 = OPT (SRPT is optimal), and ALG > 2 OPT = beta (1 + rho mu)
     OPT. The refined inequalities with the measured blocked time X_j still hold."""

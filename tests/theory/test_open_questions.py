@@ -1,4 +1,4 @@
-"""The open questions of model.md section 8, measured (proofs/open-questions.md): pinned instances
+"""The open questions around Theorem 1, measured (proofs/open-questions.md): pinned instances
 where the certificate, or Theorem 1's bound, fails once an assumption is dropped. These are
 regression vectors of *findings*, not claims that the theorem holds outside its assumptions."""
 

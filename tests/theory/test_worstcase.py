@@ -1,9 +1,9 @@
 """Theorem 1 against the offline optimum and the worst-case search (asrpt.theory.worstcase).
 
-The certification rule of theory-checks section 0: with LB <= OPT <= UB, ``ALG <= c LB``
+The certification rule: with LB <= OPT <= UB, ``ALG <= c LB``
 certifies Theorem 1 on the instance, ``ALG > c UB`` would be a certified bug. The search only
 refutes; the tests check that it reaches ratios above 1 where they exist (a search that never
-leaves 1.0 signals a broken adversary or a broken OPT, theory-checks 4.2) and stays within the
+leaves 1.0 signals a broken adversary or a broken OPT) and stays within the
 theorem where OPT is known.
 """
 

@@ -1,4 +1,10 @@
-"""The zoo's registry: :class:`ModelSpec` and the name -> spec table (filled by the family modules)."""
+"""The zoo's registry: :class:`ModelSpec` and the name -> spec table (filled by the family modules).
+
+The table is an :class:`asrpt.registry.Registry` like every other name table of asrpt (its
+``names()``, ``describe()`` and ``listing()`` give each model with its one-line description);
+``REGISTRY[name]`` is the :class:`ModelSpec` itself. The zoo adds its own rules on top:
+lowercase names, ``replace=True`` to swap a model in place, and the change hooks.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ import networkx as nx
 
 from ..._validation import InstanceOf, validate_params
 from ...errors import InvalidParameterError
+from ...registry import Registry
 
 __all__ = ["ModelSpec", "REGISTRY", "register_model"]
 
@@ -77,8 +84,8 @@ class ModelSpec:
                 "overrides": sorted(self.overrides), "description": self.description}
 
 
-#: name -> ModelSpec, in registration order.
-REGISTRY: dict[str, ModelSpec] = {}
+#: name -> ModelSpec, in registration order (a replaced model keeps its place).
+REGISTRY: Registry = Registry("model", item=lambda entry: entry.target)
 
 #: Called after every registration (the package clears its graph cache here).
 ON_CHANGE: list[Callable[[], None]] = []
@@ -126,7 +133,7 @@ def register_model(spec: ModelSpec, *, replace: bool = False) -> ModelSpec:
         raise InvalidParameterError(f"zoo names are lowercase; got {spec.name!r}")
     if spec.name in REGISTRY and not replace:
         raise InvalidParameterError(f"zoo model {spec.name!r} is already registered")
-    REGISTRY[spec.name] = spec
+    REGISTRY.register(spec.name, spec, description=spec.description, replace=replace)
     for hook in ON_CHANGE:
         hook()
     return spec
