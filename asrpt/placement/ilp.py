@@ -74,6 +74,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 
@@ -89,8 +90,10 @@ from .heuristics import BestFit, Greedy
 # read some private ones from here)
 from .cut_bounds import (_cut_lower_bound, _fewest, _fiedler, _laplacian_lambda2, _min_cut,  # noqa: F401
                          _structure_bound, cut_lower_bound, fiedler_bound)
-from .ilp_count import (_backtrack, _boundary_cut, _count_cost, _count_model, _degrees,  # noqa: F401
+from .ilp_count import (_backtrack, _boundary_cut, _count_cost, _count_model, _count_start,  # noqa: F401
+                        _degrees,
                         _internal_terms, _layouts, _lower_hull, _max_internal, _min_boundary, _realize)
+from .ilp_patterns import _counts_of, _pattern_bound  # noqa: F401
 from .ilp_plain import _extract, _plain_model, _symmetry_first_occurrence, _var  # noqa: F401
 from .ilp_tau import _tau_model  # noqa: F401
 from .rings import RingStructure, _expected_edges, _ring_structure, ring_structure  # noqa: F401
@@ -137,6 +140,12 @@ class ILPPlacement(PlacementMethod):
         Add to the count model, per server, the cut "boundary bytes >= the smallest boundary of
         any set of that many workers" (valid for every count point: the optimum is the same
         with and without; ``False`` gives the model of before, for comparisons).
+    patterns : bool
+        Before the compact count model, compute the pattern bound and solve its integer master
+        (:mod:`.ilp_patterns`): a proven optimum when the master's counts are laid out at the
+        bound; otherwise the bound becomes a cut on the compact model's objective and the
+        master's counts (or the best heuristic's) its warm start. The optimum is the same
+        (``False`` gives the compact model alone, for comparisons).
 
     Examples
     --------
@@ -149,13 +158,15 @@ class ILPPlacement(PlacementMethod):
 
     exact = True
     parameter_constraints = {"formulation": [Options(str, FORMULATIONS)],
-                             "shortcuts": ["boolean"], "boundary_cuts": ["boolean"]}
+                             "shortcuts": ["boolean"], "boundary_cuts": ["boolean"],
+                             "patterns": ["boolean"]}
 
     def __init__(self, *, formulation: str = "auto", shortcuts: bool = True,
-                 boundary_cuts: bool = True):
+                 boundary_cuts: bool = True, patterns: bool = True):
         self.formulation = formulation
         self.shortcuts = shortcuts
         self.boundary_cuts = boundary_cuts
+        self.patterns = patterns
 
     def run(self, problem: PlacementProblem) -> MethodResult:
         pb = problem
@@ -214,12 +225,47 @@ class ILPPlacement(PlacementMethod):
             detail = dict(detail, gap=pb.gap)
         return MethodResult(a, status, bound, detail)
 
+    def _layout(self, pb, rs: RingStructure, counts: dict) -> np.ndarray:
+        seq = _realize(rs, counts)
+        a = np.full(pb.n, -1, dtype=np.int64)
+        for (q, s), row in seq.items():
+            for i, h in enumerate(row.tolist()):
+                a[pb.index[rs.worker(q, s, i)]] = h
+        return a
+
     def _count(self, pb, rs: RingStructure, deadline) -> MethodResult:
         scale = self._scale(pb)
-        prob, y, groups = _count_model(pb, rs, scale, self.boundary_cuts)
-        res = solve(prob, solver=pb.solver, time_limit=_remaining(deadline), gap=pb.gap)
+        lower, start, pat_detail, pat_a = None, None, {}, None
+        if self.patterns:
+            t0 = time.perf_counter()
+            heur = pb.best([BestFit().run(pb).assignment, Greedy().run(pb).assignment])
+            pat = _pattern_bound(pb, rs, deadline, start=heur)
+            if pat is not None:
+                pat_detail = {"pattern_bound": pat.bound, "pattern_rounds": pat.iterations,
+                              "pattern_columns": pat.columns,
+                              "pattern_time": time.perf_counter() - t0}
+                lower = pat.bound
+                if pat.counts is not None:
+                    pat_a = self._layout(pb, rs, pat.counts)
+                    cut = pb.cut(pat_a)
+                    tight = cut <= pat.cost * (1 + _REL) + 1e-12
+                    if tight and pat.cost <= pat.bound * (1 + _REL) / (1 - _REL) + 1e-12:
+                        return MethodResult(pat_a, "optimal", pat.bound,
+                                            dict(pat_detail, formulation="count",
+                                                 realized="tight", proof="pattern_bound"))
+                    start = pat.counts
+            if start is None:
+                start = _counts_of(pb, rs, heur)
+        prob, y, groups = _count_model(pb, rs, scale, self.boundary_cuts, lower)
+        if start is not None:
+            _count_start(prob, pb, rs, start)
+        res = solve(prob, solver=pb.solver, time_limit=_remaining(deadline), gap=pb.gap,
+                    warm_start=start is not None)
+        if lower is not None and res.bound is not None:
+            res = dataclasses.replace(res, bound=max(res.bound, lower / scale))
         detail = {"formulation": "count", "solver": res.solver, "solver_time": res.wall_time,
-                  "variables": len(prob.variables()), "constraints": len(prob.constraints)}
+                  "variables": len(prob.variables()), "constraints": len(prob.constraints),
+                  **pat_detail}
         if res.status in ("infeasible", "unbounded"):
             raise SolverError(f"the count placement ILP is {res.status} although enough GPUs "
                               "are free")
@@ -229,11 +275,7 @@ class ILPPlacement(PlacementMethod):
             return MethodResult(a, res.status, bound, dict(detail, incumbent="heuristic"))
         counts = {g: {h: int(round(y[j, h].value() or 0)) for h in pb.servers}
                   for j, g in enumerate(groups)}
-        seq = _realize(rs, counts)
-        a = np.full(pb.n, -1, dtype=np.int64)
-        for (q, s), row in seq.items():
-            for i, h in enumerate(row.tolist()):
-                a[pb.index[rs.worker(q, s, i)]] = h
+        a = self._layout(pb, rs, counts)
         cost = _count_cost(rs, counts)
         cut = pb.cut(a)
         count_bound = None if res.bound is None else res.bound * scale
@@ -242,7 +284,10 @@ class ILPPlacement(PlacementMethod):
             return MethodResult(a, "optimal", cost if pb.gap == 0 else count_bound,
                                 dict(detail, realized="tight"))
         if res.status != "optimal":
-            # out of time: the better of the realised count incumbent and the heuristics
+            # out of time: the best of the realised count incumbent, the master's layout and
+            # the heuristics
+            if pat_a is not None and pb.cut(pat_a) < cut:
+                a = pat_a
             best = self._fallback(pb, a)
             if best is not a:
                 detail = dict(detail, incumbent="heuristic")

@@ -18,7 +18,7 @@ from .rings import RingStructure
 __all__ = []
 
 def _count_model(pb: PlacementProblem, rs: RingStructure, scale: float,
-                 boundary_cuts: bool = True):
+                 boundary_cuts: bool = True, lower: float | None = None):
     prob = pulp.LpProblem("placement_count", pulp.LpMinimize)
     servers = list(pb.servers)
     nR = rs.n_ring
@@ -113,8 +113,35 @@ def _count_model(pb: PlacementProblem, rs: RingStructure, scale: float,
             for h1, h2 in zip(cls, cls[1:]):
                 prob += (pulp.lpSum(y[j, h1] for j in range(len(groups)))
                          >= pulp.lpSum(y[j, h2] for j in range(len(groups))))
-    prob += pulp.lpSum(terms) if terms else pulp.LpAffineExpression()
+    obj = pulp.lpSum(terms) if terms else pulp.LpAffineExpression()
+    prob += obj
+    if lower is not None and lower > 0 and terms:
+        # a valid lower bound on the count optimum (the pattern bound), as a cut
+        prob += obj >= lower / scale * (1 - 1e-7)
     return prob, y, groups
+
+
+def _count_start(prob, pb: PlacementProblem, rs: RingStructure, counts: dict) -> None:
+    """Set the count model's variables to the point of integer counts {group: {server:
+    members}} (u, w, m as the counts imply), the start of a warm-started solve."""
+    nR = rs.n_ring
+    groups = rs.groups()
+    vs = prob.variablesDict()
+
+    def put(name, value):
+        v = vs.get(name)
+        if v is not None:
+            v.varValue = float(value)
+
+    for j, g in enumerate(groups):
+        for h in pb.servers:
+            c = counts[g].get(h, 0)
+            put(f"y_{j}_{h}", c)
+            put(f"u_{j}_{h}", c > 0)
+            put(f"w_{j}_{h}", c == nR)
+    for e, (g1, g2, wt) in enumerate(rs.pairs()):
+        for h in pb.servers:
+            put(f"m_{e}_{h}", min(counts[g1].get(h, 0), counts[g2].get(h, 0)))
 
 
 def _degrees(rs: RingStructure) -> tuple:
