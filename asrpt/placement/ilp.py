@@ -250,7 +250,8 @@ class ILPPlacement(PlacementMethod):
                     cut = pb.cut(pat_a)
                     tight = cut <= pat.cost * (1 + _REL) + 1e-12
                     if tight and pat.cost <= pat.bound * (1 + _REL) / (1 - _REL) + 1e-12:
-                        return MethodResult(pat_a, "optimal", pat.bound,
+                        return MethodResult(pat_a, "optimal",
+                                            pat.cost if pb.gap == 0 else pat.bound,
                                             dict(pat_detail, formulation="count",
                                                  realized="tight", proof="pattern_bound"))
                     start = pat.counts
