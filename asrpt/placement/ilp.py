@@ -90,7 +90,7 @@ from .heuristics import BestFit, Greedy
 # read some private ones from here)
 from .cut_bounds import (_cut_lower_bound, _fewest, _fiedler, _laplacian_lambda2, _min_cut,  # noqa: F401
                          _structure_bound, cut_lower_bound, fiedler_bound)
-from .ilp_count import (_backtrack, _boundary_cut, _count_cost, _count_model, _count_start,  # noqa: F401
+from .ilp_count import (_backtrack, _boundary_cut, _canonical_counts, _count_cost, _count_model, _count_start,  # noqa: F401
                         _degrees,
                         _internal_terms, _layouts, _lower_hull, _max_internal, _min_boundary, _realize)
 from .ilp_patterns import _counts_of, _pattern_bound  # noqa: F401
@@ -249,17 +249,26 @@ class ILPPlacement(PlacementMethod):
                     pat_a = self._layout(pb, rs, pat.counts)
                     cut = pb.cut(pat_a)
                     tight = cut <= pat.cost * (1 + _REL) + 1e-12
-                    if tight and pat.cost <= pat.bound * (1 + _REL) / (1 - _REL) + 1e-12:
+                    if pat.proven and tight:
                         return MethodResult(pat_a, "optimal",
                                             pat.cost if pb.gap == 0 else pat.bound,
                                             dict(pat_detail, formulation="count",
                                                  realized="tight", proof="pattern_bound"))
+                    if pat.proven:
+                        # the count optimum is known but this layout misses it: the plain
+                        # model with the count optimum as a cut, as after the compact model
+                        out = self._plain(pb, deadline, pat.cost,
+                                          dict(pat_detail, formulation="count+plain",
+                                               count_bound=pat.cost, proof="pattern_bound"))
+                        if pb.cut(out.assignment) > cut:
+                            out = MethodResult(pat_a, out.status, out.bound, out.detail)
+                        return out
                     start = pat.counts
             if start is None:
                 start = _counts_of(pb, rs, heur)
-        prob, y, groups = _count_model(pb, rs, scale, self.boundary_cuts, lower)
+        prob, y, groups = _count_model(pb, rs, scale, self.boundary_cuts)
         if start is not None:
-            _count_start(prob, pb, rs, start)
+            _count_start(prob, pb, rs, _canonical_counts(pb, rs, start))
         res = solve(prob, solver=pb.solver, time_limit=_remaining(deadline), gap=pb.gap,
                     warm_start=start is not None)
         if lower is not None and res.bound is not None:

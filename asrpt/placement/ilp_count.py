@@ -18,7 +18,7 @@ from .rings import RingStructure
 __all__ = []
 
 def _count_model(pb: PlacementProblem, rs: RingStructure, scale: float,
-                 boundary_cuts: bool = True, lower: float | None = None):
+                 boundary_cuts: bool = True):
     prob = pulp.LpProblem("placement_count", pulp.LpMinimize)
     servers = list(pb.servers)
     nR = rs.n_ring
@@ -113,12 +113,38 @@ def _count_model(pb: PlacementProblem, rs: RingStructure, scale: float,
             for h1, h2 in zip(cls, cls[1:]):
                 prob += (pulp.lpSum(y[j, h1] for j in range(len(groups)))
                          >= pulp.lpSum(y[j, h2] for j in range(len(groups))))
-    obj = pulp.lpSum(terms) if terms else pulp.LpAffineExpression()
-    prob += obj
-    if lower is not None and lower > 0 and terms:
-        # a valid lower bound on the count optimum (the pattern bound), as a cut
-        prob += obj >= lower / scale * (1 - 1e-7)
+    prob += pulp.lpSum(terms) if terms else pulp.LpAffineExpression()
     return prob, y, groups
+
+
+def _canonical_counts(pb: PlacementProblem, rs: RingStructure, counts: dict) -> dict:
+    """The same counts with the servers of each class of interchangeable servers relabelled so
+    that they satisfy :func:`_count_model`'s symmetry-breaking rows (its three cases, with the
+    same conditions): a warm start that breaks them would be discarded by the solver."""
+    nR, per = rs.n_ring, rs.ring_per_edge
+    groups = rs.groups()
+    priced = [j for j, (_, s) in enumerate(groups) if nR >= 2 and per[s] > 0]
+    big = len(groups) + 1
+    out = {g: dict(c) for g, c in counts.items()}
+    for cls in pb.server_classes:
+        f = pb.free[cls[0]]
+        col = {h: [counts[g].get(h, 0) for g in groups] for h in cls}
+        if priced and f >= nR:
+            # rule 1: ordered by the first ring whole on them (none: last)
+            key = {h: min([j for j in priced if col[h][j] == nR], default=big) for h in cls}
+        elif priced and len(priced) == len(groups):
+            # rule 2: ordered by the first ring with members on them (none: last)
+            key = {h: min([j for j in priced if col[h][j] > 0], default=big) for h in cls}
+        else:
+            key = {h: -sum(col[h]) for h in cls}            # rule 3: non-increasing loads
+        order = sorted(cls, key=lambda h: (key[h], h))
+        for g_i, g in enumerate(groups):
+            for h in cls:
+                out[g].pop(h, None)
+            for new_h, old_h in zip(cls, order):
+                if col[old_h][g_i]:
+                    out[g][new_h] = col[old_h][g_i]
+    return out
 
 
 def _count_start(prob, pb: PlacementProblem, rs: RingStructure, counts: dict) -> None:

@@ -167,6 +167,8 @@ class PatternBound:
         Columns generated.
     lp : float or None
         The last master LP's value (the pattern LP's value when converged), in bytes.
+    proven : bool
+        ``cost`` is the count optimum (``counts`` attain it).
     """
 
     bound: float
@@ -175,11 +177,12 @@ class PatternBound:
     iterations: int
     columns: int
     lp: float | None
+    proven: bool = False
 
 
 def _pattern_bound(pb: PlacementProblem, rs: RingStructure, deadline: float | None,
                    start: np.ndarray | None = None, max_rounds: int = 200,
-                   master_limit: float = 2.0) -> PatternBound | None:
+                   master_limit: float = 2.0, max_exact: int = 20_000) -> PatternBound | None:
     """The Lagrangian bound at column generation's multipliers and the integer master's
     counts (module docstring). None when a server's pattern set is too large to enumerate.
     ``start``: an assignment whose server patterns seed the master (a heuristic's)."""
@@ -223,7 +226,7 @@ def _pattern_bound(pb: PlacementProblem, rs: RingStructure, deadline: float | No
         cols.append((c, row))
         return True
 
-    if start is not None:
+    if start is not None and (nR + 1) ** G < 2 ** 62:
         sc = _server_counts(pb, rs, start)
         weights = (nR + 1) ** np.arange(G)
         keys = P.astype(np.int64) @ weights
@@ -236,6 +239,7 @@ def _pattern_bound(pb: PlacementProblem, rs: RingStructure, deadline: float | No
                 add(c, int(order[pos]))
     big = 4.0 * (G * nR * (max(rs.ring_per_edge + (0.0,)) + 1.0) + C) / scale + 10.0
     best_lb, lp_value, rounds = -np.inf, None, 0
+    best_red, best_min = None, None
     nc = len(fs)
     for rounds in range(1, max_rounds + 1):
         if deadline is not None and time.perf_counter() > deadline:
@@ -274,38 +278,74 @@ def _pattern_bound(pb: PlacementProblem, rs: RingStructure, deadline: float | No
                 for r in top:
                     if red[r] - mu[c] < -1e-9:
                         added += add(c, int(r))
-        best_lb = max(best_lb, lb)
+        if lb > best_lb:
+            best_lb, best_red = lb, red
+            best_min = [min(0.0, float(red[1:ends[f]].min())) for f in fs]
         if not added or (lp_value - best_lb * scale) <= 1e-9 * max(1.0, abs(lp_value)):
             break
     bound = float(max(0.0, best_lb * scale) * (1 - _REL)) if np.isfinite(best_lb) else 0.0
 
-    # the integer master over the generated columns
-    counts, cost_out = None, None
-    if cols:
-        k = len(cols)
+    def master(columns: list, limit: float):
+        """The integer master over ``columns``: (counts, cost, proven, dual bound) or None."""
+        k = len(columns)
         A = np.zeros((G + nc, k))
-        for i, (c, r) in enumerate(cols):
+        for i, (c, r) in enumerate(columns):
             A[:G, i] = Pf[r]
             A[G + c, i] = 1.0
         lo = np.concatenate([np.full(G, float(nR)), np.zeros(nc)])
         hi = np.concatenate([np.full(G, float(nR)), Ns])
-        limit = master_limit if deadline is None else max(
-            0.05, min(master_limit, deadline - time.perf_counter()))
-        m = milp(np.array([phis[r] for _, r in cols]), integrality=np.ones(k),
+        if deadline is not None:
+            limit = max(0.05, min(limit, deadline - time.perf_counter()))
+        m = milp(np.array([phis[r] for _, r in columns]), integrality=np.ones(k),
                  bounds=Bounds(0, np.inf), constraints=LinearConstraint(csc_matrix(A), lo, hi),
-                 options={"time_limit": limit, "disp": False})
-        if m.x is not None:
-            lam = np.round(m.x).astype(np.int64)
-            if np.array_equal(A[:G] @ lam, np.full(G, nR)) and (A[G:] @ lam <= Ns).all():
-                counts = {g: {} for g in groups}
-                free_iter = {c: list(free_by_class[f]) for c, f in enumerate(fs)}
-                total = C
-                for i, (c, r) in enumerate(cols):
-                    for _ in range(int(lam[i])):
-                        h = free_iter[c].pop(0)
-                        total += float(phi[r])
-                        for j, g in enumerate(groups):
-                            if P[r, j]:
-                                counts[g][h] = int(P[r, j])
-                cost_out = total
-    return PatternBound(bound, counts, cost_out, rounds, len(cols), lp_value)
+                 options={"time_limit": limit, "disp": False, "mip_rel_gap": 0.0})
+        dual = getattr(m, "mip_dual_bound", None)
+        if m.x is None:
+            return None, None, False, dual
+        lam = np.round(m.x).astype(np.int64)
+        if not (np.array_equal(A[:G] @ lam, np.full(G, nR)) and (A[G:] @ lam <= Ns).all()):
+            return None, None, False, dual  # pragma: no cover - HiGHS's integral solutions
+        counts = {g: {} for g in groups}
+        free_iter = {c: list(free_by_class[f]) for c, f in enumerate(fs)}
+        total = C
+        for i, (c, r) in enumerate(columns):
+            for _ in range(int(lam[i])):
+                h = free_iter[c].pop(0)
+                total += float(phi[r])
+                for j, g in enumerate(groups):
+                    if P[r, j]:
+                        counts[g][h] = int(P[r, j])
+        return counts, total, m.status == 0, dual
+
+    # the integer master over the generated columns: an incumbent
+    counts, cost_out, proven = None, None, False
+    if cols:
+        counts, cost_out, _, _ = master(cols, master_limit)
+    # reduced-cost fixing: with the best multipliers, every solution costs at least
+    # bound + sum_h excess_h (excess: a server's reduced cost above its class minimum), so one
+    # cheaper than the incumbent uses only patterns of excess below incumbent - bound. The
+    # master over all of those is exact (no server symmetry: classes count servers).
+    if cost_out is not None and best_red is not None and cost_out > bound:
+        slack = (cost_out - best_lb * scale) / scale * (1 + 1e-6) + 1e-7
+        exact_cols = []
+        for c, f in enumerate(fs):
+            seg = best_red[1:ends[f]] - best_min[c]
+            rows = np.nonzero(seg < slack)[0] + 1
+            if len(exact_cols) + len(rows) > max_exact:
+                exact_cols = None
+                break
+            exact_cols += [(c, int(r)) for r in rows]
+        if exact_cols:
+            remaining = None if deadline is None else deadline - time.perf_counter()
+            if remaining is None or remaining > 0.1:
+                c2, cost2, ok, dual = master(exact_cols, 1e9 if remaining is None else remaining)
+                if c2 is not None and cost2 < cost_out:
+                    counts, cost_out = c2, cost2
+                if ok:
+                    proven = True
+                    bound = max(bound, cost_out * (1 - _REL))
+                elif dual is not None and np.isfinite(dual):
+                    bound = max(bound, min(cost_out, dual * scale + C) * (1 - _REL))
+    elif cost_out is not None and cost_out <= bound * (1 + _REL) / (1 - _REL):
+        proven = True
+    return PatternBound(bound, counts, cost_out, rounds, len(cols), lp_value, proven)
