@@ -145,7 +145,8 @@ class ILPPlacement(PlacementMethod):
         (:mod:`.ilp_patterns`): a proven optimum when the master's counts are laid out at the
         bound; otherwise the bound becomes a cut on the compact model's objective and the
         master's counts (or the best heuristic's) its warm start. The optimum is the same
-        (``False`` gives the compact model alone, for comparisons).
+        (``False`` gives the compact model alone, for comparisons). Only with the HiGHS
+        solver (``solver="cbc"`` stays an independent cross-check).
 
     Examples
     --------
@@ -236,12 +237,13 @@ class ILPPlacement(PlacementMethod):
     def _count(self, pb, rs: RingStructure, deadline) -> MethodResult:
         scale = self._scale(pb)
         lower, start, pat_detail, pat_a = None, None, {}, None
-        if self.patterns:
+        if self.patterns and pb.solver == "highs":
+            # (HiGHS through scipy; with solver="cbc" the compact model alone, a cross-check)
             t0 = time.perf_counter()
             heur = pb.best([BestFit().run(pb).assignment, Greedy().run(pb).assignment])
             pat = _pattern_bound(pb, rs, deadline, start=heur)
             if pat is not None:
-                pat_detail = {"pattern_bound": pat.bound, "pattern_rounds": pat.iterations,
+                pat_detail = {"solver": "highs", "pattern_bound": pat.bound, "pattern_rounds": pat.iterations,
                               "pattern_columns": pat.columns,
                               "pattern_time": time.perf_counter() - t0}
                 lower = pat.bound
@@ -273,9 +275,9 @@ class ILPPlacement(PlacementMethod):
                     warm_start=start is not None)
         if lower is not None and res.bound is not None:
             res = dataclasses.replace(res, bound=max(res.bound, lower / scale))
-        detail = {"formulation": "count", "solver": res.solver, "solver_time": res.wall_time,
-                  "variables": len(prob.variables()), "constraints": len(prob.constraints),
-                  **pat_detail}
+        detail = {**pat_detail, "formulation": "count", "solver": res.solver,
+                  "solver_time": res.wall_time, "variables": len(prob.variables()),
+                  "constraints": len(prob.constraints)}
         if res.status in ("infeasible", "unbounded"):
             raise SolverError(f"the count placement ILP is {res.status} although enough GPUs "
                               "are free")
