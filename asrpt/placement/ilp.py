@@ -266,6 +266,12 @@ class ILPPlacement(PlacementMethod):
                             out = MethodResult(pat_a, out.status, out.bound, out.detail)
                         return out
                     start = pat.counts
+                if deadline is not None and time.perf_counter() >= deadline:
+                    # out of time in the pattern phase: its incumbent or a heuristic's
+                    best = self._fallback(pb, pat_a)
+                    return MethodResult(best, "time_limit", pat.bound, dict(
+                        pat_detail, formulation="count", incumbent=(
+                            "pattern_master" if best is pat_a else "heuristic")))
             if start is None:
                 start = _counts_of(pb, rs, heur)
         prob, y, groups = _count_model(pb, rs, scale, self.boundary_cuts)
