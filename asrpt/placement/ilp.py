@@ -125,6 +125,19 @@ def _remaining(deadline: float | None) -> float | None:
     return max(0.05, deadline - time.perf_counter())
 
 
+def _meets(cut: float, bound: float) -> bool:
+    """A cut at a valid lower bound (the bound is rounded down by 1e-9 relative)."""
+    return cut <= bound * (1 + 2 * _REL) + 1e-12
+
+
+def _other_axis(rs: RingStructure) -> RingStructure | None:
+    """The same structure with the other ring on the axis (None when that ring has fewer than
+    two members): its count model is another lower bound on every placement's cut."""
+    alt = RingStructure(rs.shape, "r" if rs.ring_axis == "k" else "k", rs.other_w, rs.ring_w,
+                        rs.path_w)
+    return alt if alt.n_ring >= 2 else None
+
+
 @register("ilp")
 class ILPPlacement(PlacementMethod):
     """The exact placement: shortcuts, then the count or plain ILP (see the module docstring).
@@ -251,17 +264,36 @@ class ILPPlacement(PlacementMethod):
                     pat_a = self._layout(pb, rs, pat.counts)
                     cut = pb.cut(pat_a)
                     tight = cut <= pat.cost * (1 + _REL) + 1e-12
-                    if pat.proven and tight:
+                    if (pat.proven and tight) or _meets(cut, pat.bound):
                         return MethodResult(pat_a, "optimal",
-                                            pat.cost if pb.gap == 0 else pat.bound,
+                                            cut if pb.gap == 0 else pat.bound,
                                             dict(pat_detail, formulation="count",
                                                  realized="tight", proof="pattern_bound"))
                     if pat.proven:
-                        # the count optimum is known but this layout misses it: the plain
-                        # model with the count optimum as a cut, as after the compact model
-                        out = self._plain(pb, deadline, pat.cost,
+                        # the count optimum is known but this layout misses it. The count
+                        # model along the other ring is a lower bound too: its optimum laid
+                        # out at its cost is optimal; else the plain model with the larger of
+                        # the two as a cut, as after the compact model
+                        lower = pat.cost
+                        alt = _other_axis(rs)
+                        pat2 = None if alt is None else _pattern_bound(pb, alt, deadline,
+                                                                      start=heur)
+                        if pat2 is not None and pat2.counts is not None:
+                            a2 = self._layout(pb, alt, pat2.counts)
+                            if pb.cut(a2) < cut:
+                                pat_a, cut = a2, pb.cut(a2)
+                            if ((pat2.proven and cut <= pat2.cost * (1 + _REL) + 1e-12)
+                                    or _meets(cut, pat2.bound)):
+                                return MethodResult(pat_a, "optimal",
+                                                    cut if pb.gap == 0 else pat2.bound,
+                                                    dict(pat_detail, formulation="count",
+                                                         ring_axis=alt.ring_axis,
+                                                         realized="tight",
+                                                         proof="pattern_bound"))
+                            lower = max(lower, pat2.bound)
+                        out = self._plain(pb, deadline, lower,
                                           dict(pat_detail, formulation="count+plain",
-                                               count_bound=pat.cost, proof="pattern_bound"))
+                                               count_bound=lower, proof="pattern_bound"))
                         if pb.cut(out.assignment) > cut:
                             out = MethodResult(pat_a, out.status, out.bound, out.detail)
                         return out

@@ -288,12 +288,14 @@ def _pattern_bound(pb: PlacementProblem, rs: RingStructure, deadline: float | No
     def master(columns: list, limit: float):
         """The integer master over ``columns``: (counts, cost, proven, dual bound) or None."""
         k = len(columns)
-        A = np.zeros((G + nc, k))
+        A = np.zeros((G + nc + R, k))
         for i, (c, r) in enumerate(columns):
             A[:G, i] = Pf[r]
             A[G + c, i] = 1.0
-        lo = np.concatenate([np.full(G, float(nR)), np.zeros(nc)])
-        hi = np.concatenate([np.full(G, float(nR)), Ns])
+            A[G + nc:, i] = Ar[r]
+        # the ring rows too: implied by integrality, they give HiGHS the pattern LP's bound
+        lo = np.concatenate([np.full(G, float(nR)), np.zeros(nc), np.full(R, float(k_split))])
+        hi = np.concatenate([np.full(G, float(nR)), Ns, np.full(R, np.inf)])
         if deadline is not None:
             limit = max(0.05, min(limit, deadline - time.perf_counter()))
         m = milp(np.array([phis[r] for _, r in columns]), integrality=np.ones(k),
@@ -303,7 +305,7 @@ def _pattern_bound(pb: PlacementProblem, rs: RingStructure, deadline: float | No
         if m.x is None:
             return None, None, False, dual
         lam = np.round(m.x).astype(np.int64)
-        if not (np.array_equal(A[:G] @ lam, np.full(G, nR)) and (A[G:] @ lam <= Ns).all()):
+        if not (np.array_equal(A[:G] @ lam, np.full(G, nR)) and (A[G:G + nc] @ lam <= Ns).all()):
             return None, None, False, dual  # pragma: no cover - HiGHS's integral solutions
         counts = {g: {} for g in groups}
         free_iter = {c: list(free_by_class[f]) for c, f in enumerate(fs)}
