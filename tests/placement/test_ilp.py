@@ -344,20 +344,29 @@ def test_pattern_bound_keeps_the_count_optimum(data):
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_pattern_bound_is_below_the_optimum(data):
-    """The Lagrangian pattern bound never exceeds the brute-force optimum, and the integer
-    master's counts cost what the count objective says."""
+    """The Lagrangian pattern bound never exceeds the brute-force optimum (with either ring on
+    the axis), and the integer master's counts cost what the count objective says; a proven
+    count optimum is at most the optimum."""
     from asrpt.placement.ilp import _count_cost, _pattern_bound
 
     W = data.draw(worker_graphs(max_workers=8))
     n = W.number_of_nodes()
     free = data.draw(free_vectors(n, max_servers=3, max_free=max(1, n - 1)))
+    from asrpt.placement.ilp import _other_axis
+
     bf = place(W, free, method="brute_force")
     rs = ring_structure(W)
-    out = _pattern_bound(PlacementProblem.build(W, free), rs, None)
-    assert out.bound <= bf.cut_bytes * (1 + REL) + 1e-9
-    if out.counts is not None:
-        assert close(out.cost, _count_cost(rs, out.counts))
-        assert out.cost >= out.bound * (1 - REL)
+    # either ring on the axis gives a lower bound
+    for r in (rs, _other_axis(rs)):
+        if r is None:
+            continue
+        out = _pattern_bound(PlacementProblem.build(W, free), r, None)
+        assert out.bound <= bf.cut_bytes * (1 + REL) + 1e-9, r.ring_axis
+        if out.counts is not None:
+            assert close(out.cost, _count_cost(r, out.counts))
+            assert out.cost >= out.bound * (1 - REL)
+            if out.proven:
+                assert out.cost <= bf.cut_bytes * (1 + REL) + 1e-9
 
 
 @pytest.mark.parametrize("groups, cap, fmax", [(3, 2, 4), (4, 4, 3), (5, 8, 8), (16, 4, 8)])
@@ -411,3 +420,28 @@ def test_pattern_bound_keeps_the_64_worker_optima_proven_before(model, par, free
     old = place(W, free, method=NO_PATTERNS, time_limit=120)
     assert new.status == old.status == "optimal"
     assert close(new.cut_bytes, old.cut_bytes), (new.detail, old.detail)
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_warm_start_satisfies_every_row_of_the_count_model(data):
+    """A heuristic's counts, relabelled within each class of interchangeable servers, are a
+    feasible point of the count model (symmetry rows included), so HiGHS keeps the start, and
+    their count cost is unchanged by the relabelling."""
+    from asrpt.placement.ilp import (_canonical_counts, _count_cost, _count_model,
+                                     _count_start, _counts_of)
+
+    W = data.draw(worker_graphs(min_workers=4, max_workers=16))
+    n = W.number_of_nodes()
+    free = data.draw(free_vectors(n, max_servers=5, max_free=max(2, n - 1)))
+    pb = PlacementProblem.build(W, free)
+    rs = ring_structure(W)
+    from asrpt.placement.heuristics import Greedy
+
+    a = Greedy().run(pb).assignment
+    counts = _canonical_counts(pb, rs, _counts_of(pb, rs, a))
+    assert close(_count_cost(rs, counts), _count_cost(rs, _counts_of(pb, rs, a)))
+    prob, _, _ = _count_model(pb, rs, float(pb.ew.max()) if len(pb.ew) else 1.0)
+    _count_start(prob, pb, rs, counts)
+    assert all(v.varValue is not None for v in prob.variables())
+    assert [name for name, c in prob.constraints.items() if not c.valid(1e-6)] == []
