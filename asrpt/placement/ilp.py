@@ -43,6 +43,14 @@ and rotations for that layout. When the realised cut equals the count optimum, i
 count optimum as a valid cut on its objective (``"count+plain"``), so both formulations always
 give the same optimum.
 
+**Pattern bound** (:mod:`.ilp_patterns`, ``patterns=True``): before the compact count model,
+column generation over every pattern (one server's counts) gives a Lagrangian bound that is
+valid for any multipliers, and an exact master over the patterns that reduced-cost fixing
+leaves. A layout at the proven count optimum or at the bound is optimal without the compact
+model. A count optimum that cannot be laid out is retried along the other ring, whose count
+model is a lower bound too. Otherwise the bound joins the compact model's bound, and the
+master's counts are its warm start.
+
 **Tau formulation** (``objective="tau"``): the plain variables plus indicators that reproduce
 :func:`asrpt.dnn.perf.iteration_time` term by term as a MILP (crossing indicators per
 collective, ring arcs via cut counts, GPU-type-used indicators for mixed clusters, the 1F1B
