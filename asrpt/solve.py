@@ -204,9 +204,10 @@ def solve(problem: pulp.LpProblem, *, solver: str = "highs", time_limit: float |
         _silence_highs_banner()
         S = highspy.HighsModelStatus
         for presolve in ("choose", "off"):
-            backend = (_HiGHSWarm if warm_start else pulp.HiGHS)(msg=False, timeLimit=time_limit, gapRel=gap,
-                                 gapAbs=0.0 if gap == 0 else None, threads=threads, random_seed=0,
-                                 presolve=presolve)
+            highs = _HiGHSWarm if warm_start else pulp.HiGHS
+            backend = highs(msg=False, timeLimit=time_limit, gapRel=gap,
+                            gapAbs=0.0 if gap == 0 else None, threads=threads, random_seed=0,
+                            presolve=presolve)
             try:
                 problem.solve(backend)
             except pulp.PulpSolverError as exc:

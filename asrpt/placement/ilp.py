@@ -98,9 +98,9 @@ from .heuristics import BestFit, Greedy
 # read some private ones from here)
 from .cut_bounds import (_cut_lower_bound, _fewest, _fiedler, _laplacian_lambda2, _min_cut,  # noqa: F401
                          _structure_bound, cut_lower_bound, fiedler_bound)
-from .ilp_count import (_backtrack, _boundary_cut, _canonical_counts, _count_cost, _count_model, _count_start,  # noqa: F401
-                        _degrees,
-                        _internal_terms, _layouts, _lower_hull, _max_internal, _min_boundary, _realize)
+from .ilp_count import (_backtrack, _boundary_cut, _canonical_counts, _count_cost,  # noqa: F401
+                        _count_model, _count_start, _degrees, _internal_terms, _layouts,
+                        _lower_hull, _max_internal, _min_boundary, _realize)
 from .ilp_patterns import _counts_of, _pattern_bound  # noqa: F401
 from .ilp_plain import _extract, _plain_model, _symmetry_first_occurrence, _var  # noqa: F401
 from .ilp_tau import _tau_model  # noqa: F401
@@ -264,8 +264,8 @@ class ILPPlacement(PlacementMethod):
             heur = pb.best([BestFit().run(pb).assignment, Greedy().run(pb).assignment])
             pat = _pattern_bound(pb, rs, deadline, start=heur)
             if pat is not None:
-                pat_detail = {"solver": "highs", "pattern_bound": pat.bound, "pattern_rounds": pat.iterations,
-                              "pattern_columns": pat.columns,
+                pat_detail = {"solver": "highs", "pattern_bound": pat.bound,
+                              "pattern_rounds": pat.iterations, "pattern_columns": pat.columns,
                               "pattern_time": time.perf_counter() - t0}
                 lower = pat.bound
                 if pat.counts is not None:
