@@ -120,6 +120,23 @@ def _silence_highs_banner() -> None:
         os.close(saved)
 
 
+class _HiGHSWarm(pulp.HiGHS):
+    """PuLP's HiGHS interface that hands HiGHS the variables' current values as a start."""
+
+    def callSolver(self, lp):
+        import numpy as np
+
+        idx, val = [], []
+        for var in lp.variables():
+            if var.varValue is not None:
+                idx.append(var.index)
+                val.append(float(var.varValue))
+        if idx:
+            lp.solverModel.setSolution(len(idx), np.array(idx, dtype=np.int32),
+                                       np.array(val, dtype=np.float64))
+        lp.solverModel.run()
+
+
 def available_solvers() -> tuple[str, ...]:
     """The solver names usable on this machine.
 
@@ -145,10 +162,11 @@ def available_solvers() -> tuple[str, ...]:
         "time_limit": [None, Interval(Real, 0, None, closed="neither")],
         "gap": [Interval(Real, 0, 1, closed="left")],
         "threads": [Interval(Integral, 1, None, closed="left")],
+        "warm_start": ["boolean"],
     }
 )
 def solve(problem: pulp.LpProblem, *, solver: str = "highs", time_limit: float | None = None,
-          gap: float = 0.0, threads: int = 1) -> SolveResult:
+          gap: float = 0.0, threads: int = 1, warm_start: bool = False) -> SolveResult:
     """Solve a PuLP model with the chosen backend and report status, objective and bound.
 
     Parameters
@@ -163,6 +181,10 @@ def solve(problem: pulp.LpProblem, *, solver: str = "highs", time_limit: float |
         Relative MIP gap at which to stop; 0 (default) proves optimality.
     threads : int
         Solver threads (1 by default, for reproducible runs).
+    warm_start : bool
+        Start from the variables' current values (``var.varValue`` where set, e.g. a
+        heuristic's solution): HiGHS takes them as its first incumbent when they are feasible
+        and ignores them otherwise; CBC is passed PuLP's ``warmStart``. The optimum is the same.
 
     Returns
     -------
@@ -182,9 +204,10 @@ def solve(problem: pulp.LpProblem, *, solver: str = "highs", time_limit: float |
         _silence_highs_banner()
         S = highspy.HighsModelStatus
         for presolve in ("choose", "off"):
-            backend = pulp.HiGHS(msg=False, timeLimit=time_limit, gapRel=gap,
-                                 gapAbs=0.0 if gap == 0 else None, threads=threads, random_seed=0,
-                                 presolve=presolve)
+            highs = _HiGHSWarm if warm_start else pulp.HiGHS
+            backend = highs(msg=False, timeLimit=time_limit, gapRel=gap,
+                            gapAbs=0.0 if gap == 0 else None, threads=threads, random_seed=0,
+                            presolve=presolve)
             try:
                 problem.solve(backend)
             except pulp.PulpSolverError as exc:
@@ -222,7 +245,8 @@ def solve(problem: pulp.LpProblem, *, solver: str = "highs", time_limit: float |
     path = _cbc_path()
     if path is None:
         raise SolverError("solver 'cbc' is not available: PuLP's bundled CBC binary was not found")
-    backend = pulp.COIN_CMD(path=path, msg=False, timeLimit=time_limit, gapRel=gap, threads=threads)
+    backend = pulp.COIN_CMD(path=path, msg=False, timeLimit=time_limit, gapRel=gap, threads=threads,
+                            warmStart=warm_start)
     try:
         problem.solve(backend)
     except pulp.PulpSolverError as exc:

@@ -7,16 +7,19 @@ Targets (issue 4):
   count formulation;
 - the gap of each heuristic to the optimum over 500 random cases (median, p95, worst);
 - (issue 18) 64-worker placements onto 8 free servers and on fragmented capacity proven optimal
-  within 10 s in >= 90% of cases, median under 1 s: part "strength" measures the count model
-  without and with the boundary cuts on the same cases.
+  within 10 s in >= 90% of cases, median under 1 s: part "proof" measures the count method
+  without and with the pattern bound on the same fixed cases, case by case in one run (proven
+  share, median time, gap at the limit, the compact LP relaxation and the pattern bound against
+  the best cut); part "strength" the compact model without and with the boundary cuts.
 
 Run as a script from the repository root with ``PYTHONPATH=.`` so that it imports this checkout.
 
 Run the speed targets with ``pytest benchmarks/bench_placement.py --benchmark-only -m "slow or
 not slow"``; print the full report (the figures of docs/placement.md) with ``python
 benchmarks/bench_placement.py [--cases 500] [--seed 0] [--time-limit 30] [--jobs 1] [--part
-all|size|eight|plain|gaps|limit|strength] [--json FILE]`` (``--part strength --time-limit 10``:
-the count model before and after the boundary cuts, same cases, same run).
+all|size|eight|plain|gaps|limit|strength|proof] [--json FILE]`` (``--part proof --time-limit
+10``: issue 18's figures; ``--part strength --time-limit 10``: the count model before and after
+the boundary cuts, same cases, same run).
 
 Cases: a zoo model and a parallel configuration (dp, pp, tp) with 8, 16, 32 or 64 workers that
 fits in A100 memory; 2-16 servers of 8 GPUs (a server of 16 for the "onto 8 servers" cases)
@@ -206,13 +209,10 @@ def _root_relaxation(W, free, boundary_cuts: bool) -> float:
     return solve(prob).objective * scale
 
 
-def strength(seed: int = 0, time_limit: float = 10.0, fragmented: int = 12) -> dict:
-    """The count model without and with the boundary cuts, on the same cases in the same run:
-    64 workers onto 8 free 8-GPU servers (the 30 configurations of ``onto_eight_servers``) and
-    on fragmented capacity (``fragmented`` cases of ``limit_gaps``: 12-16 partly free servers).
-    Per family and model: the share proven optimal within ``time_limit``, the median and worst
-    solve time, the gap (cut - bound) / cut at the limit, and the root gap (best cut - LP
-    relaxation) / best cut, the best cut being the lower of the two runs' placements."""
+def issue18_cases(seed: int = 0, fragmented: int = 12) -> dict:
+    """The fixed cases of issue 18: 64 workers onto 8 free 8-GPU servers (the 30 configurations
+    of ``onto_eight_servers``) and on fragmented capacity (``fragmented`` cases of
+    ``limit_gaps``: 12-16 partly free 8-GPU servers). {family: [(graph, free, label)]}."""
     fams = {"free_8x8": [], "fragmented": []}
     rng = np.random.default_rng(seed + 1)
     for _ in range(30):
@@ -223,8 +223,75 @@ def strength(seed: int = 0, time_limit: float = 10.0, fragmented: int = 12) -> d
     for _ in range(fragmented):
         W, label = graph(rng, 64)
         fams["fragmented"].append((W, free_gpus(rng, 64, int(rng.integers(12, 17))), label))
-    models = {"before": ILPPlacement(formulation="count", shortcuts=False, boundary_cuts=False),
+    return fams
+
+
+def proof(seed: int = 0, time_limit: float = 10.0, fragmented: int = 12) -> dict:
+    """Issue 18's target on its fixed cases (``issue18_cases``): the count method without the
+    pattern bound (``patterns=False``: the compact model with its boundary cuts, the model of
+    before) and with it (the default), case by case in the same run. Per family and model: the
+    share proven optimal within ``time_limit``, the median, p95 and worst time, the gap
+    (cut - bound) / cut at the limit; per family the relaxations against the best cut found
+    (the lower of the two runs' cuts): the compact model's LP relaxation ("root_gap") and the
+    pattern bound ("pattern_gap"); and whether the optima agree where both proved one."""
+    fams = issue18_cases(seed, fragmented)
+    models = {"before": ILPPlacement(formulation="count", shortcuts=False, patterns=False),
               "after": COUNT}
+    out = {}
+    for fam, cases_ in fams.items():
+        runs = {m: [] for m in models}
+        roots = []
+        for W, free, label in cases_:
+            for m, method in models.items():
+                runs[m].append(timed(W, free, method, time_limit))
+            roots.append(_root_relaxation(W, free, True))
+        best = [min(runs[m][i][0].cut_bytes for m in models) for i in range(len(cases_))]
+        fam_out = {}
+        for m in models:
+            rows = runs[m]
+            gaps = [(p.cut_bytes - p.bound) / p.cut_bytes if p.cut_bytes > 0 else 0.0
+                    for p, _ in rows if p.status != "optimal"]
+            proven = sum(p.status == "optimal" for p, _ in rows)
+            fam_out[m] = {"cases": len(rows), "proven": proven, "proven_share": proven / len(rows),
+                          "time": _stats([dt for _, dt in rows]), "gap_at_limit": _stats(gaps),
+                          "unproven": [(label, p.detail.get("formulation"))
+                                       for (p, _), (_, _, label) in zip(rows, cases_)
+                                       if p.status != "optimal"]}
+        rel = lambda lb, b: (b - lb) / b if b > 0 else 0.0  # noqa: E731
+        fam_out["root_gap"] = _stats([rel(lp, b) for lp, b in zip(roots, best)])
+        fam_out["pattern_gap"] = _stats([rel(p.detail["pattern_bound"], b)
+                                         for (p, _), b in zip(runs["after"], best)
+                                         if "pattern_bound" in p.detail])
+        both = [i for i in range(len(cases_))
+                if all(runs[m][i][0].status == "optimal" for m in models)]
+        fam_out["both_proven"] = len(both)
+        fam_out["equal_optima_when_both_proven"] = sum(
+            abs(runs["before"][i][0].cut_bytes - runs["after"][i][0].cut_bytes)
+            <= 1e-7 * max(1.0, best[i]) for i in both)
+        fam_out["after_better_cut"] = sum(
+            runs["after"][i][0].cut_bytes < runs["before"][i][0].cut_bytes * (1 - 1e-9)
+            for i in range(len(cases_)))
+        fam_out["cases"] = [
+            {"label": label, "free": free,
+             **{m: {"status": runs[m][i][0].status, "time": runs[m][i][1],
+                    "cut": runs[m][i][0].cut_bytes, "bound": runs[m][i][0].bound,
+                    "formulation": runs[m][i][0].detail.get("formulation")} for m in models}}
+            for i, (_, free, label) in enumerate(cases_)]
+        out[fam] = fam_out
+    return out
+
+
+def strength(seed: int = 0, time_limit: float = 10.0, fragmented: int = 12) -> dict:
+    """The count model without and with the boundary cuts, on the same cases in the same run:
+    64 workers onto 8 free 8-GPU servers (the 30 configurations of ``onto_eight_servers``) and
+    on fragmented capacity (``fragmented`` cases of ``limit_gaps``: 12-16 partly free servers).
+    Per family and model: the share proven optimal within ``time_limit``, the median and worst
+    solve time, the gap (cut - bound) / cut at the limit, and the root gap (best cut - LP
+    relaxation) / best cut, the best cut being the lower of the two runs' placements."""
+    fams = issue18_cases(seed, fragmented)
+    models = {"before": ILPPlacement(formulation="count", shortcuts=False, boundary_cuts=False,
+                                     patterns=False),
+              "after": ILPPlacement(formulation="count", shortcuts=False, patterns=False)}
     out = {}
     for fam, cases_ in fams.items():
         runs = {m: [] for m in models}
@@ -323,7 +390,7 @@ def heuristic_gaps(seed: int = 3, cases: int = 500, time_limit: float = 30.0,
 def report(cases: int = 500, seed: int = 0, time_limit: float = 30.0, part: str = "all",
            jobs: int = 1) -> dict:
     """The full report (``part="all"``) or one of its parts: "size", "eight", "plain", "gaps",
-    "limit", "strength" (not part of "all")."""
+    "limit", "strength", "proof" (the last two not part of "all")."""
     parts = {"size": lambda: {"ilp_by_size": ilp_by_size(seed, time_limit=time_limit)},
              "eight": lambda: {"onto_eight_servers": onto_eight_servers(seed + 1,
                                                                         time_limit=time_limit)},
@@ -332,10 +399,12 @@ def report(cases: int = 500, seed: int = 0, time_limit: float = 30.0, part: str 
                                                                time_limit=time_limit,
                                                                jobs=jobs)},
              "limit": lambda: {"limit_gaps": limit_gaps(seed + 4, time_limit=time_limit)},
-             "strength": lambda: {"strength": strength(seed, time_limit=time_limit)}}
+             "strength": lambda: {"strength": strength(seed, time_limit=time_limit)},
+             "proof": lambda: {"proof": proof(seed, time_limit=time_limit)}}
     if part != "all":
         return parts[part]()
-    return {k: v for name, f in parts.items() if name != "strength" for k, v in f().items()}
+    return {k: v for name, f in parts.items() if name not in ("strength", "proof")
+            for k, v in f().items()}
 
 
 def _print(rep: dict) -> None:
@@ -407,7 +476,7 @@ if __name__ == "__main__":
     ap.add_argument("--cases", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--part", choices=["all", "size", "eight", "plain", "gaps", "limit",
-                                       "strength"],
+                                       "strength", "proof"],
                     default="all")
     ap.add_argument("--json", default=None)
     ap.add_argument("--time-limit", type=float, default=30.0,
@@ -421,5 +490,21 @@ if __name__ == "__main__":
             json.dump(rep, fh, indent=1, default=str)
     if a.part == "all":
         _print(rep)
+    elif a.part == "proof":
+        for fam, r in rep["proof"].items():
+            for m in ("before", "after"):
+                x = r[m]
+                g = x["gap_at_limit"]
+                print(f"{fam:>10} {m:>6}: proven {x['proven']}/{x['cases']} "
+                      f"({x['proven_share']:.0%}), time median {x['time']['median']:.3f} s "
+                      f"p95 {x['time']['p95']:.2f} worst {x['time']['worst']:.2f}, gap at limit "
+                      f"median {g.get('median', 0):.4f} worst {g.get('worst', 0):.4f}; "
+                      f"unproven {x['unproven']}")
+            print(f"{fam:>10} root LP gap median {r['root_gap']['median']:.4f} worst "
+                  f"{r['root_gap']['worst']:.4f}; pattern bound gap median "
+                  f"{r['pattern_gap'].get('median', 0):.4f} worst "
+                  f"{r['pattern_gap'].get('worst', 0):.4f}; equal optima "
+                  f"{r['equal_optima_when_both_proven']} of {r['both_proven']}; after better cut "
+                  f"in {r['after_better_cut']}")
     else:
         print(json.dumps(rep, indent=1, default=str))

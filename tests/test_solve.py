@@ -80,3 +80,25 @@ def test_highs_presolve_failure_is_retried_without_presolve():
         {"id": "d", "arrival": 1, "gpus": 4, "processing_time": 1}]})
     res = offline_opt(inst, preemptive=False)
     assert res.status == "optimal" and res.upper_bound == 12 == res.lower_bound
+
+
+@pytest.mark.parametrize("solver", ["highs", "cbc"])
+def test_warm_start_keeps_the_optimum_and_ignores_an_infeasible_start(solver):
+    """A feasible start and an infeasible one (x = 9 breaks x + y <= 7) both end at the same
+    proven optimum as no start."""
+    if solver not in available_solvers():
+        pytest.skip(f"{solver} not available")
+    values = []
+    for start in (None, (3, 4), (9, 9)):
+        prob = pulp.LpProblem("warm", pulp.LpMaximize)
+        x = prob.add_variable("x", 0, 10, cat="Integer")
+        y = prob.add_variable("y", 0, 10, cat="Integer")
+        prob += 3 * x + 2 * y
+        prob += x + y <= 7
+        prob += 2 * x + y <= 10.5
+        if start is not None:
+            x.varValue, y.varValue = start
+        res = solve(prob, solver=solver, warm_start=start is not None)
+        assert res.status == "optimal"
+        values.append((res.objective, x.value(), y.value()))
+    assert values[0] == values[1] == values[2] == (17.0, 3.0, 4.0)

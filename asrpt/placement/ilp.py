@@ -43,6 +43,14 @@ and rotations for that layout. When the realised cut equals the count optimum, i
 count optimum as a valid cut on its objective (``"count+plain"``), so both formulations always
 give the same optimum.
 
+**Pattern bound** (:mod:`.ilp_patterns`, ``patterns=True``): before the compact count model,
+column generation over every pattern (one server's counts) gives a Lagrangian bound that is
+valid for any multipliers, and an exact master over the patterns that reduced-cost fixing
+leaves. A layout at the proven count optimum or at the bound is optimal without the compact
+model. A count optimum that cannot be laid out is retried along the other ring, whose count
+model is a lower bound too. Otherwise the bound joins the compact model's bound, and the
+master's counts are its warm start.
+
 **Tau formulation** (``objective="tau"``): the plain variables plus indicators that reproduce
 :func:`asrpt.dnn.perf.iteration_time` term by term as a MILP (crossing indicators per
 collective, ring arcs via cut counts, GPU-type-used indicators for mixed clusters, the 1F1B
@@ -74,6 +82,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 
@@ -89,8 +98,10 @@ from .heuristics import BestFit, Greedy
 # read some private ones from here)
 from .cut_bounds import (_cut_lower_bound, _fewest, _fiedler, _laplacian_lambda2, _min_cut,  # noqa: F401
                          _structure_bound, cut_lower_bound, fiedler_bound)
-from .ilp_count import (_backtrack, _boundary_cut, _count_cost, _count_model, _degrees,  # noqa: F401
-                        _internal_terms, _layouts, _lower_hull, _max_internal, _min_boundary, _realize)
+from .ilp_count import (_backtrack, _boundary_cut, _canonical_counts, _count_cost,  # noqa: F401
+                        _count_model, _count_start, _degrees, _internal_terms, _layouts,
+                        _lower_hull, _max_internal, _min_boundary, _realize)
+from .ilp_patterns import _counts_of, _pattern_bound  # noqa: F401
 from .ilp_plain import _extract, _plain_model, _symmetry_first_occurrence, _var  # noqa: F401
 from .ilp_tau import _tau_model  # noqa: F401
 from .rings import RingStructure, _expected_edges, _ring_structure, ring_structure  # noqa: F401
@@ -122,6 +133,19 @@ def _remaining(deadline: float | None) -> float | None:
     return max(0.05, deadline - time.perf_counter())
 
 
+def _meets(cut: float, bound: float) -> bool:
+    """A cut at a valid lower bound (the bound is rounded down by 1e-9 relative)."""
+    return cut <= bound * (1 + 2 * _REL) + 1e-12
+
+
+def _other_axis(rs: RingStructure) -> RingStructure | None:
+    """The same structure with the other ring on the axis (None when that ring has fewer than
+    two members): its count model is another lower bound on every placement's cut."""
+    alt = RingStructure(rs.shape, "r" if rs.ring_axis == "k" else "k", rs.other_w, rs.ring_w,
+                        rs.path_w)
+    return alt if alt.n_ring >= 2 else None
+
+
 @register("ilp")
 class ILPPlacement(PlacementMethod):
     """The exact placement: shortcuts, then the count or plain ILP (see the module docstring).
@@ -137,6 +161,13 @@ class ILPPlacement(PlacementMethod):
         Add to the count model, per server, the cut "boundary bytes >= the smallest boundary of
         any set of that many workers" (valid for every count point: the optimum is the same
         with and without; ``False`` gives the model of before, for comparisons).
+    patterns : bool
+        Before the compact count model, compute the pattern bound and solve its integer master
+        (:mod:`.ilp_patterns`): a proven optimum when the master's counts are laid out at the
+        bound; otherwise the bound becomes a cut on the compact model's objective and the
+        master's counts (or the best heuristic's) its warm start. The optimum is the same
+        (``False`` gives the compact model alone, for comparisons). Only with the HiGHS
+        solver (``solver="cbc"`` stays an independent cross-check).
 
     Examples
     --------
@@ -149,13 +180,15 @@ class ILPPlacement(PlacementMethod):
 
     exact = True
     parameter_constraints = {"formulation": [Options(str, FORMULATIONS)],
-                             "shortcuts": ["boolean"], "boundary_cuts": ["boolean"]}
+                             "shortcuts": ["boolean"], "boundary_cuts": ["boolean"],
+                             "patterns": ["boolean"]}
 
     def __init__(self, *, formulation: str = "auto", shortcuts: bool = True,
-                 boundary_cuts: bool = True):
+                 boundary_cuts: bool = True, patterns: bool = True):
         self.formulation = formulation
         self.shortcuts = shortcuts
         self.boundary_cuts = boundary_cuts
+        self.patterns = patterns
 
     def run(self, problem: PlacementProblem) -> MethodResult:
         pb = problem
@@ -214,12 +247,83 @@ class ILPPlacement(PlacementMethod):
             detail = dict(detail, gap=pb.gap)
         return MethodResult(a, status, bound, detail)
 
+    def _layout(self, pb, rs: RingStructure, counts: dict) -> np.ndarray:
+        seq = _realize(rs, counts)
+        a = np.full(pb.n, -1, dtype=np.int64)
+        for (q, s), row in seq.items():
+            for i, h in enumerate(row.tolist()):
+                a[pb.index[rs.worker(q, s, i)]] = h
+        return a
+
     def _count(self, pb, rs: RingStructure, deadline) -> MethodResult:
         scale = self._scale(pb)
+        lower, start, pat_detail, pat_a = None, None, {}, None
+        if self.patterns and pb.solver == "highs":
+            # (HiGHS through scipy; with solver="cbc" the compact model alone, a cross-check)
+            t0 = time.perf_counter()
+            heur = pb.best([BestFit().run(pb).assignment, Greedy().run(pb).assignment])
+            pat = _pattern_bound(pb, rs, deadline, start=heur)
+            if pat is not None:
+                pat_detail = {"solver": "highs", "pattern_bound": pat.bound,
+                              "pattern_rounds": pat.iterations, "pattern_columns": pat.columns,
+                              "pattern_time": time.perf_counter() - t0}
+                lower = pat.bound
+                if pat.counts is not None:
+                    pat_a = self._layout(pb, rs, pat.counts)
+                    cut = pb.cut(pat_a)
+                    tight = cut <= pat.cost * (1 + _REL) + 1e-12
+                    if (pat.proven and tight) or _meets(cut, pat.bound):
+                        return MethodResult(pat_a, "optimal",
+                                            cut if pb.gap == 0 else pat.bound,
+                                            dict(pat_detail, formulation="count",
+                                                 realized="tight", proof="pattern_bound"))
+                    if pat.proven:
+                        # the count optimum is known but this layout misses it. The count
+                        # model along the other ring is a lower bound too: its optimum laid
+                        # out at its cost is optimal; else the plain model with the larger of
+                        # the two as a cut, as after the compact model
+                        lower = pat.cost
+                        alt = _other_axis(rs)
+                        pat2 = None if alt is None else _pattern_bound(pb, alt, deadline,
+                                                                      start=heur)
+                        if pat2 is not None and pat2.counts is not None:
+                            a2 = self._layout(pb, alt, pat2.counts)
+                            if pb.cut(a2) < cut:
+                                pat_a, cut = a2, pb.cut(a2)
+                            if ((pat2.proven and cut <= pat2.cost * (1 + _REL) + 1e-12)
+                                    or _meets(cut, pat2.bound)):
+                                return MethodResult(pat_a, "optimal",
+                                                    cut if pb.gap == 0 else pat2.bound,
+                                                    dict(pat_detail, formulation="count",
+                                                         ring_axis=alt.ring_axis,
+                                                         realized="tight",
+                                                         proof="pattern_bound"))
+                            lower = max(lower, pat2.bound)
+                        out = self._plain(pb, deadline, lower,
+                                          dict(pat_detail, formulation="count+plain",
+                                               count_bound=lower, proof="pattern_bound"))
+                        if pb.cut(out.assignment) > cut:
+                            out = MethodResult(pat_a, out.status, out.bound, out.detail)
+                        return out
+                    start = pat.counts
+                if deadline is not None and time.perf_counter() >= deadline:
+                    # out of time in the pattern phase: its incumbent or a heuristic's
+                    best = self._fallback(pb, pat_a)
+                    return MethodResult(best, "time_limit", pat.bound, dict(
+                        pat_detail, formulation="count", incumbent=(
+                            "pattern_master" if best is pat_a else "heuristic")))
+            if start is None:
+                start = _counts_of(pb, rs, heur)
         prob, y, groups = _count_model(pb, rs, scale, self.boundary_cuts)
-        res = solve(prob, solver=pb.solver, time_limit=_remaining(deadline), gap=pb.gap)
-        detail = {"formulation": "count", "solver": res.solver, "solver_time": res.wall_time,
-                  "variables": len(prob.variables()), "constraints": len(prob.constraints)}
+        if start is not None:
+            _count_start(prob, pb, rs, _canonical_counts(pb, rs, start))
+        res = solve(prob, solver=pb.solver, time_limit=_remaining(deadline), gap=pb.gap,
+                    warm_start=start is not None)
+        if lower is not None and res.bound is not None:
+            res = dataclasses.replace(res, bound=max(res.bound, lower / scale))
+        detail = {**pat_detail, "formulation": "count", "solver": res.solver,
+                  "solver_time": res.wall_time, "variables": len(prob.variables()),
+                  "constraints": len(prob.constraints)}
         if res.status in ("infeasible", "unbounded"):
             raise SolverError(f"the count placement ILP is {res.status} although enough GPUs "
                               "are free")
@@ -229,11 +333,7 @@ class ILPPlacement(PlacementMethod):
             return MethodResult(a, res.status, bound, dict(detail, incumbent="heuristic"))
         counts = {g: {h: int(round(y[j, h].value() or 0)) for h in pb.servers}
                   for j, g in enumerate(groups)}
-        seq = _realize(rs, counts)
-        a = np.full(pb.n, -1, dtype=np.int64)
-        for (q, s), row in seq.items():
-            for i, h in enumerate(row.tolist()):
-                a[pb.index[rs.worker(q, s, i)]] = h
+        a = self._layout(pb, rs, counts)
         cost = _count_cost(rs, counts)
         cut = pb.cut(a)
         count_bound = None if res.bound is None else res.bound * scale
@@ -242,7 +342,10 @@ class ILPPlacement(PlacementMethod):
             return MethodResult(a, "optimal", cost if pb.gap == 0 else count_bound,
                                 dict(detail, realized="tight"))
         if res.status != "optimal":
-            # out of time: the better of the realised count incumbent and the heuristics
+            # out of time: the best of the realised count incumbent, the master's layout and
+            # the heuristics
+            if pat_a is not None and pb.cut(pat_a) < cut:
+                a = pat_a
             best = self._fallback(pb, a)
             if best is not a:
                 detail = dict(detail, incumbent="heuristic")

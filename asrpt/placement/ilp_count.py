@@ -117,6 +117,59 @@ def _count_model(pb: PlacementProblem, rs: RingStructure, scale: float,
     return prob, y, groups
 
 
+def _canonical_counts(pb: PlacementProblem, rs: RingStructure, counts: dict) -> dict:
+    """The same counts with the servers of each class of interchangeable servers relabelled so
+    that they satisfy :func:`_count_model`'s symmetry-breaking rows (its three cases, with the
+    same conditions): a warm start that breaks them would be discarded by the solver."""
+    nR, per = rs.n_ring, rs.ring_per_edge
+    groups = rs.groups()
+    priced = [j for j, (_, s) in enumerate(groups) if nR >= 2 and per[s] > 0]
+    big = len(groups) + 1
+    out = {g: dict(c) for g, c in counts.items()}
+    for cls in pb.server_classes:
+        f = pb.free[cls[0]]
+        col = {h: [counts[g].get(h, 0) for g in groups] for h in cls}
+        if priced and f >= nR:
+            # rule 1: ordered by the first ring whole on them (none: last)
+            key = {h: min([j for j in priced if col[h][j] == nR], default=big) for h in cls}
+        elif priced and len(priced) == len(groups):
+            # rule 2: ordered by the first ring with members on them (none: last)
+            key = {h: min([j for j in priced if col[h][j] > 0], default=big) for h in cls}
+        else:
+            key = {h: -sum(col[h]) for h in cls}            # rule 3: non-increasing loads
+        order = sorted(cls, key=lambda h: (key[h], h))
+        for g_i, g in enumerate(groups):
+            for h in cls:
+                out[g].pop(h, None)
+            for new_h, old_h in zip(cls, order):
+                if col[old_h][g_i]:
+                    out[g][new_h] = col[old_h][g_i]
+    return out
+
+
+def _count_start(prob, pb: PlacementProblem, rs: RingStructure, counts: dict) -> None:
+    """Set the count model's variables to the point of integer counts {group: {server:
+    members}} (u, w, m as the counts imply), the start of a warm-started solve."""
+    nR = rs.n_ring
+    groups = rs.groups()
+    vs = prob.variablesDict()
+
+    def put(name, value):
+        v = vs.get(name)
+        if v is not None:
+            v.varValue = float(value)
+
+    for j, g in enumerate(groups):
+        for h in pb.servers:
+            c = counts[g].get(h, 0)
+            put(f"y_{j}_{h}", c)
+            put(f"u_{j}_{h}", c > 0)
+            put(f"w_{j}_{h}", c == nR)
+    for e, (g1, g2, wt) in enumerate(rs.pairs()):
+        for h in pb.servers:
+            put(f"m_{e}_{h}", min(counts[g1].get(h, 0), counts[g2].get(h, 0)))
+
+
 def _degrees(rs: RingStructure) -> tuple:
     """Bytes at one worker of each group (``rs.groups()`` order) over the count model's
     priced edges: two ring arc boundaries and one aligned edge per adjacent group."""

@@ -319,3 +319,129 @@ def test_boundary_cut_tightens_the_relaxation():
             v.cat = pulp.LpContinuous
         roots.append(solve(prob).objective)
     assert roots[1] > 1.5 * roots[0]
+
+
+# -- the pattern bound of the count model (issue 18) ---------------------------------------------
+
+NO_PATTERNS = ILPPlacement(formulation="count", shortcuts=False, patterns=False)
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_pattern_bound_keeps_the_count_optimum(data):
+    """With the pattern bound (a cut, a warm start, or the proof by itself) the count method
+    finds the optimum of the compact model alone, on random synthetic worker graphs."""
+    W = data.draw(worker_graphs(min_workers=4, max_workers=16))
+    n = W.number_of_nodes()
+    free = data.draw(free_vectors(n, max_servers=5, max_free=max(2, n - 1)))
+    new = place(W, free, method=COUNT)
+    old = place(W, free, method=NO_PATTERNS)
+    assert new.status == old.status == "optimal"
+    assert close(new.cut_bytes, old.cut_bytes), (free, new.detail, old.detail)
+    assert validate_placement(W, free, new) == ()
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_pattern_bound_is_below_the_optimum(data):
+    """The Lagrangian pattern bound never exceeds the brute-force optimum (with either ring on
+    the axis), and the integer master's counts cost what the count objective says; a proven
+    count optimum is at most the optimum."""
+    from asrpt.placement.ilp import _count_cost, _pattern_bound
+
+    W = data.draw(worker_graphs(max_workers=8))
+    n = W.number_of_nodes()
+    free = data.draw(free_vectors(n, max_servers=3, max_free=max(1, n - 1)))
+    from asrpt.placement.ilp import _other_axis
+
+    bf = place(W, free, method="brute_force")
+    rs = ring_structure(W)
+    # either ring on the axis gives a lower bound
+    for r in (rs, _other_axis(rs)):
+        if r is None:
+            continue
+        out = _pattern_bound(PlacementProblem.build(W, free), r, None)
+        assert out.bound <= bf.cut_bytes * (1 + REL) + 1e-9, r.ring_axis
+        if out.counts is not None:
+            assert close(out.cost, _count_cost(r, out.counts))
+            assert out.cost >= out.bound * (1 - REL)
+            if out.proven:
+                assert out.cost <= bf.cut_bytes * (1 + REL) + 1e-9
+
+
+@pytest.mark.parametrize("groups, cap, fmax", [(3, 2, 4), (4, 4, 3), (5, 8, 8), (16, 4, 8)])
+def test_patterns_are_every_count_vector_once(groups, cap, fmax):
+    from asrpt.placement.ilp_patterns import _patterns
+
+    P, sums = _patterns(groups, cap, fmax)
+    expected = sum(1 for v in itertools.product(range(cap + 1), repeat=groups)
+                   if sum(v) <= fmax) if groups <= 5 else 719_967
+    assert len(P) == expected == len(np.unique(P, axis=0))
+    assert (P >= 0).all() and (P <= cap).all() and (P.sum(axis=1) == sums).all()
+    assert (np.diff(sums) >= 0).all() and not P[0].any()
+
+
+def test_pattern_bound_proves_64_workers_onto_free_servers_at_once():
+    """vit_b_16 (8, 4, 2) onto 8 x 8 free GPUs: the compact model alone leaves a 24% gap at
+    10 s; the pattern bound meets the master's laid-out counts, a proven optimum, no compact
+    solve (the value is the one the compact model reaches given time: a slow test checks)."""
+    job = Job("j", 0, 64, model="vit_b_16", parallelism=Parallelism(8, 4, 2), iterations=1,
+              batch_size=64)
+    W = worker_graph(job, "A100")
+    p = place(W, [8] * 8, method=COUNT, time_limit=30)
+    assert p.status == "optimal" and p.detail.get("proof") == "pattern_bound"
+    assert p.cut_bytes <= p.bound * (1 + REL)
+    assert validate_placement(W, [8] * 8, p) == ()
+
+
+# the 64-worker cases of benchmarks/bench_placement.py (part "proof") that the compact count
+# model proved within 10 s before the pattern bound: (model, (d, p, t), free GPUs)
+PROVEN_BEFORE = [
+    ("gpt3-1.3b", (16, 1, 4), [8] * 8),
+    ("gpt2", (8, 1, 8), [8] * 8),
+    ("resnet50", (2, 4, 8), [8] * 8),
+    ("gpt2", (16, 2, 2), [8] * 8),
+    ("vit_b_16", (16, 4, 1), [8] * 8),
+    ("resnet50", (1, 8, 8), [8, 0, 6, 4, 7, 1, 8, 2, 5, 3, 8, 0, 4, 8, 3, 1]),
+    ("llama-7b", (16, 2, 2), [6, 1, 5, 6, 8, 7, 6, 1, 1, 7, 7, 5, 6]),
+    ("gpt2", (32, 2, 1), [5, 5, 6, 8, 5, 6, 1, 6, 1, 5, 6, 2, 3, 6, 6]),
+    ("llama-7b", (32, 1, 2), [8, 4, 5, 7, 3, 7, 7, 5, 7, 4, 5, 5, 5, 4, 3]),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model, par, free", PROVEN_BEFORE)
+def test_pattern_bound_keeps_the_64_worker_optima_proven_before(model, par, free):
+    d, p, t = par
+    job = Job("j", 0, 64, model=model, parallelism=Parallelism(d, p, t), iterations=1,
+              batch_size=8 * d)
+    W = worker_graph(job, "A100")
+    new = place(W, free, method=COUNT, time_limit=120)
+    old = place(W, free, method=NO_PATTERNS, time_limit=120)
+    assert new.status == old.status == "optimal"
+    assert close(new.cut_bytes, old.cut_bytes), (new.detail, old.detail)
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_warm_start_satisfies_every_row_of_the_count_model(data):
+    """A heuristic's counts, relabelled within each class of interchangeable servers, are a
+    feasible point of the count model (symmetry rows included), so HiGHS keeps the start, and
+    their count cost is unchanged by the relabelling."""
+    from asrpt.placement.ilp import (_canonical_counts, _count_cost, _count_model,
+                                     _count_start, _counts_of)
+
+    W = data.draw(worker_graphs(min_workers=4, max_workers=16))
+    n = W.number_of_nodes()
+    free = data.draw(free_vectors(n, max_servers=5, max_free=max(2, n - 1)))
+    pb = PlacementProblem.build(W, free)
+    rs = ring_structure(W)
+    from asrpt.placement.heuristics import Greedy
+
+    a = Greedy().run(pb).assignment
+    counts = _canonical_counts(pb, rs, _counts_of(pb, rs, a))
+    assert close(_count_cost(rs, counts), _count_cost(rs, _counts_of(pb, rs, a)))
+    prob, _, _ = _count_model(pb, rs, float(pb.ew.max()) if len(pb.ew) else 1.0)
+    _count_start(prob, pb, rs, counts)
+    assert all(v.varValue is not None for v in prob.variables())
+    assert [name for name, c in prob.constraints.items() if not c.valid(1e-6)] == []

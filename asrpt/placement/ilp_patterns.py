@@ -1,0 +1,353 @@
+"""The pattern (Dantzig-Wolfe) bound of the count placement model and its integer master.
+
+The count objective (:mod:`asrpt.placement.ilp_count`) is a constant plus a sum over servers of
+a function of that server's counts alone: with ``y`` the members of each group (ring) on one
+server,
+
+    phi(y) = sum_g per_g ([y_g > 0] - [y_g = n]) - sum_(g,g') w_gg' min(y_g, y_g'),
+    count cost = sum_(g,g') w_gg' n + sum_h phi(y_h).
+
+Only the coverage rows ``sum_h y[g,h] = n`` couple the servers. A *pattern* is one server's
+count vector (``sum_g y_g <= f``); every placement picks one pattern per server. Relaxing the
+coverage rows with multipliers ``pi`` gives, for every ``pi``, the Lagrangian bound
+
+    count optimum >= C + n sum_g pi_g + sum_c N_c min(0, min_(|P| <= f_c) phi(P) - pi . P)
+
+(``N_c`` servers with ``f_c`` free GPUs; the empty pattern costs 0). Each pattern set is
+enumerated in full (``_patterns``: at most ``_MAX_PATTERNS`` vectors), so the inner minimum is
+exact and the bound is valid for any ``pi``, however inaccurate the LP that produced it. The
+multipliers come from column generation on the pattern LP (the master: pick a number of
+servers per pattern); at its optimum the bound is the pattern LP's value, the convex hull of
+each server's counts, which the compact model's LP relaxation only approximates with its
+per-server cuts. Servers with equal free GPUs are one class: the master has no server symmetry.
+
+The integer master over the generated columns (a few seconds at most) gives counts per server;
+:meth:`ILPPlacement._count <asrpt.placement.ilp.ILPPlacement>` lays them out and, when the
+realised cut meets the bound, has a proven optimum without the compact model. Otherwise the
+bound is a cut on the compact model's objective and the master's counts its starting point.
+
+Examples
+--------
+>>> from asrpt.instance import Job, Parallelism
+>>> from asrpt.dnn.parallel import worker_graph
+>>> from asrpt.placement import PlacementProblem, ring_structure
+>>> W = worker_graph(Job("j", 0, 16, model="gpt2", parallelism=Parallelism(2, 2, 4),
+...                      iterations=1), "A100")
+>>> pb = PlacementProblem.build(W, [6, 6, 4])
+>>> out = _pattern_bound(pb, ring_structure(W), None)
+>>> out.bound > 0, out.counts is not None
+(True, True)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .base import PlacementProblem
+from .rings import RingStructure
+
+__all__ = []
+
+#: Largest pattern set enumerated (the 64-worker zoo configurations need at most 719,967:
+#: 16 rings of 4 on 8-GPU servers).
+_MAX_PATTERNS = 1_500_000
+
+_REL = 1e-9
+
+
+@lru_cache(maxsize=4)
+def _patterns(n_groups: int, cap: int, fmax: int):
+    """Every vector in {0..cap}^n_groups with sum <= fmax (int8 rows, sorted by sum), and
+    their sums; None when there would be more than ``_MAX_PATTERNS``."""
+    counts = [1]                                   # vectors of the prefix with each sum
+    for _ in range(n_groups):
+        nxt = [0] * (fmax + 1)
+        for s, c in enumerate(counts):
+            for v in range(min(cap, fmax - s) + 1):
+                nxt[s + v] += c
+        counts = nxt
+        if sum(counts) > _MAX_PATTERNS:
+            return None
+    P = np.zeros((1, 0), dtype=np.int8)
+    sums = np.zeros(1, dtype=np.int64)
+    for _ in range(n_groups):
+        parts, psums = [], []
+        for v in range(cap + 1):
+            keep = sums + v <= fmax
+            if not keep.any():
+                break
+            parts.append(np.concatenate([P[keep], np.full((int(keep.sum()), 1), v, np.int8)],
+                                        axis=1))
+            psums.append(sums[keep] + v)
+        P = np.concatenate(parts)
+        sums = np.concatenate(psums)
+    order = np.argsort(sums, kind="stable")
+    P, sums = P[order], sums[order]
+    P.setflags(write=False)
+    sums.setflags(write=False)
+    return P, sums
+
+
+def _phi(rs: RingStructure, P: np.ndarray) -> np.ndarray:
+    """phi of every row of P (count vectors of one server, ``rs.groups()`` order), in bytes."""
+    nR, per = rs.n_ring, rs.ring_per_edge
+    groups = rs.groups()
+    gi = {g: j for j, g in enumerate(groups)}
+    out = np.zeros(len(P))
+    if nR >= 2:
+        for j, (_, s) in enumerate(groups):
+            if per[s] > 0:
+                col = P[:, j]
+                out += per[s] * ((col > 0).astype(np.float64) - (col == nR))
+    for g1, g2, wt in rs.pairs():
+        if wt > 0:
+            out -= wt * np.minimum(P[:, gi[g1]], P[:, gi[g2]])
+    return out
+
+
+def _split_servers(pb: PlacementProblem, nR: int) -> int:
+    """The fewest servers a ring of nR members split over two or more servers can use (at
+    most nR - 1 members on any one server), at least 2."""
+    caps = sorted((min(pb.free[h], nR - 1) for h in pb.servers), reverse=True)
+    acc, k = 0, 0
+    for c in caps:
+        if acc >= nR:
+            break
+        acc += c
+        k += 1
+    return max(2, k)
+
+
+def _constant(rs: RingStructure) -> float:
+    return float(sum(wt for _, _, wt in rs.pairs() if wt > 0) * rs.n_ring)
+
+
+def _server_counts(pb: PlacementProblem, rs: RingStructure, a: np.ndarray) -> dict:
+    """{server: count vector} of an assignment (only servers it uses)."""
+    groups = rs.groups()
+    out: dict = {}
+    for j, (q, s) in enumerate(groups):
+        for i in range(rs.n_ring):
+            h = int(a[pb.index[rs.worker(q, s, i)]])
+            out.setdefault(h, np.zeros(len(groups), dtype=np.int64))[j] += 1
+    return out
+
+
+def _counts_of(pb: PlacementProblem, rs: RingStructure, a: np.ndarray) -> dict:
+    """{group: {server: members}} of an assignment (a warm start for the count model)."""
+    out: dict = {}
+    for q, s in rs.groups():
+        c: dict = {}
+        for i in range(rs.n_ring):
+            h = int(a[pb.index[rs.worker(q, s, i)]])
+            c[h] = c.get(h, 0) + 1
+        out[q, s] = c
+    return out
+
+
+@dataclass(frozen=True)
+class PatternBound:
+    """What the pattern bound produced.
+
+    Attributes
+    ----------
+    bound : float
+        A valid lower bound on the count optimum, in bytes (0 when nothing was computed).
+    counts : dict or None
+        {group: {server: members}} of the integer master's best solution, or None.
+    cost : float or None
+        The count cost of ``counts``.
+    iterations : int
+        Column-generation rounds.
+    columns : int
+        Columns generated.
+    lp : float or None
+        The last master LP's value (the pattern LP's value when converged), in bytes.
+    proven : bool
+        ``cost`` is the count optimum (``counts`` attain it).
+    """
+
+    bound: float
+    counts: dict | None
+    cost: float | None
+    iterations: int
+    columns: int
+    lp: float | None
+    proven: bool = False
+
+
+def _pattern_bound(pb: PlacementProblem, rs: RingStructure, deadline: float | None,
+                   start: np.ndarray | None = None, max_rounds: int = 200,
+                   master_limit: float = 2.0, max_exact: int = 20_000) -> PatternBound | None:
+    """The Lagrangian bound at column generation's multipliers and the integer master's
+    counts (module docstring). None when a server's pattern set is too large to enumerate.
+    ``start``: an assignment whose server patterns seed the master (a heuristic's)."""
+    from scipy.optimize import linprog, milp, Bounds, LinearConstraint
+    from scipy.sparse import csc_matrix
+
+    nR = rs.n_ring
+    groups = rs.groups()
+    G = len(groups)
+    free_by_class: dict = {}
+    for h in pb.servers:
+        free_by_class.setdefault(min(pb.free[h], pb.n), []).append(h)
+    fs = sorted(free_by_class)
+    fmax = fs[-1]
+    pats = _patterns(G, min(nR, fmax), fmax)
+    if pats is None:
+        return None
+    P, sums = pats
+    phi = _phi(rs, P)
+    C = _constant(rs)
+    scale = float(max(np.abs(phi).max(), C / max(1, nR), 1e-300))
+    phis = phi / scale
+    ends = {f: int(np.searchsorted(sums, f, side="right")) for f in fs}
+    Pf = P.astype(np.float64)
+    Ns = np.array([len(free_by_class[f]) for f in fs], dtype=np.float64)
+    # ring rows: a ring with cut cost is whole on one server or split over at least k
+    # servers, so (servers with members) + (k - 1) [whole somewhere] >= k for every placement
+    k_split = _split_servers(pb, nR)
+    rings = [j for j, (_, s) in enumerate(groups) if nR >= 2 and rs.ring_per_edge[s] > 0]
+    Ar = ((P[:, rings] > 0) + (k_split - 1) * (P[:, rings] == nR)).astype(np.float64)
+    R = len(rings)
+
+    # columns: (class index, pattern row); seeded by the start assignment's patterns
+    cols: list = []
+    seen: set = set()
+
+    def add(c: int, row: int) -> bool:
+        if (c, row) in seen or row == 0:
+            return False
+        seen.add((c, row))
+        cols.append((c, row))
+        return True
+
+    if start is not None and (nR + 1) ** G < 2 ** 62:
+        sc = _server_counts(pb, rs, start)
+        weights = (nR + 1) ** np.arange(G)
+        keys = P.astype(np.int64) @ weights
+        order = np.argsort(keys)
+        for h, vec in sc.items():
+            key = int(vec @ weights)
+            pos = np.searchsorted(keys[order], key)
+            if pos < len(order) and keys[order[pos]] == key:
+                c = fs.index(min(pb.free[h], pb.n))
+                add(c, int(order[pos]))
+    big = 4.0 * (G * nR * (max(rs.ring_per_edge + (0.0,)) + 1.0) + C) / scale + 10.0
+    best_lb, lp_value, rounds = -np.inf, None, 0
+    best_red, best_min = None, None
+    nc = len(fs)
+    for rounds in range(1, max_rounds + 1):
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        k = len(cols)
+        cost = np.concatenate([[phis[r] for _, r in cols], np.full(G, big)])
+        A_eq = np.zeros((G, k + G))
+        A_ub = np.zeros((nc + R, k + G))
+        for i, (c, r) in enumerate(cols):
+            A_eq[:, i] = Pf[r]
+            A_ub[c, i] = 1.0
+            A_ub[nc:, i] = -Ar[r]
+        A_eq[:, k:] = np.eye(G)
+        A_ub[nc:, k:] = -np.eye(G)[rings] * k_split   # an artificial member covers its ring
+        b_ub = np.concatenate([Ns, np.full(R, -float(k_split))])
+        res = linprog(cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=np.full(G, float(nR)),
+                      bounds=(0, None), method="highs")
+        if res.status != 0:       # pragma: no cover - the artificial columns keep it feasible
+            break
+        pi = np.asarray(res.eqlin.marginals)
+        mu = np.asarray(res.ineqlin.marginals)[:nc]
+        rho = np.maximum(0.0, -np.asarray(res.ineqlin.marginals)[nc:])
+        lp_value = float(res.fun * scale + C)
+        red = phis - Pf @ pi
+        if R:
+            red -= Ar @ rho
+        lb = C / scale + nR * pi.sum() + k_split * rho.sum()
+        added = 0
+        for c, f in enumerate(fs):
+            seg = red[1:ends[f]]
+            j = int(np.argmin(seg)) + 1
+            lb += Ns[c] * min(0.0, float(red[j]))
+            if red[j] - mu[c] < -1e-9:
+                # the best few columns of the class (distinct patterns)
+                top = np.argpartition(seg, min(len(seg) - 1, 4))[:5] + 1
+                for r in top:
+                    if red[r] - mu[c] < -1e-9:
+                        added += add(c, int(r))
+        if lb > best_lb:
+            best_lb, best_red = lb, red
+            best_min = [min(0.0, float(red[1:ends[f]].min())) for f in fs]
+        if not added or (lp_value - best_lb * scale) <= 1e-9 * max(1.0, abs(lp_value)):
+            break
+    bound = float(max(0.0, best_lb * scale) * (1 - _REL)) if np.isfinite(best_lb) else 0.0
+
+    def master(columns: list, limit: float):
+        """The integer master over ``columns``: (counts, cost, proven, dual bound) or None."""
+        k = len(columns)
+        A = np.zeros((G + nc + R, k))
+        for i, (c, r) in enumerate(columns):
+            A[:G, i] = Pf[r]
+            A[G + c, i] = 1.0
+            A[G + nc:, i] = Ar[r]
+        # the ring rows too: implied by integrality, they give HiGHS the pattern LP's bound
+        lo = np.concatenate([np.full(G, float(nR)), np.zeros(nc), np.full(R, float(k_split))])
+        hi = np.concatenate([np.full(G, float(nR)), Ns, np.full(R, np.inf)])
+        if deadline is not None:
+            limit = max(0.05, min(limit, deadline - time.perf_counter()))
+        m = milp(np.array([phis[r] for _, r in columns]), integrality=np.ones(k),
+                 bounds=Bounds(0, np.inf), constraints=LinearConstraint(csc_matrix(A), lo, hi),
+                 options={"time_limit": limit, "disp": False, "mip_rel_gap": 0.0})
+        dual = getattr(m, "mip_dual_bound", None)
+        if m.x is None:
+            return None, None, False, dual
+        lam = np.round(m.x).astype(np.int64)
+        if not (np.array_equal(A[:G] @ lam, np.full(G, nR)) and (A[G:G + nc] @ lam <= Ns).all()):
+            return None, None, False, dual  # pragma: no cover - HiGHS's integral solutions
+        counts = {g: {} for g in groups}
+        free_iter = {c: list(free_by_class[f]) for c, f in enumerate(fs)}
+        total = C
+        for i, (c, r) in enumerate(columns):
+            for _ in range(int(lam[i])):
+                h = free_iter[c].pop(0)
+                total += float(phi[r])
+                for j, g in enumerate(groups):
+                    if P[r, j]:
+                        counts[g][h] = int(P[r, j])
+        return counts, total, m.status == 0, dual
+
+    # the integer master over the generated columns: an incumbent
+    counts, cost_out, proven = None, None, False
+    if cols:
+        counts, cost_out, _, _ = master(cols, master_limit)
+    # reduced-cost fixing: with the best multipliers, every solution costs at least
+    # bound + sum_h excess_h (excess: a server's reduced cost above its class minimum), so one
+    # cheaper than the incumbent uses only patterns of excess below incumbent - bound. The
+    # master over all of those is exact (no server symmetry: classes count servers).
+    if cost_out is not None and best_red is not None and cost_out > bound:
+        slack = (cost_out - best_lb * scale) / scale * (1 + 1e-6) + 1e-7
+        exact_cols = []
+        for c, f in enumerate(fs):
+            seg = best_red[1:ends[f]] - best_min[c]
+            rows = np.nonzero(seg < slack)[0] + 1
+            if len(exact_cols) + len(rows) > max_exact:
+                exact_cols = None
+                break
+            exact_cols += [(c, int(r)) for r in rows]
+        if exact_cols:
+            remaining = None if deadline is None else deadline - time.perf_counter()
+            if remaining is None or remaining > 0.1:
+                c2, cost2, ok, dual = master(exact_cols, 1e9 if remaining is None else remaining)
+                if c2 is not None and cost2 < cost_out:
+                    counts, cost_out = c2, cost2
+                if ok:
+                    proven = True
+                    bound = max(bound, cost_out * (1 - _REL))
+                elif dual is not None and np.isfinite(dual):
+                    bound = max(bound, min(cost_out, dual * scale + C) * (1 - _REL))
+    elif cost_out is not None and cost_out <= bound * (1 + _REL) / (1 - _REL):
+        proven = True
+    return PatternBound(bound, counts, cost_out, rounds, len(cols), lp_value, proven)
