@@ -173,10 +173,7 @@ def _run_theorem3(args, inst, kappa) -> int:
         ["water-filling copy / LB", cert.robust_ratio], ["robust bound 9 beta / (1 - lam)", cert.robust_ratio_bound],
         ["flow time sum (C_j - a_j)", cert.flow_time], ["flow lower bound LB - sum a_j", cert.flow_lower_bound],
         ["flow ALG / LB", cert.flow_ratio_to_lb]]))
-    print()
-    print(format_table(["inequality", "lhs", "rhs", "slack", "holds", "job"],
-                       [[q.name, q.lhs, q.rhs, q.slack, "yes" if q.holds else "NO", q.job or ""]
-                        for q in cert.inequalities]))
+    _print_checks(cert)
     return 0 if cert.holds else 1
 
 
@@ -186,6 +183,6 @@ def _print_checks(cert) -> None:
     print(format_table(["inequality", "lhs", "rhs", "slack", "holds", "job"],
                        [[q.name, q.lhs, q.rhs, q.slack, "yes" if q.holds else "NO", q.job or ""]
                         for q in cert.inequalities]))
-    missing = [k for k, v in cert.assumptions.items() if not v]
+    missing = [k for k, v in getattr(cert, "assumptions", {}).items() if not v]
     if missing:
         print(f"\nassumptions not met: {', '.join(missing)}")

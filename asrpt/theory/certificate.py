@@ -242,8 +242,32 @@ class JobCertificate:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
+class CheckedInequalities:
+    """What every certificate (Theorems 1, 2 and 3) offers over its ``inequalities`` tuple."""
+
+    inequalities: tuple
+
+    def inequality(self, name: str) -> Inequality:
+        """The inequality called ``name``.
+
+        Raises
+        ------
+        InvalidParameterError
+            No inequality has that name.
+        """
+        for q in self.inequalities:
+            if q.name == name:
+                return q
+        raise InvalidParameterError(
+            f"no inequality {name!r}; known: {', '.join(q.name for q in self.inequalities)}")
+
+    def failures(self) -> list[str]:
+        """Names of the inequalities that fail (empty when all hold)."""
+        return [q.name for q in self.inequalities if not q.holds]
+
+
 @dataclass(frozen=True)
-class Certificate:
+class Certificate(CheckedInequalities):
     """Theorem 1's certificate for one A-SRPT run (see the module docstring).
 
     Attributes
@@ -315,20 +339,6 @@ class Certificate:
     flow_lower_bound: Any = None
     flow_ratio_to_lb: Any = None
 
-    def inequality(self, name: str) -> Inequality:
-        """The inequality called ``name``.
-
-        Raises
-        ------
-        InvalidParameterError
-            No inequality has that name.
-        """
-        for q in self.inequalities:
-            if q.name == name:
-                return q
-        raise InvalidParameterError(
-            f"no inequality {name!r}; known: {', '.join(q.name for q in self.inequalities)}")
-
     def job(self, job_id: str) -> JobCertificate:
         """The per-job quantities of ``job_id``.
 
@@ -341,10 +351,6 @@ class Certificate:
             if j.id == job_id:
                 return j
         raise InvalidParameterError(f"no job with id {job_id!r} in the certificate")
-
-    def failures(self) -> list[str]:
-        """Names of the inequalities that fail (empty when all hold)."""
-        return [q.name for q in self.inequalities if not q.holds]
 
     def to_dict(self, *, jobs: bool = False) -> dict:
         """A JSON-ready summary (numbers as computed); ``jobs=True`` adds the per-job rows."""

@@ -42,12 +42,11 @@ from numbers import Real
 from typing import Any, Mapping
 
 from .._validation import InstanceOf, Interval, validate_params
-from ..errors import InvalidParameterError
 from ..instance import Instance
 from ..sim.records import SimResult
 from ..single._arrays import exact_sum
 from ..sizes import integral
-from .certificate import Inequality, _beta, _check_result, _div, _exact, _lower_bounds, _mul, _norm, _require
+from .certificate import CheckedInequalities, Inequality, _beta, _check_result, _div, _exact, _lower_bounds, _mul, _norm, _require
 
 __all__ = ["GuardCertificate", "certify_guarded", "run_guarded", "certify_guarded_instance"]
 
@@ -60,7 +59,7 @@ _STATEMENTS = {
 
 
 @dataclass(frozen=True)
-class GuardCertificate:
+class GuardCertificate(CheckedInequalities):
     """Theorem 2's certificate of one guarded A-SRPT run, with flow-time figures.
 
     Attributes
@@ -99,17 +98,6 @@ class GuardCertificate:
     overdue_jobs: int
     inequalities: tuple = ()
     per_job_slack: Mapping[str, Any] = field(default_factory=dict, repr=False)
-
-    def inequality(self, name: str) -> Inequality:
-        """The inequality called ``name`` (InvalidParameterError if none)."""
-        for q in self.inequalities:
-            if q.name == name:
-                return q
-        raise InvalidParameterError(f"no inequality {name!r}; known: {', '.join(q.name for q in self.inequalities)}")
-
-    def failures(self) -> list[str]:
-        """Names of the inequalities that fail."""
-        return [q.name for q in self.inequalities if not q.holds]
 
     def to_dict(self) -> dict:
         """A JSON-ready summary."""

@@ -53,7 +53,7 @@ from ..sim.records import SimResult
 from ..single._arrays import exact_sum
 from ..single.waterfill import WaterfillSchedule, strict_list_makespan, waterfill_schedule
 from ..sizes import exact_div, exact_mul
-from .certificate import Inequality, _beta, _exact, _lower_bounds, _norm
+from .certificate import CheckedInequalities, Inequality, _beta, _exact, _lower_bounds, _norm
 
 __all__ = ["RobustRun", "RobustCertificate", "run_robust", "certify_robust", "certify_robust_instance",
            "as_share"]
@@ -221,7 +221,7 @@ def run_robust(instance: Instance, *, lam: Real = Fraction(1, 2), policy=None, p
 
 
 @dataclass(frozen=True)
-class RobustCertificate:
+class RobustCertificate(CheckedInequalities):
     """Theorem 3's certificate of one combined run.
 
     Attributes
@@ -261,17 +261,6 @@ class RobustCertificate:
     robust_ratio_bound: Any
     lemma5_worst_makespan: Any
     inequalities: tuple = ()
-
-    def inequality(self, name: str) -> Inequality:
-        """The inequality called ``name`` (InvalidParameterError if none)."""
-        for q in self.inequalities:
-            if q.name == name:
-                return q
-        raise InvalidParameterError(f"no inequality {name!r}; known: {', '.join(q.name for q in self.inequalities)}")
-
-    def failures(self) -> list[str]:
-        """Names of the inequalities that fail."""
-        return [q.name for q in self.inequalities if not q.holds]
 
     def to_dict(self) -> dict:
         """A JSON-ready summary."""
