@@ -203,7 +203,8 @@ class ClusterView:
     ``cluster``, the ``waiting`` and ``running`` dicts (index -> JobView), the ``arrived``,
     ``completed``, ``just_started`` and ``just_stopped`` lists, ``free`` (idle GPUs per server),
     ``free_total``, ``total_gpus``, ``n_done``, ``states`` (per job: ``status``, ``first_start``,
-    ``preemptions``, ``servers``, ``tau``, ``work``), ``executed_time(i)`` and ``work_done(i)``.
+    ``preemptions``, ``servers``, ``tau``, ``work``), ``executed_time(i)``, ``work_done(i)`` and
+    ``running_progress()``.
 
     Attributes
     ----------
@@ -289,6 +290,21 @@ class ClusterView:
     def attained_work(self, job: JobView) -> Number:
         """Work done so far (iterations, or seconds for abstract jobs): observable by anyone."""
         return self._e.work_done(job.index)
+
+    def running_progress(self) -> list:
+        """``(job, attained work, iteration time, stopping)`` for every running job, in the order
+        of :attr:`running`, computed in one pass: the values :meth:`attained_work`,
+        :meth:`iteration_time` and :meth:`is_stopping` give job by job (policies that read all
+        running jobs at each decision use it).
+
+        >>> from asrpt.sim import simulate
+        >>> seen = []
+        >>> _ = simulate(two_server_instance, "fifo", observer=lambda v, d: seen.append(
+        ...     [(j.id, w) for j, w, _, _ in v.running_progress()]))
+        >>> seen[1]
+        [('a', 1)]
+        """
+        return self._e.running_progress()
 
     def allocation(self, job: JobView) -> tuple[tuple[int, int], ...]:
         """``((server, gpus), ...)`` of a running job, ``()`` otherwise."""
