@@ -200,7 +200,7 @@ class ClusterView:
     """Read-only state of the cluster and its active jobs at ``now`` (see module docstring).
 
     ``engine`` is the run's state (the simulator builds the view): it must offer ``now``,
-    ``cluster``, the ``waiting`` and ``running`` dicts (index -> JobView), the ``arrived``,
+    ``cluster``, the ``waiting``, ``running`` and ``stopping`` dicts (index -> JobView), the ``arrived``,
     ``completed``, ``just_started`` and ``just_stopped`` lists, ``free`` (idle GPUs per server),
     ``free_total``, ``total_gpus``, ``n_done``, ``states`` (per job: ``status``, ``first_start``,
     ``preemptions``, ``servers``, ``tau``, ``work``), ``executed_time(i)``, ``work_done(i)`` and
@@ -215,6 +215,8 @@ class ClusterView:
     waiting, running : sequence of JobView
         Active jobs not holding GPUs, and jobs holding GPUs (including ones stopping at their next
         iteration boundary, see :meth:`is_stopping`), in the order they entered that state.
+    stopping : sequence of JobView
+        The running jobs that are stopping (:meth:`is_stopping`), in the order they were preempted.
     arrived : tuple of JobView
         Jobs that arrived since the previous decision.
     completed : tuple of CompletedJob
@@ -224,8 +226,8 @@ class ClusterView:
         since the previous decision (the previous decision's own starts included).
     """
 
-    __slots__ = ("_e", "now", "cluster", "waiting", "running", "arrived", "completed", "started",
-                 "stopped", "free_per_server", "clairvoyant")
+    __slots__ = ("_e", "now", "cluster", "waiting", "running", "stopping", "arrived", "completed",
+                 "started", "stopped", "free_per_server", "clairvoyant")
 
     def __init__(self, engine, clairvoyant: bool):
         self._e = engine
@@ -233,6 +235,7 @@ class ClusterView:
         self.cluster: Cluster = engine.cluster
         self.waiting = _ReadOnlyJobs(engine.waiting)
         self.running = _ReadOnlyJobs(engine.running)
+        self.stopping = _ReadOnlyJobs(engine.stopping)
         self.arrived: tuple[JobView, ...] = tuple(engine.arrived)
         self.completed: tuple[CompletedJob, ...] = tuple(engine.completed)
         self.started: tuple[JobView, ...] = tuple(engine.just_started)

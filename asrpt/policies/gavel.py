@@ -160,7 +160,7 @@ class Gavel(Policy):
         self.round_end_ = None
         self.level_ = None
         self._keys: dict[int, tuple] = {}
-        self._waiting = WaitingOrder()  # waiting jobs in key order, kept between decisions
+        self._waiting = WaitingOrder(track_running=True)  # active jobs in key order, kept between decisions
 
     @staticmethod
     def _new_key(job) -> tuple:

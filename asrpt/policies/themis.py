@@ -165,7 +165,7 @@ class Themis(PredictorPolicy):
         length = self.round_length  # an integral float as an int, so exact runs stay exact
         self._length = int(length) if isinstance(length, float) and length.is_integer() else length
         self._keys: dict[int, tuple] = {}   # job index -> its key at the current round
-        self._waiting = WaitingOrder()  # waiting jobs in key order, kept between decisions
+        self._waiting = WaitingOrder(track_running=True)  # active jobs in key order, kept between decisions
 
     def _job_rho(self, view, job, n_active: int):
         """rho_j of ``job`` at ``view.now`` with ``n_active`` jobs contending."""
