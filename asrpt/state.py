@@ -309,6 +309,20 @@ class ClusterView:
         """
         return self._e.running_progress()
 
+    def running_executed(self) -> list:
+        """``(job, executed time, stopping)`` for every running job, in the order of
+        :attr:`running`, in one pass: what :meth:`executed_time` and :meth:`is_stopping` give
+        job by job.
+
+        >>> from asrpt.sim import simulate
+        >>> seen = []
+        >>> _ = simulate(two_server_instance, "fifo", observer=lambda v, d: seen.append(
+        ...     [(j.id, e) for j, e, _ in v.running_executed()]))
+        >>> seen[1]
+        [('a', 1)]
+        """
+        return self._e.running_executed()
+
     def allocation(self, job: JobView) -> tuple[tuple[int, int], ...]:
         """``((server, gpus), ...)`` of a running job, ``()`` otherwise."""
         return self._e.states[job.index].servers

@@ -210,6 +210,13 @@ class _Engine:
             append((jv, done, jv.tau_star if tau is None else tau, st.status == _STOPPING))
         return out
 
+    def running_executed(self) -> list:
+        """``(view, executed time, stopping)`` of every running job, in the order of ``running``:
+        what ``executed_time`` and ``ClusterView.is_stopping`` give one by one."""
+        now, states = self.now, self.states
+        return [(jv, states[i].executed + (now - states[i].seg_start), states[i].status == _STOPPING)
+                for i, jv in self.running.items()]
+
     def executed_time(self, i: int):
         st = self.states[i]
         if st.status in (_RUNNING, _STOPPING):
