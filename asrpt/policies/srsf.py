@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, insort
+from operator import itemgetter
 from numbers import Real
 
 from .._validation import Interval, Options
@@ -60,6 +61,30 @@ from ..sizes import exact_mul
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["SRSF"]
+
+
+class _MergedOrder:
+    """The sorted running and waiting entries read as one priority order, lazily and as often as
+    asked (the engine reads a prefix; entries are unique, so the merge is the sort of both): the
+    running jobs ahead of every waiting one first, then the merge of the rest."""
+
+    __slots__ = ("_running", "_waiting", "_views")
+
+    def __init__(self, running: list, waiting: list, views: dict):
+        self._running, self._waiting, self._views = running, waiting, views
+
+    def __len__(self) -> int:
+        return len(self._running) + len(self._waiting)
+
+    def __iter__(self):
+        running, waiting, view_of = self._running, self._waiting, self._views.__getitem__
+        k = bisect_left(running, waiting[0]) if waiting and running else len(running)
+        yield from [view_of(e[3]) for e in running[:k]]
+        tail = heapq.merge(running[k:], waiting) if k < len(running) else waiting
+        yield from map(view_of, map(_INDEX, tail))
+
+
+_INDEX = itemgetter(3)
 
 
 @register_policy("srsf")
@@ -257,9 +282,7 @@ class SRSF(PredictorPolicy):
                 insort(waiting, entry)
         self._pending.clear()
         running.sort()
-        views = self._views
-        order = [views[e[3]] for e in sorted(running + waiting)]  # a linear merge of two runs
-        return Decision(order, backfill=True)
+        return Decision(_MergedOrder(running, waiting, self._views), backfill=True)
 
     def next_wake(self, view):
         """After the decision was applied: the first time a running job reaches its prediction
