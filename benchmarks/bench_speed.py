@@ -37,6 +37,30 @@ Rows:
   target of 30 s each (``--whole-policies``: a list, or ``all`` for every registered policy;
   ``--whole-base`` also runs the base tree, for ratios: slow).
 
+Measured (branch wt-18s against 4d2bd7a, ``--base 4d2bd7a``, 2 shared cores, CPU s; the run rows
+one run each with the trees taking turns, the others medians of 3; all outputs byte-identical)::
+
+    asrpt --version                                  0.135 against 0.139   1.0x
+    asrpt validate small-cluster.json                0.150 against 0.147   1.0x
+    simulate 20k PAI fifo 64x8                       2.107 against 2.629   1.2x  (55.8x the PAI peer's 117.6 s)
+    simulate 20k PAI sjf-duration 64x8               3.511 against 3.374   1.0x
+    simulate 20k PAI fifo 1x4096                     2.379 against 2.298   1.0x
+    simulate 20k PAI sjf-duration 1x4096             3.435 against 3.377   1.0x
+    read_pai 20k jobs                                0.343 against 0.463   1.3x
+    asrpt run a-srpt[hierarchy]  20k DNN 64x8       57.3   against 89.1    1.6x
+    asrpt run srsf[hierarchy]                       44.5   against 64.7    1.5x
+    asrpt run sjf[hierarchy]                         5.7   against  7.4    1.3x
+    asrpt run qssf[hierarchy]                        5.8   against  6.3    1.1x
+    asrpt run tiresias                              33.8   against 58.5    1.7x
+    asrpt run gavel                                 56.2   against 68.1    1.2x
+    asrpt run themis[hierarchy]                     30.0   against 40.7    1.4x
+    asrpt run fifo                                   4.2   against  4.2    1.0x
+    asrpt run, 8 policies, sum                     237.6   against 339.0   1.4x  (target: 15 s)
+
+``--whole`` was not completed in that session: A-SRPT with the hierarchy predictor on the whole
+Philly trace with DNN jobs had used 167 s of CPU (under load) without finishing when it was
+stopped, against the 30 s target.
+
 Usage::
 
     .venv/bin/python benchmarks/bench_speed.py [--repeat 3] [--base REV] [--rank-jobs 10000] [--rank-cluster 64x8]
