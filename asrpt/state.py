@@ -200,10 +200,11 @@ class ClusterView:
     """Read-only state of the cluster and its active jobs at ``now`` (see module docstring).
 
     ``engine`` is the run's state (the simulator builds the view): it must offer ``now``,
-    ``cluster``, the ``waiting`` and ``running`` dicts (index -> JobView), the ``arrived``,
+    ``cluster``, the ``waiting``, ``running`` and ``stopping`` dicts (index -> JobView), the ``arrived``,
     ``completed``, ``just_started`` and ``just_stopped`` lists, ``free`` (idle GPUs per server),
     ``free_total``, ``total_gpus``, ``n_done``, ``states`` (per job: ``status``, ``first_start``,
-    ``preemptions``, ``servers``, ``tau``, ``work``), ``executed_time(i)`` and ``work_done(i)``.
+    ``preemptions``, ``servers``, ``tau``, ``work``), ``executed_time(i)``, ``work_done(i)`` and
+    ``running_progress()``.
 
     Attributes
     ----------
@@ -214,6 +215,8 @@ class ClusterView:
     waiting, running : sequence of JobView
         Active jobs not holding GPUs, and jobs holding GPUs (including ones stopping at their next
         iteration boundary, see :meth:`is_stopping`), in the order they entered that state.
+    stopping : sequence of JobView
+        The running jobs that are stopping (:meth:`is_stopping`), in the order they were preempted.
     arrived : tuple of JobView
         Jobs that arrived since the previous decision.
     completed : tuple of CompletedJob
@@ -223,8 +226,8 @@ class ClusterView:
         since the previous decision (the previous decision's own starts included).
     """
 
-    __slots__ = ("_e", "now", "cluster", "waiting", "running", "arrived", "completed", "started",
-                 "stopped", "free_per_server", "clairvoyant")
+    __slots__ = ("_e", "now", "cluster", "waiting", "running", "stopping", "arrived", "completed",
+                 "started", "stopped", "free_per_server", "clairvoyant")
 
     def __init__(self, engine, clairvoyant: bool):
         self._e = engine
@@ -232,6 +235,7 @@ class ClusterView:
         self.cluster: Cluster = engine.cluster
         self.waiting = _ReadOnlyJobs(engine.waiting)
         self.running = _ReadOnlyJobs(engine.running)
+        self.stopping = _ReadOnlyJobs(engine.stopping)
         self.arrived: tuple[JobView, ...] = tuple(engine.arrived)
         self.completed: tuple[CompletedJob, ...] = tuple(engine.completed)
         self.started: tuple[JobView, ...] = tuple(engine.just_started)
@@ -289,6 +293,35 @@ class ClusterView:
     def attained_work(self, job: JobView) -> Number:
         """Work done so far (iterations, or seconds for abstract jobs): observable by anyone."""
         return self._e.work_done(job.index)
+
+    def running_progress(self) -> list:
+        """``(job, attained work, iteration time, stopping)`` for every running job, in the order
+        of :attr:`running`, computed in one pass: the values :meth:`attained_work`,
+        :meth:`iteration_time` and :meth:`is_stopping` give job by job (policies that read all
+        running jobs at each decision use it).
+
+        >>> from asrpt.sim import simulate
+        >>> seen = []
+        >>> _ = simulate(two_server_instance, "fifo", observer=lambda v, d: seen.append(
+        ...     [(j.id, w) for j, w, _, _ in v.running_progress()]))
+        >>> seen[1]
+        [('a', 1)]
+        """
+        return self._e.running_progress()
+
+    def running_executed(self) -> list:
+        """``(job, executed time, stopping)`` for every running job, in the order of
+        :attr:`running`, in one pass: what :meth:`executed_time` and :meth:`is_stopping` give
+        job by job.
+
+        >>> from asrpt.sim import simulate
+        >>> seen = []
+        >>> _ = simulate(two_server_instance, "fifo", observer=lambda v, d: seen.append(
+        ...     [(j.id, e) for j, e, _ in v.running_executed()]))
+        >>> seen[1]
+        [('a', 1)]
+        """
+        return self._e.running_executed()
 
     def allocation(self, job: JobView) -> tuple[tuple[int, int], ...]:
         """``((server, gpus), ...)`` of a running job, ``()`` otherwise."""

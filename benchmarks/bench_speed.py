@@ -24,12 +24,49 @@ Rows:
   ``--rank-cluster`` (default 64 x 8):
   the incremental rankings against the previous implementations kept in tests/policies/reference/,
   in one child process of this tree per policy (whole simulation CPU; identical decisions are the
-  tests' business, equal mean JCTs are checked here).
+  tests' business, equal mean JCTs are checked here);
+- ``asrpt run``, policy by policy (``--run-policies``, default the command's eight, each with the
+  ``hierarchy`` predictor where it takes one, as the command gives them) on the first
+  ``--run-jobs`` jobs of the bundled window (default all 20,000) with DNN jobs on 64 x 8, and
+  their sum: the simulation CPU of each policy in one child process per tree and policy (reading
+  the trace not counted), the trees taking turns policy by policy, this tree against the base; the per-job CSV and the result's
+  JSON (its wall time left out) must be byte-identical between the trees, else the benchmark
+  fails (target: the sum plus loading under 15 s);
+- ``--whole``: the same per policy on the whole Philly trace (``traces/philly-pollux-processed/
+  philly.csv`` under ``ASRPT_SHARED``) with DNN jobs on 64 x 8, this tree only, against the
+  target of 30 s each (``--whole-policies``: a list, or ``all`` for every registered policy;
+  ``--whole-base`` also runs the base tree, for ratios: slow).
+
+Measured (branch wt-18s against 4d2bd7a, ``--base 4d2bd7a``, 2 shared cores, CPU s; the run rows
+one run each with the trees taking turns, the others medians of 3; all outputs byte-identical)::
+
+    asrpt --version                                  0.135 against 0.139   1.0x
+    asrpt validate small-cluster.json                0.150 against 0.147   1.0x
+    simulate 20k PAI fifo 64x8                       2.107 against 2.629   1.2x  (55.8x the PAI peer's 117.6 s)
+    simulate 20k PAI sjf-duration 64x8               3.511 against 3.374   1.0x
+    simulate 20k PAI fifo 1x4096                     2.379 against 2.298   1.0x
+    simulate 20k PAI sjf-duration 1x4096             3.435 against 3.377   1.0x
+    read_pai 20k jobs                                0.343 against 0.463   1.3x
+    asrpt run a-srpt[hierarchy]  20k DNN 64x8       57.3   against 89.1    1.6x
+    asrpt run srsf[hierarchy]                       44.5   against 64.7    1.5x
+    asrpt run sjf[hierarchy]                         5.7   against  7.4    1.3x
+    asrpt run qssf[hierarchy]                        5.8   against  6.3    1.1x
+    asrpt run tiresias                              33.8   against 58.5    1.7x
+    asrpt run gavel                                 56.2   against 68.1    1.2x
+    asrpt run themis[hierarchy]                     30.0   against 40.7    1.4x
+    asrpt run fifo                                   4.2   against  4.2    1.0x
+    asrpt run, 8 policies, sum                     237.6   against 339.0   1.4x  (target: 15 s)
+
+``--whole`` was not completed in that session: A-SRPT with the hierarchy predictor on the whole
+Philly trace with DNN jobs had used 167 s of CPU (under load) without finishing when it was
+stopped, against the 30 s target.
 
 Usage::
 
     .venv/bin/python benchmarks/bench_speed.py [--repeat 3] [--base REV] [--rank-jobs 10000] [--rank-cluster 64x8]
-        [--only version,validate,simulate,load,params,srsf,themis,gavel,tiresias,gittins] [--json out.json]
+        [--only version,validate,simulate,load,params,srsf,themis,gavel,tiresias,gittins,run]
+        [--run-jobs N] [--run-policies P,...] [--whole [--whole-policies P,...|all] [--whole-base]]
+        [--json out.json]
 """
 
 from __future__ import annotations
@@ -48,7 +85,10 @@ sys.path.insert(0, ROOT)  # this tree's asrpt, not whichever the environment has
 
 BASE = "86182c8"  # main when issue 18's speed work started
 PEER_FIFO = {"64x8": 117.6, "6500": 45.0}  # issue 18's measured PAI-simulator seconds (not re-run)
-PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel", "tiresias", "gittins")
+PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel", "tiresias", "gittins",
+         "run")
+RUN_POLICIES = "a-srpt,srsf,sjf,qssf,tiresias,gavel,themis,fifo"  # asrpt run's (asrpt/cli/run.py)
+WHOLE_TARGET = 30.0  # issue 18: every policy on the whole Philly trace with DNN jobs under 30 s of CPU
 # ranking rows: part -> (module, class, reference class in tests/policies/reference/<file>, file)
 RANKED = {"srsf": ("srsf", "SRSF", "ReferenceSRSF", "srsf"),
           "themis": ("themis", "Themis", "ReferenceThemis", "themis"),
@@ -106,6 +146,39 @@ print(out[0][0], out[1][0], out[0][1], out[1][1])
 """
 
 
+RUN_CHILD = r"""
+import hashlib, json, resource, sys
+from importlib import resources
+from asrpt.instance import Cluster
+from asrpt.traces.philly import read_philly
+from asrpt.cli.simulate import policies_from
+from asrpt.sim import simulate
+from asrpt._json import jsonable
+trace, limit, policies = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+path = trace or str(resources.files("asrpt").joinpath("data/philly-40000-20000.csv.gz"))
+inst, _ = read_philly(path, limit=limit or None, cluster=Cluster.from_spec("64x8"), dnn=True, seed=0)
+for label, policy in policies_from(policies, "hierarchy"):
+    u0 = resource.getrusage(resource.RUSAGE_SELF)
+    r = simulate(inst, policy, label=label, seed=0)
+    u1 = resource.getrusage(resource.RUSAGE_SELF)
+    d = r.to_dict()
+    d["summary"] = {k: v for k, v in d["summary"].items() if k != "wall_time"}
+    text = r.jobs_csv() + json.dumps(jsonable(d), sort_keys=True, allow_nan=False)
+    print(label, (u1.ru_utime + u1.ru_stime) - (u0.ru_utime + u0.ru_stime),
+          hashlib.sha256(text.encode()).hexdigest(), flush=True)
+"""
+
+
+def run_policies(py: str, tree: str, trace: str, limit: int, policies: str) -> dict:
+    """{label: (CPU s, output hash)} of each policy of ``policies`` in one child of ``tree``."""
+    out = child_cpu([py, "-c", RUN_CHILD, trace, str(limit), policies], tree)[1]
+    rows = {}
+    for line in out.splitlines():
+        label, cpu, digest = line.split()
+        rows[label] = (float(cpu), digest)
+    return rows
+
+
 def child_cpu(cmd: list[str], cwd: str) -> tuple[float, str]:
     """CPU seconds of one child process (user + system) and its stdout; exits on failure."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -137,6 +210,14 @@ def main(argv=None) -> int:
     ap.add_argument("--rank-cluster", default="64x8",
                     help="cluster of those rows (default 64x8; a smaller one, e.g. 16x8, gives deep queues)")
     ap.add_argument("--only", default=",".join(PARTS), help="comma-separated parts, from: " + ", ".join(PARTS))
+    ap.add_argument("--run-jobs", type=int, default=0,
+                    help="jobs of the bundled window for the asrpt run rows (default 0: all 20,000)")
+    ap.add_argument("--run-policies", default=RUN_POLICIES, help=f"policies of those rows (default {RUN_POLICIES})")
+    ap.add_argument("--whole", action="store_true",
+                    help="also run each --whole-policies policy on the whole Philly trace with DNN jobs")
+    ap.add_argument("--whole-policies", default=RUN_POLICIES,
+                    help=f"policies of the --whole rows, or 'all' (default {RUN_POLICIES})")
+    ap.add_argument("--whole-base", action="store_true", help="run the --whole rows on the base tree too")
     ap.add_argument("--json", default=None, help="also write the table as JSON here")
     args = ap.parse_args(argv)
     parts = set(args.only.split(","))
@@ -196,6 +277,38 @@ def main(argv=None) -> int:
                     raise SystemExit(f"bench_speed: {name} runs disagree (mean JCT {out[2]} against {out[3]})")
                 add(f"{name} {args.rank_jobs} Philly jobs {args.rank_cluster} (CPU s)", float(out[0]), float(out[1]),
                     "previous (reference copy)")
+
+        if "run" in parts:
+            jobs = args.run_jobs or 20000
+            ours, ref = {}, {}
+            for name in args.run_policies.split(","):   # the trees take turns: a load change hits both
+                ours.update(run_policies(py, ROOT, "", args.run_jobs, name))
+                ref.update(run_policies(py, base, "", args.run_jobs, name))
+            for label, (cpu, digest) in ours.items():
+                if ref[label][1] != digest:
+                    raise SystemExit(f"bench_speed: asrpt run {label}: the outputs differ from the base's")
+                add(f"asrpt run {label} {jobs} jobs DNN 64x8 (CPU s)", cpu, ref[label][0], "previous")
+            add(f"asrpt run, {len(ours)} policies, sum (CPU s)", sum(c for c, _ in ours.values()),
+                sum(c for c, _ in ref.values()), "previous")
+        if args.whole:
+            from asrpt.traces import shared_path
+
+            whole = shared_path("traces", "philly-pollux-processed", "philly.csv")
+            names = args.whole_policies
+            if names == "all":
+                from asrpt.policies import policy_names
+
+                names = ",".join(policy_names())
+            for name in names.split(","):   # one child per policy: a failure names its policy
+                ours = run_policies(py, ROOT, whole, 0, name)
+                (label, (cpu, digest)), = ours.items()
+                if args.whole_base:
+                    (ref_cpu, ref_digest), = run_policies(py, base, whole, 0, name).values()
+                    if ref_digest != digest:
+                        raise SystemExit(f"bench_speed: whole trace {label}: the outputs differ from the base's")
+                    add(f"whole Philly {label} DNN 64x8 (CPU s)", cpu, ref_cpu, "previous")
+                else:
+                    add(f"whole Philly {label} DNN 64x8 (CPU s)", cpu, WHOLE_TARGET, "target")
 
     width = max(len(r[0]) for r in rows) if rows else 10
     print(f"{'figure':<{width}}  {'this':>9}  {'reference':>9}  {'ratio':>7}  reference")

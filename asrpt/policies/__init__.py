@@ -26,6 +26,43 @@ def _load_all() -> None:
     from . import _registry  # noqa: F401  (imports every policy module; each registers itself)
 
 
+# The module of each registered name, so that building one policy imports only its module (the
+# A-SRPT module alone pulls in numpy through the virtual machines); tests/policies/
+# test_lazy_registry.py checks the map against the registry. A name not here loads them all.
+_MODULE_OF = {
+    "fifo": "fifo", "fifo-strict": "fifo", "gavel": "gavel", "themis": "themis",
+    "qssf": "qssf", "qssf-ff": "qssf", "sjf": "sjf", "sjf-strict": "sjf", "sjf-duration": "sjf",
+    "srsf": "srsf", "srtf": "srsf", "srsf-pred": "srsf", "srtf-pred": "srsf", "srsf-mean": "srsf",
+    "tiresias": "tiresias", "tiresias-peer": "tiresias", "dlas-gpu-gittins": "tiresias",
+    "tiresias-gittins": "gittins", "tiresias-sjf": "tiresias_sjf", "tiresias-shortest": "tiresias_sjf",
+    "tiresias-shortest-gpu": "tiresias_sjf",
+}
+
+
+def _module_of(name: str) -> str | None:
+    """The policy module registering ``name`` (None: not known without loading them all)."""
+    if name.startswith("a-srpt"):
+        return "asrpt"
+    if name.startswith("dlas-gpu-"):
+        return "tiresias"
+    return _MODULE_OF.get(name)
+
+
+def _load_for(spec) -> None:
+    """Import what ``spec`` (a registered name, maybe with parameters) needs: its own module
+    when the name is known, else every policy module (for the did-you-mean of an unknown one)."""
+    if isinstance(spec, str):
+        name = split_outside(spec.strip(), ":")[0].strip()
+        if name in POLICIES:
+            return
+        module = _module_of(name)
+        if module is not None:
+            importlib.import_module(f"{__name__}.{module}")
+            if name in POLICIES:
+                return
+    _load_all()
+
+
 def user_policy_spec(spec: str) -> tuple[str, str, str] | None:
     """``(module or file, class name, the rest)`` when ``spec`` names a user's class
     (``"module:Class[:key=value...]"`` or ``"path/to/file.py:Class[...]"``), else None (a
@@ -117,7 +154,7 @@ def make_policy(spec: "str | Policy", **params: Any) -> Policy:
         user = user_policy_spec(spec)
         if user is not None:
             return _make_user_policy(*user, params)
-    _load_all()
+    _load_for(spec)
     return POLICIES.create(spec, **params)
 
 

@@ -5,6 +5,10 @@ with time (fixed at the round, or the key of a job that arrived since), so the s
 survives from one decision to the next: only the jobs that arrived, started, stopped or completed
 since the previous decision (the view's deltas, shown once) are removed and re-inserted, each in
 O(log W) plus a memmove. A new round re-keys everything (:meth:`WaitingOrder.rebuild`).
+
+With ``track_running=True`` the running jobs are kept the same way (their keys hold within a
+round too), so that :meth:`WaitingOrder.order` reads them in key order instead of sorting them at
+every decision; the jobs running on to an iteration boundary (``view.stopping``) are keyed afresh.
 """
 
 from __future__ import annotations
@@ -31,9 +35,12 @@ class WaitingOrder:
     (['a', 'c'], 7)
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, track_running: bool = False) -> None:
         self.entries: list[tuple[Any, int]] = []
         self._entry: dict[int, tuple[Any, int]] = {}
+        self.track_running = track_running
+        self.held: list[tuple[Any, int]] = []        # sorted (key, index) of running jobs (tracked)
+        self._held_entry: dict[int, tuple[Any, int]] = {}
         self.views: dict[int, Any] = {}
         self.pending: dict[int, Any] = {}
         self.demand = 0
@@ -54,6 +61,8 @@ class WaitingOrder:
             i = c.job.index
             self.pending.pop(i, None)
             self.discard(i)
+            if self._held_entry:
+                self._unhold(i)
             if self.views.pop(i, None) is not None:
                 self.demand -= c.job.gpus
 
@@ -62,32 +71,60 @@ class WaitingOrder:
         if entry is not None:
             del self.entries[bisect_left(self.entries, entry)]
 
+    def _unhold(self, i: int) -> None:
+        entry = self._held_entry.pop(i, None)
+        if entry is not None:
+            del self.held[bisect_left(self.held, entry)]
+
     def sync(self, view, key_of: Callable) -> None:
-        """Re-key the jobs that changed: waiting ones get ``key_of(job)``, the others leave."""
+        """Re-key the jobs that changed: waiting ones get ``key_of(job)``, the others leave (to
+        the running list, keyed too, when running jobs are tracked)."""
+        track = self.track_running
         for i, job in self.pending.items():
             self.discard(i)
-            if not view.is_running(job):
-                entry = (key_of(job), i)
+            if track:
+                self._unhold(i)
+            entry = (key_of(job), i) if track or not view.is_running(job) else None
+            if entry is None:
+                continue
+            if view.is_running(job):
+                self._held_entry[i] = entry
+                insort(self.held, entry)
+            else:
                 self._entry[i] = entry
                 insort(self.entries, entry)
         self.pending.clear()
 
     def rebuild(self, view, key_of: Callable) -> None:
-        """Key every waiting job afresh (a new round)."""
+        """Key every waiting job afresh (a new round), and every running one if tracked."""
         self.pending.clear()
         self._entry = {j.index: (key_of(j), j.index) for j in view.waiting}
         self.entries = sorted(self._entry.values())
+        if self.track_running:
+            self._held_entry = {j.index: (key_of(j), j.index) for j in view.running}
+            self.held = sorted(self._held_entry.values())
 
     def order(self, view, key_of: Callable) -> list:
         """The round's priority list: running jobs (not stopping) by ``key_of``, then the stopping
         ones merged with the waiting list by key (the waiting list synced first)."""
-        held, stopping = [], []
-        for j in view.running:
-            (stopping if view.is_stopping(j) else held).append(j)
-        held.sort(key=key_of)
-        self.sync(view, key_of)
+        stopping = view.stopping
+        if not self.track_running:
+            held = [j for j in view.running if j not in stopping] if stopping else list(view.running)
+            held.sort(key=key_of)
+            self.sync(view, key_of)
+        else:
+            self.sync(view, key_of)
+            views = self.views
+            if stopping:
+                out = {j.index for j in stopping}
+                held = [views[i] for _, i in self.held if i not in out]
+            else:
+                held = [views[i] for _, i in self.held]
         views = self.views
-        rest = sorted([(key_of(j), j.index) for j in stopping] + self.entries)
+        if stopping:
+            rest = sorted([(key_of(j), j.index) for j in stopping] + self.entries)
+        else:
+            rest = self.entries
         return held + [views[i] for _, i in rest]
 
     def jobs(self) -> list:

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from bisect import bisect_left
 import math
 from numbers import Real
 from operator import itemgetter
@@ -182,6 +183,8 @@ class ASRPT(PredictorPolicy):
         self._deadlines: list = []                  # heap (d, tie, index, token)
         self._stopped: dict = {}                    # index -> view of jobs stopped, not yet keyed
         self._left: dict = {}                       # index -> predicted remaining work of running jobs, now
+        self._rkeys: list | None = None             # rank keys of the running jobs, now (adaptive step)
+        self._cross: list = []                      # heap (time it reaches its prediction, index)
         self._dtoken: dict[int, int] = {}
         self.overdue_at_: dict[str, object] = {}
         self.virtual_sizes_: dict[str, object] = {}
@@ -285,10 +288,23 @@ class ASRPT(PredictorPolicy):
         waiting list (whose keys do not move while the jobs wait)."""
         views = self._views
         # Ranked now, not when the engine reads on: the engine may stop jobs while it reads.
-        # (The adaptive step of this decision left each running job's remaining work in _left.)
-        left = self._left.get
-        running = sorted(self._rank_key(view, j, left(j.index)) for j in view.running)
-        return (views[e[3]] for e in heapq.merge(running, self._waiting) if e[3] not in skip)
+        # (The adaptive step of this decision keyed the running jobs, in _rkeys.)
+        running = self._rkeys
+        if running is None:
+            left = self._left.get
+            running = [self._rank_key(view, j, left(j.index)) for j in view.running]
+        running.sort()
+        waiting = self._waiting
+        # Running jobs ahead of every waiting one come first as they are; the others are merged.
+        k = bisect_left(running, waiting[0]) if waiting and running else len(running)
+        if skip:
+            head = [views[e[3]] for e in running[:k] if e[3] not in skip]
+        else:
+            head = [views[e[3]] for e in running[:k]]
+        tail = heapq.merge(running[k:], waiting) if k < len(running) else waiting
+        if skip:
+            return itertools.chain(head, (views[e[3]] for e in tail if e[3] not in skip))
+        return itertools.chain(head, (views[e[3]] for e in tail))
 
     def _observe(self, view) -> None:
         """Jobs the engine started or stopped since the last view: started ones leave the waiting
@@ -384,6 +400,7 @@ class ASRPT(PredictorPolicy):
             if job.index in self._active:
                 self._resize(view, job, self.tracker_.predicted[job.index], adaptive=False)
         self._virtually_finished(now)
+        self._rkeys = None
         if self.adaptive != "off":
             self._adaptive_step(view)
         self._file_stopped(view)
@@ -428,19 +445,61 @@ class ASRPT(PredictorPolicy):
     # -- the adaptive step (the tracker's one rule, shared with SRSF) ----------------------------
     def _adaptive_step(self, view) -> None:
         """Re-predict running jobs whose work done reached their prediction (step 3), in the
-        view's order of running jobs."""
+        view's order of running jobs; key them for the ranking (``_rkeys``) and note when each
+        reaches its (new) prediction (``_cross``, a heap read by :meth:`_next_crossing`)."""
         tracker, pred = self.tracker_, self.tracker_.predicted
         left = self._left = {}
-        for job in view.running:
+        keys = self._rkeys = []
+        cross = self._cross = []
+        now = view.now
+        for job, done, tau, _ in view.running_progress():
             i = job.index
-            done = view.attained_work(job)
-            if tracker.reached(view, job, done):
+            rest = pred[i] - done
+            if rest <= 0 or now + rest * tau <= now:       # tracker.reached(view, job, done)
                 self._resize(view, job, tracker.overrun(view, job, self.adaptive))
-            left[i] = pred[i] - done
+                rest = pred[i] - done
+            left[i] = rest
+            if rest > 0:
+                cross.append((now + rest * tau, i))
+                keys.append((rest * job.tau_star * job.gpus, job.arrival, job.key, i))
+            else:
+                keys.append(((0 if rest < 0 else rest) * job.tau_star * job.gpus, job.arrival, job.key, i))
+        heapq.heapify(cross)
+
+    def _next_crossing(self, view):
+        """What ``PredictionTracker.next_crossing(view, self._left)`` returns, from the crossings
+        noted by the adaptive step: the earliest one of a job still running (not stopping), and
+        the jobs started since (their iteration time may be new) computed afresh."""
+        now = view.now
+        left, pred = self._left, self.tracker_.predicted
+        wake = None
+        fresh = set()
+        for job in view.started:
+            i = job.index
+            fresh.add(i)
+            if view.is_running(job) and not view.is_stopping(job):
+                rest = left.get(i)
+                if rest is None:
+                    rest = pred[i] - view.attained_work(job)
+                if rest > 0:
+                    t = now + rest * view.iteration_time(job)
+                    if t > now and (wake is None or t < wake):
+                        wake = t
+        heap, views = self._cross, self._views
+        while heap:
+            t, i = heap[0]
+            if t > now and i not in fresh:
+                job = views[i]
+                if view.is_running(job) and not view.is_stopping(job):
+                    if wake is None or t < wake:
+                        wake = t
+                    break
+            heapq.heappop(heap)
+        return wake
 
     def next_wake(self, view):
         self._observe(view)
-        wake = self.tracker_.next_crossing(view, self._left) if self.adaptive != "off" else None
+        wake = self._next_crossing(view) if self.adaptive != "off" else None
         if self.order == "guarded":
             heap, dtokens = self._deadlines, self._dtoken
             while heap and heap[0][3] != dtokens.get(heap[0][2]):

@@ -159,7 +159,7 @@ class Gavel(Policy):
         self.round_end_ = None
         self.level_ = None
         self._keys: dict[int, tuple] = {}
-        self._waiting = WaitingOrder()  # waiting jobs in key order, kept between decisions
+        self._waiting = WaitingOrder(track_running=True)  # active jobs in key order, kept between decisions
 
     @staticmethod
     def _new_key(job) -> tuple:
@@ -174,14 +174,23 @@ class Gavel(Policy):
                                    [j.weight for j in jobs] if self.weighted else None)
         self.level_ = level
         keys = {}
+        fractions: dict = {}  # (share, GPUs) -> (X_j, float(X_j)): a round has few distinct ones
         for j, share in zip(jobs, shares):
             executed = view.executed_time(j)
             elapsed = now - j.arrival
             if not executed > 0 or not elapsed > 0:
                 keys[j.index] = self._new_key(j)
                 continue
-            x = exact_div(share, j.gpus)
-            priority = exact_div(exact_mul(x, elapsed), executed)  # X_j / (executed / elapsed)
+            pair = (share, j.gpus)
+            xs = fractions.get(pair)
+            if xs is None:
+                x = exact_div(share, j.gpus)
+                xs = fractions[pair] = (x, float(x))
+            if type(elapsed) is float:   # exact_mul(x, elapsed) of a float, without converting x again
+                product = xs[1] * elapsed
+            else:
+                product = exact_mul(xs[0], elapsed)
+            priority = exact_div(product, executed)  # X_j / (executed / elapsed)
             keys[j.index] = (-priority, -j.gpus, j.arrival, j.key)
         self._keys = keys
 

@@ -51,7 +51,9 @@ computations before; the decisions are identical (tests/policies/test_srsf_incre
 
 from __future__ import annotations
 
+import heapq
 from bisect import bisect_left, insort
+from operator import itemgetter
 from numbers import Real
 
 from .._validation import Interval, Options
@@ -59,6 +61,30 @@ from ..sizes import exact_mul
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["SRSF"]
+
+
+class _MergedOrder:
+    """The sorted running and waiting entries read as one priority order, lazily and as often as
+    asked (the engine reads a prefix; entries are unique, so the merge is the sort of both): the
+    running jobs ahead of every waiting one first, then the merge of the rest."""
+
+    __slots__ = ("_running", "_waiting", "_views")
+
+    def __init__(self, running: list, waiting: list, views: dict):
+        self._running, self._waiting, self._views = running, waiting, views
+
+    def __len__(self) -> int:
+        return len(self._running) + len(self._waiting)
+
+    def __iter__(self):
+        running, waiting, view_of = self._running, self._waiting, self._views.__getitem__
+        k = bisect_left(running, waiting[0]) if waiting and running else len(running)
+        yield from [view_of(e[3]) for e in running[:k]]
+        tail = heapq.merge(running[k:], waiting) if k < len(running) else waiting
+        yield from map(view_of, map(_INDEX, tail))
+
+
+_INDEX = itemgetter(3)
 
 
 @register_policy("srsf")
@@ -119,6 +145,7 @@ class SRSF(PredictorPolicy):
         self._views: dict[int, object] = {}  # index -> JobView of every active job
         self._pending: dict[int, object] = {}  # jobs whose state changed since they were keyed
         self._left: dict[int, object] = {}     # index -> predicted remaining work, last keyed
+        self._cross: list = []                 # heap (time it reaches its prediction, index) of running jobs
 
     def _note_changes(self, view) -> None:
         """Record the view's deltas (shown once, to decide or next_wake, whichever comes first)."""
@@ -166,6 +193,76 @@ class SRSF(PredictorPolicy):
             size = size * (1 - self.epsilon)
         return size
 
+    def _running_keys(self, view, pred) -> list:
+        """The ranking entries of the running jobs, whose remaining sizes move: ``_size`` of each
+        (the same arithmetic), from one pass over the engine's progress; also notes when each
+        reaches its prediction (``_cross``, a heap read by :meth:`_next_crossing`)."""
+        now = view.now
+        adaptive = self.adaptive != "off"
+        gpu_time = self.key == "gpu_time"
+        epsilon = self.epsilon
+        left_of = self._left
+        running = []
+        cross = self._cross = []
+        for job, done, tau, stopping in view.running_progress():
+            i = job.index
+            work = pred[i]
+            if adaptive:
+                rest = work - done
+                if rest <= 0 or now + rest * tau <= now:   # tracker.reached(view, job, done)
+                    work = self._raise_prediction(view, job)
+            left = work - done
+            if left < 0:
+                left = 0
+            left_of[i] = left
+            tau_star = job.tau_star
+            if type(left) is float and type(tau_star) is float:
+                size = left * tau_star
+                if gpu_time:
+                    size = size * job.gpus
+            else:
+                size = exact_mul(left, tau_star)
+                if gpu_time:
+                    size = exact_mul(size, job.gpus)
+            if epsilon and not stopping:
+                size = size * (1 - epsilon)
+            running.append((size, job.arrival, job.key, i))
+            if left > 0:
+                cross.append((now + left * tau, i))
+        heapq.heapify(cross)
+        return running
+
+    def _next_crossing(self, view):
+        """What ``PredictionTracker.next_crossing(view, self._left)`` returns, from the crossings
+        noted at the decision: the earliest one of a job still running (not stopping), and the
+        jobs started since (their iteration time may be new) computed afresh."""
+        now = view.now
+        left, pred = self._left, self.tracker_.predicted
+        wake = None
+        fresh = set()
+        for job in view.started:
+            i = job.index
+            fresh.add(i)
+            if view.is_running(job) and not view.is_stopping(job):
+                rest = left.get(i)
+                if rest is None:
+                    rest = pred[i] - view.attained_work(job)
+                if rest > 0:
+                    t = now + rest * view.iteration_time(job)
+                    if t > now and (wake is None or t < wake):
+                        wake = t
+        heap, views = self._cross, self._views
+        while heap:
+            t, i = heap[0]
+            if t > now and i not in fresh:
+                job = views.get(i)
+                if job is not None and view.is_running(job) and not view.is_stopping(job):
+                    if wake is None or t < wake:
+                        wake = t
+                    break
+            heapq.heappop(heap)
+        return wake
+
     def decide(self, view):
         tracker = self.tracker_
         tracker.update(view)
@@ -175,9 +272,7 @@ class SRSF(PredictorPolicy):
             if job.index in views:
                 pending.setdefault(job.index, views[job.index])
         pred = tracker.predicted
-        running = []
-        for job in view.running:  # remaining sizes of running jobs move: re-keyed every time
-            running.append((self._size(view, job, pred, True), job.arrival, job.key, job.index))
+        running = self._running_keys(view, pred)
         waiting, entry_of = self._waiting, self._entry
         for i, job in self._pending.items():  # in the order the jobs changed (waiting order)
             self._unlist(i)
@@ -187,15 +282,13 @@ class SRSF(PredictorPolicy):
                 insort(waiting, entry)
         self._pending.clear()
         running.sort()
-        views = self._views
-        order = [views[e[3]] for e in sorted(running + waiting)]  # a linear merge of two runs
-        return Decision(order, backfill=True)
+        return Decision(_MergedOrder(running, waiting, self._views), backfill=True)
 
     def next_wake(self, view):
         """After the decision was applied: the first time a running job reaches its prediction
         (:meth:`PredictionTracker.next_crossing`), or None."""
         self._note_changes(view)
-        return None if self.adaptive == "off" else self.tracker_.next_crossing(view, self._left)
+        return None if self.adaptive == "off" else self._next_crossing(view)
 
     def report(self) -> dict:
         return {**super().report(), "adaptive_updates": self.adaptive_updates_}

@@ -164,16 +164,24 @@ class Themis(PredictorPolicy):
         length = self.round_length  # an integral float as an int, so exact runs stay exact
         self._length = int(length) if isinstance(length, float) and length.is_integer() else length
         self._keys: dict[int, tuple] = {}   # job index -> its key at the current round
-        self._waiting = WaitingOrder()  # waiting jobs in key order, kept between decisions
+        self._waiting = WaitingOrder(track_running=True)  # active jobs in key order, kept between decisions
 
-    def _job_rho(self, view, job, n_active: int):
-        """rho_j of ``job`` at ``view.now`` with ``n_active`` jobs contending."""
+    def _job_rho(self, view, job, n_active: int, isos: dict | None = None):
+        """rho_j of ``job`` at ``view.now`` with ``n_active`` jobs contending (``isos``: a cache
+        of the isolated shares by GPU count, for the jobs of one round)."""
         pred = self.tracker_.predicted
         left = pred[job.index] - view.attained_work(job)
         remaining = exact_mul(left, job.tau_star) if left > 0 else 0
-        iso = exact_div(self._total_gpus, n_active * job.gpus)
-        if iso > 1:
-            iso = 1
+        shares = None if isos is None else isos.get(job.gpus)
+        if shares is None:
+            iso = exact_div(self._total_gpus, n_active * job.gpus)
+            if iso > 1:
+                iso = 1
+            shares = (iso, float(iso))
+            if isos is not None:
+                isos[job.gpus] = shares
+        # a float remaining divides by the float of the share (what dividing by a Fraction does)
+        iso = shares[1] if type(remaining) is float else shares[0]
         return _rho(view.now - job.arrival, view.executed_time(job), remaining, iso)
 
     def _new_round(self, view) -> None:
@@ -181,7 +189,8 @@ class Themis(PredictorPolicy):
         self.round_end_ = view.now + self._length
         jobs = list(view.active())
         n = len(jobs)
-        rhos = {j.index: self._job_rho(view, j, n) for j in jobs}
+        isos: dict = {}
+        rhos = {j.index: self._job_rho(view, j, n, isos) for j in jobs}
         ranked = sorted(jobs, key=lambda j: (-rhos[j.index], j.arrival, j.key))
         offered = max(1, math.ceil(round((1 - self.fairness_knob) * n, 9)))
         keys = {}

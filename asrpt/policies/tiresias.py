@@ -656,12 +656,26 @@ class Tiresias(Policy):
             waiting.sync(view, key_of)
         state = {}
         held = []
-        for job in view.running:
-            executed = view.executed_time(job)
-            service = exact_mul(job.gpus, executed)
-            q = self._queue(service)
-            state[job.index] = (q, service, executed, None)
-            held.append(((q,) + self._within_queue_key(view, job, service, not view.is_stopping(job)), job.index))
+        cls = type(self)
+        if cls._queue is Tiresias._queue and cls._within_queue_key is Tiresias._within_queue_key:
+            # the same keys as below, with _queue and _within_queue_key written out
+            th = self.thresholds_
+            for job, executed, stopping in view.running_executed():
+                if type(executed) is float:
+                    service = job.gpus * executed
+                    q = bisect.bisect_right(th, service + 1e-9 * (service if service > 1.0 else 1.0))
+                else:
+                    service = exact_mul(job.gpus, executed)
+                    q = self._queue(service)
+                i = job.index
+                state[i] = (q, service, executed, None)
+                held.append(((q, 1 if stopping else 0, job.arrival, job.key), i))
+        else:
+            for job, executed, stopping in view.running_executed():
+                service = exact_mul(job.gpus, executed)
+                q = self._queue(service)
+                state[job.index] = (q, service, executed, None)
+                held.append(((q,) + self._within_queue_key(view, job, service, not stopping), job.index))
         held.sort()
         self._prev_now = view.now
         self._state = state
@@ -721,17 +735,23 @@ class Tiresias(Policy):
         if not self.promote_knob:
             self._waiting.note(view)  # this view shows the decision's starts and stops (once)
         th = self.thresholds_
+        n_th = len(th)
         state = self._state
         wake = None
+        stopping = {j.index for j in view.stopping}
         for job in view.running:
-            entry = state.get(job.index)
+            i = job.index
+            if i in stopping:
+                continue
+            entry = state.get(i)
             if entry is None:  # started by this decision (knob off: only running jobs are in state)
                 service = exact_mul(job.gpus, view.executed_time(job))
                 q = self._queue(service)
             else:
-                q, service = entry[:2]
-            if q < len(th) and not view.is_stopping(job):
-                t = now + exact_div(th[q] - service, job.gpus)
+                q, service = entry[0], entry[1]
+            if q < n_th:
+                left = th[q] - service
+                t = now + (left / job.gpus if type(left) is float else exact_div(left, job.gpus))
                 if t > now and (wake is None or t < wake):
                     wake = t
         if self.promote_knob:

@@ -147,6 +147,7 @@ class _Engine:
         self.seq = 0
         self.waiting: dict[int, JobView] = {}
         self.running: dict[int, JobView] = {}
+        self.stopping: dict[int, JobView] = {}   # running jobs running on to an iteration boundary
         self.arrived: list[JobView] = []
         self.completed: list[CompletedJob] = []
         self.next_wake = None
@@ -187,6 +188,34 @@ class _Engine:
         if st.status not in (_RUNNING, _STOPPING):
             return st.done
         return st.done + self._progress_between(st, st.t_last, self.now)
+
+    def running_progress(self) -> list:
+        """``(view, work done, iteration time, stopping)`` of every running job, in the order of
+        ``running``: in one pass, the values ``work_done``, ``ClusterView.iteration_time`` and
+        ``ClusterView.is_stopping`` give one by one (the same arithmetic, so the same numbers)."""
+        now, states = self.now, self.states
+        out = []
+        append = out.append
+        for i, jv in self.running.items():
+            st = states[i]
+            t0 = st.t_last
+            eff = st.restart_until if st.restart_until > t0 else t0
+            tau = st.tau
+            if now <= eff:
+                done = st.done + 0
+            elif tau is None:
+                done = st.done + (now - eff)
+            else:
+                done = st.done + (now - eff) / tau
+            append((jv, done, jv.tau_star if tau is None else tau, st.status == _STOPPING))
+        return out
+
+    def running_executed(self) -> list:
+        """``(view, executed time, stopping)`` of every running job, in the order of ``running``:
+        what ``executed_time`` and ``ClusterView.is_stopping`` give one by one."""
+        now, states = self.now, self.states
+        return [(jv, states[i].executed + (now - states[i].seg_start), states[i].status == _STOPPING)
+                for i, jv in self.running.items()]
 
     def executed_time(self, i: int):
         st = self.states[i]
@@ -381,6 +410,8 @@ class _Engine:
 
     def _complete(self, i: int) -> None:
         st = self.states[i]
+        if st.status == _STOPPING:
+            del self.stopping[i]
         st.done = st.work
         self._release(i, st)
         st.status = _DONE
@@ -389,6 +420,8 @@ class _Engine:
         self.completed.append(CompletedJob(self.views[i], self.now, st.work, self.job_status[i]))
 
     def _stop_now(self, i: int, st: _JobState) -> None:
+        if st.status == _STOPPING:
+            del self.stopping[i]
         self._release(i, st)
         st.status = _WAITING
         st.preemptions += 1
@@ -421,6 +454,7 @@ class _Engine:
         if target >= st.work:
             return  # the job finishes before (or at) its next boundary: let it complete
         st.status = _STOPPING
+        self.stopping[i] = self.views[i]
         st.stop_token += 1
         st.stop_target = target
         self._push(t_boundary, _STOP, i, st.stop_token)
@@ -508,6 +542,7 @@ class _Engine:
                         blocked.append(jv)
                 elif status == _STOPPING:       # selected again before its boundary: keep running
                     st.status = _RUNNING
+                    del self.stopping[jv.index]
                     st.stop_token += 1
                 elif status != _RUNNING:
                     raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
@@ -617,8 +652,7 @@ class _Engine:
         """Always on (with the over-allocation check of ``_start``): a work-conserving policy, with a
         placer that fits whenever the GPUs suffice, left no waiting job that fits in the idle GPUs."""
         wg = self.waiting_gpus
-        if wg and wg[0] <= self.free_total and self.future is None and not any(
-                self.states[i].status == _STOPPING for i in self.running):
+        if wg and wg[0] <= self.free_total and self.future is None and not self.stopping:
             jv = next(v for v in self.waiting.values() if v.gpus == wg[0] and not v.instances)
             raise AsrptError(f"t={self.now}: work-conserving policy {self.policy.name} left job {jv.id} "
                              f"({jv.gpus} GPUs) waiting with {self.free_total} GPUs idle")
@@ -643,7 +677,9 @@ class _Engine:
         for h, cap in enumerate(self.cluster.server_gpus):
             if used[h] + self.free[h] != cap or self.free[h] < 0:
                 raise AssertionError(f"t={self.now}: server {h} accounting broken ({used[h]} used, {self.free[h]} free)")
-        if self.policy.work_conserving and not any(s.status == _STOPPING for s in self.states):
+        if any((s.status == _STOPPING) != (i in self.stopping) for i, s in enumerate(self.states)):
+            raise AssertionError(f"t={self.now}: the engine's list of stopping jobs is wrong")
+        if self.policy.work_conserving and not self.stopping:
             reserved = self.future
             for jv in self.waiting.values():
                 free = self.free
