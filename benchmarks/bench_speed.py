@@ -83,7 +83,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # this tree's asrpt, not whichever the environment has installed
 
-BASE = "86182c8"  # main when issue 18's speed work started
+BASE = "4d2bd7a"  # main before the second round of issue 18 (this stop); 86182c8 before the first
 PEER_FIFO = {"64x8": 117.6, "6500": 45.0}  # issue 18's measured PAI-simulator seconds (not re-run)
 PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel", "tiresias", "gittins",
          "run")
