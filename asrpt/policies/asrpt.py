@@ -50,8 +50,8 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from bisect import bisect_left
 import math
+from bisect import bisect_left
 from numbers import Real
 from operator import itemgetter
 
@@ -59,6 +59,7 @@ from sortedcontainers import SortedList
 
 from .._validation import Interval, Options
 from ..instance import id_key
+from ..predict.base import prediction_reached
 from ..single.gang import GangSRPTMachine
 from ..single.srpt import SRPTMachine
 from ..sizes import exact_div, exact_mul, integral
@@ -455,7 +456,7 @@ class ASRPT(PredictorPolicy):
         for job, done, tau, _ in view.running_progress():
             i = job.index
             rest = pred[i] - done
-            if rest <= 0 or now + rest * tau <= now:       # tracker.reached(view, job, done)
+            if prediction_reached(now, rest, tau):
                 self._resize(view, job, tracker.overrun(view, job, self.adaptive))
                 rest = pred[i] - done
             left[i] = rest

@@ -57,6 +57,7 @@ from operator import itemgetter
 from numbers import Real
 
 from .._validation import Interval, Options
+from ..predict.base import prediction_reached
 from ..sizes import exact_mul
 from .base import Decision, PredictorPolicy, register_policy
 
@@ -209,7 +210,7 @@ class SRSF(PredictorPolicy):
             work = pred[i]
             if adaptive:
                 rest = work - done
-                if rest <= 0 or now + rest * tau <= now:   # tracker.reached(view, job, done)
+                if prediction_reached(now, rest, tau):
                     work = self._raise_prediction(view, job)
             left = work - done
             if left < 0:

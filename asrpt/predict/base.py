@@ -53,7 +53,8 @@ from ..registry import Registry
 from ..random import job_generator
 from ..state import QUANTILE_LEVELS, JobView, Predictor
 
-__all__ = ["Predictor", "PredictionTracker", "PREDICTORS", "register_predictor", "OraclePredictor",
+__all__ = ["Predictor", "PredictionTracker", "prediction_reached", "PREDICTORS", "register_predictor",
+           "OraclePredictor",
            "InstancePredictor", "NoisyPredictor", "GroupMeanPredictor", "ConstantPredictor",
            "HeliosPredictor", "ErrorBands", "group_key", "QUANTILE_LEVELS", "DEFAULT_PREDICTOR",
            "HELIOS_ERROR_CDF"]
@@ -405,6 +406,18 @@ class ConstantPredictor(Predictor):
         return max(work, float(attained) * 2) if attained else work
 
 
+def prediction_reached(now, left, tau) -> bool:
+    """The adaptive step's one test: a running job with ``left`` predicted work to go, at ``tau``
+    seconds per unit, has reached its prediction at time ``now``: nothing is left, or the rest
+    would take less time than ``now`` can resolve (a crossing that rounds to now in floating
+    point). :meth:`PredictionTracker.reached` and the policies' one-pass adaptive steps use it.
+
+    >>> prediction_reached(10.0, 0, 1.0), prediction_reached(1e9, 1e-9, 1e-9), prediction_reached(0, 1, 2)
+    (True, True, False)
+    """
+    return left <= 0 or now + left * tau <= now
+
+
 class PredictionTracker:
     """Per-run bookkeeping for policies that use a predictor.
 
@@ -523,10 +536,7 @@ class PredictionTracker:
         the wake-up at the crossing finds the job a few ulps short and no later wake-up exists,
         so the adaptive step waited for an unrelated event)."""
         left = self.predicted[job.index] - (view.attained_work(job) if done is None else done)
-        if left <= 0:
-            return True
-        now = view.now
-        return now + left * view.iteration_time(job) <= now
+        return left <= 0 or prediction_reached(view.now, left, view.iteration_time(job))
 
     def next_crossing(self, view, left=None):
         """The first time after ``view.now`` at which a running job (not stopping) reaches its
