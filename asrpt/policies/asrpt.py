@@ -468,35 +468,8 @@ class ASRPT(PredictorPolicy):
         heapq.heapify(cross)
 
     def _next_crossing(self, view):
-        """What ``PredictionTracker.next_crossing(view, self._left)`` returns, from the crossings
-        noted by the adaptive step: the earliest one of a job still running (not stopping), and
-        the jobs started since (their iteration time may be new) computed afresh."""
-        now = view.now
-        left, pred = self._left, self.tracker_.predicted
-        wake = None
-        fresh = set()
-        for job in view.started:
-            i = job.index
-            fresh.add(i)
-            if view.is_running(job) and not view.is_stopping(job):
-                rest = left.get(i)
-                if rest is None:
-                    rest = pred[i] - view.attained_work(job)
-                if rest > 0:
-                    t = now + rest * view.iteration_time(job)
-                    if t > now and (wake is None or t < wake):
-                        wake = t
-        heap, views = self._cross, self._views
-        while heap:
-            t, i = heap[0]
-            if t > now and i not in fresh:
-                job = views[i]
-                if view.is_running(job) and not view.is_stopping(job):
-                    if wake is None or t < wake:
-                        wake = t
-                    break
-            heapq.heappop(heap)
-        return wake
+        """The tracker's next crossing from the ones noted at the decision (``_cross``)."""
+        return self.tracker_.noted_crossing(view, self._left, self._cross, self._views)
 
     def next_wake(self, view):
         self._observe(view)

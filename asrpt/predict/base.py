@@ -41,6 +41,7 @@ learned online.
 
 from __future__ import annotations
 
+import heapq
 import math
 import statistics
 from collections import defaultdict
@@ -559,6 +560,38 @@ class PredictionTracker:
                 t = now + rest * view.iteration_time(job)
                 if t > now and (wake is None or t < wake):
                     wake = t
+        return wake
+
+    def noted_crossing(self, view, left, noted, views):
+        """:meth:`next_crossing` from crossings a policy noted while deciding (a one-pass
+        adaptive step): ``noted`` is a heap of ``(time, index)`` at the decision (popped here as
+        it goes stale), ``left`` the predicted remaining work then, ``views`` index -> job view.
+        The earliest noted crossing of a job still running (not stopping) counts; jobs started
+        since the decision (their iteration time may be new) are computed afresh."""
+        now = view.now
+        pred = self.predicted
+        wake = None
+        fresh = set()
+        for job in view.started:
+            i = job.index
+            fresh.add(i)
+            if view.is_running(job) and not view.is_stopping(job):
+                rest = left.get(i)
+                if rest is None:
+                    rest = pred[i] - view.attained_work(job)
+                if rest > 0:
+                    t = now + rest * view.iteration_time(job)
+                    if t > now and (wake is None or t < wake):
+                        wake = t
+        while noted:
+            t, i = noted[0]
+            if t > now and i not in fresh:
+                job = views.get(i)
+                if job is not None and view.is_running(job) and not view.is_stopping(job):
+                    if wake is None or t < wake:
+                        wake = t
+                    break
+            heapq.heappop(noted)
         return wake
 
     def report(self) -> dict:
