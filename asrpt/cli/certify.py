@@ -130,20 +130,25 @@ def _run_theorem2(args, inst) -> int:
                          placement=args.placement)
     cert = certify_guarded(inst, result, tolerance=args.tolerance)
     write_plot(args.plot, lambda: _gantt_figure(inst, result))
-    if args.json:
-        emit_json({"file": args.instance, **cert.to_dict()})
-        return 0 if cert.holds else 1
-    verdict = "holds" if cert.holds else "FAILS"
-    scope = "within" if cert.covered else "outside"
-    print(f"Theorem 2 certificate for {args.instance}: {verdict} ({inst.n_jobs} jobs, {cert.total_gpus} GPUs, "
-          f"{'exact' if cert.exact else 'float'} arithmetic, {scope} the theorem's assumptions)")
-    print(format_table(["quantity", "value"], [
+    return _report(args, inst, cert, 2, "the theorem's assumptions", [
         ["sum C_j (A-SRPT)", cert.total_completion_time], ["lower bound", cert.lower_bound],
         ["sum C~_j (gang machine)", cert.virtual_total], ["kappa", cert.kappa], ["share", cert.share],
         ["rho'", cert.rho_prime], ["beta", cert.beta], ["mu_over", cert.mu_over], ["mu_under", cert.mu_under],
         ["overdue jobs", cert.overdue_jobs], ["flow time sum (C_j - a_j)", cert.flow_time],
         ["flow lower bound LB - sum a_j", cert.flow_lower_bound], ["flow ALG / LB", cert.flow_ratio_to_lb],
-        ["virtual flow time", cert.virtual_flow_time]]))
+        ["virtual flow time", cert.virtual_flow_time]])
+
+
+def _report(args, inst, cert, theorem: int, assumptions: str, rows) -> int:
+    """Theorems 2 and 3: the JSON payload, or the headline, the quantities and the checks."""
+    if args.json:
+        emit_json({"file": args.instance, **cert.to_dict()})
+        return 0 if cert.holds else 1
+    verdict = "holds" if cert.holds else "FAILS"
+    scope = "within" if cert.covered else "outside"
+    print(f"Theorem {theorem} certificate for {args.instance}: {verdict} ({inst.n_jobs} jobs, "
+          f"{cert.total_gpus} GPUs, {'exact' if cert.exact else 'float'} arithmetic, {scope} {assumptions})")
+    print(format_table(["quantity", "value"], rows))
     _print_checks(cert)
     return 0 if cert.holds else 1
 
@@ -158,23 +163,13 @@ def _run_theorem3(args, inst, kappa) -> int:
                       seed=args.seed, placement=args.placement)
     cert = certify_robust(inst, run_, tolerance=args.tolerance)
     write_plot(args.plot, lambda: _gantt_figure(inst, run_.copy))
-    if args.json:
-        emit_json({"file": args.instance, **cert.to_dict()})
-        return 0 if cert.holds else 1
-    verdict = "holds" if cert.holds else "FAILS"
-    scope = "within" if cert.covered else "outside"
-    print(f"Theorem 3 certificate for {args.instance}: {verdict} ({inst.n_jobs} jobs, {cert.total_gpus} GPUs, "
-          f"{'exact' if cert.exact else 'float'} arithmetic, lam = {cert.lam}, A-SRPT copy {scope} Theorem 2's "
-          "assumptions)")
-    print(format_table(["quantity", "value"], [
+    return _report(args, inst, cert, 3, f"Theorem 2's assumptions (the A-SRPT copy; lam = {cert.lam})", [
         ["sum C_j (combination)", cert.total_completion_time], ["lower bound", cert.lower_bound],
         ["ALG / LB", cert.ratio_to_lb], ["sum C_j^cons (A-SRPT copy, dilated)", cert.consistent_total],
         ["sum C_j^rob (water-filling copy)", cert.robust_total], ["A-SRPT copy / LB", cert.consistent_ratio],
         ["water-filling copy / LB", cert.robust_ratio], ["robust bound 9 beta / (1 - lam)", cert.robust_ratio_bound],
         ["flow time sum (C_j - a_j)", cert.flow_time], ["flow lower bound LB - sum a_j", cert.flow_lower_bound],
-        ["flow ALG / LB", cert.flow_ratio_to_lb]]))
-    _print_checks(cert)
-    return 0 if cert.holds else 1
+        ["flow ALG / LB", cert.flow_ratio_to_lb]])
 
 
 def _print_checks(cert) -> None:

@@ -172,30 +172,25 @@ def waterfill_schedule(releases: Sequence[Real], sizes: Sequence[Real], gpus: Se
     n = len(sizes)
     ranks = tie_ranks(n, ids)
     exact = not (isinstance(speed, float) or any(isinstance(x, float) for x in releases + sizes))
-    order = sorted(range(n), key=lambda j: (releases[j], ranks[j]))
-    completion: list = [None] * n
+    # a job of size 0 completes at its release; the others enter in release order
+    completion: list = [releases[j] if sizes[j] == 0 else None for j in range(n)]
+    arrivals = sorted((j for j in range(n) if sizes[j] != 0), key=lambda j: (releases[j], ranks[j]))
     pieces: list = []
     remaining = list(sizes)
     present: list = []          # (g_j, rank, j), sorted: water_shares' order without a sort per event
-    t = releases[order[0]] if n else 0
-    i = 0
-    while i < n or present:
-        while i < n and releases[order[i]] <= t:
-            j = order[i]
-            i += 1
-            if sizes[j] == 0:
-                completion[j] = t
-            else:
-                bisect.insort(present, (gpus[j], ranks[j], j))
+    t = releases[arrivals[0]] if arrivals else 0
+    i, n_in = 0, len(arrivals)
+    while i < n_in or present:
         if not present:
-            if i < n:
-                t = releases[order[i]]
-            continue
+            t = max(t, releases[arrivals[i]])
+        while i < n_in and releases[arrivals[i]] <= t:
+            bisect.insort(present, (gpus[arrivals[i]], ranks[arrivals[i]], arrivals[i]))
+            i += 1
         shares = water_shares([g for g, _, _ in present], capacity)
         rates = [exact_mul(speed, x) for x in shares]
         finish = [exact_div(remaining[j], r) for (_, _, j), r in zip(present, rates)]
         dt = min(finish)
-        t_next = releases[order[i]] if i < n else None
+        t_next = releases[arrivals[i]] if i < n_in else None
         if t_next is not None and t_next < t + dt:
             end, done = t_next, ()
         else:
