@@ -16,7 +16,32 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from typing import Any, Callable
 
-__all__ = ["WaitingOrder"]
+__all__ = ["WaitingOrder", "round_order"]
+
+
+def round_order(policy, view, missing_key: Callable[[Any], Any]):
+    """The order of a round-based policy (Themis, Gavel) at one decision, and its wake-up.
+
+    ``policy`` has ``_waiting`` (a :class:`WaitingOrder`), ``_keys`` (index -> key of the
+    current round), ``round_end_``, ``_new_round(view)`` and ``_total_gpus``. At a new round every
+    active job is keyed again and sorted; within a round the keys hold and ``missing_key(job)``
+    keys a job that arrived since. The wake-up is the round's end while the demand exceeds the
+    cluster. Returns ``(order, wake_at)``.
+    """
+    if policy.round_end_ is None or view.now >= policy.round_end_:
+        policy._new_round(view)
+        keys = policy._keys
+        order = sorted(view.active(), key=lambda j: keys[j.index])
+        policy._waiting.rebuild(view, lambda j: keys[j.index])
+    else:
+        keys = policy._keys
+
+        def key(j):
+            return keys.get(j.index) or missing_key(j)
+
+        order = policy._waiting.order(view, key)
+    wake = policy.round_end_ if policy._waiting.demand > policy._total_gpus else None
+    return order, wake
 
 
 class WaitingOrder:

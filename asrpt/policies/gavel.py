@@ -42,7 +42,7 @@ from typing import Sequence
 from .._validation import Interval, validate_params
 from ..errors import InvalidParameterError
 from ..sizes import exact_div, exact_mul
-from ._incremental import WaitingOrder
+from ._incremental import WaitingOrder, round_order
 from .base import Decision, Policy, register_policy
 
 __all__ = ["Gavel", "water_fill"]
@@ -196,21 +196,9 @@ class Gavel(Policy):
 
     def decide(self, view):
         self._waiting.note(view)
-        now = view.now
         if not view.running and not view.waiting:
             return Decision(())
-        keys = self._keys
-        if self.round_end_ is None or now >= self.round_end_:
-            self._new_round(view)
-            keys = self._keys
-            order = sorted(view.active(), key=lambda j: keys[j.index])
-            self._waiting.rebuild(view, lambda j: keys[j.index])
-        else:  # the keys hold until the round ends: waiting jobs keep their order (_incremental)
-            def key(j):
-                return keys.get(j.index) or self._new_key(j)
-
-            order = self._waiting.order(view, key)
-        wake = self.round_end_ if self._waiting.demand > self._total_gpus else None
+        order, wake = round_order(self, view, self._new_key)
         return Decision(order, backfill=True, wake_at=wake)
 
     def report(self) -> dict:

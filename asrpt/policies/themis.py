@@ -47,7 +47,7 @@ from numbers import Real
 
 from .._validation import Interval, validate_params
 from ..sizes import exact_div, exact_mul
-from ._incremental import WaitingOrder
+from ._incremental import WaitingOrder, round_order
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["Themis", "finish_time_fairness"]
@@ -205,21 +205,9 @@ class Themis(PredictorPolicy):
     def decide(self, view):
         self.tracker_.update(view)
         self._waiting.note(view)
-        now = view.now
         if not view.running and not view.waiting:
             return Decision(())
-        keys = self._keys
-        if self.round_end_ is None or now >= self.round_end_:
-            self._new_round(view)
-            keys = self._keys
-            order = sorted(view.active(), key=lambda j: keys[j.index])
-            self._waiting.rebuild(view, lambda j: keys[j.index])
-        else:  # the keys hold until the round ends: waiting jobs keep their order (_incremental)
-            def key(j):
-                return keys.get(j.index) or (0, -_INF, j.arrival, j.key)
-
-            order = self._waiting.order(view, key)
-        wake = self.round_end_ if self._waiting.demand > self._total_gpus else None
+        order, wake = round_order(self, view, lambda j: (0, -_INF, j.arrival, j.key))
         return Decision(order, backfill=True, wake_at=wake)
 
     def report(self) -> dict:
