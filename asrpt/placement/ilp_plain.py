@@ -20,6 +20,20 @@ def _var(prob: pulp.LpProblem, name: str, lo=0, hi=None, cat="Continuous"):
     return prob.add_variable(name, lo, hi, cat=cat)
 
 
+def _assignment(prob: pulp.LpProblem, pb: PlacementProblem, servers: list) -> dict:
+    """Binary ``x[i, h]`` (worker i on server h): each worker on one server, each server within
+    its free GPUs, equal servers filled in first-occurrence order. Shared by the plain and tau
+    models."""
+    n = pb.n
+    x = {(i, h): _var(prob, f"x_{i}_{h}", 0, 1, "Binary") for i in range(n) for h in servers}
+    for i in range(n):
+        prob += pulp.lpSum(x[i, h] for h in servers) == 1
+    for h in servers:
+        prob += pulp.lpSum(x[i, h] for i in range(n)) <= pb.free[h]
+    _symmetry_first_occurrence(prob, x, pb, servers)
+    return x
+
+
 def _symmetry_first_occurrence(prob, x, pb: PlacementProblem, servers: list) -> None:
     """Within a class of interchangeable servers, worker i may use only the first i+1."""
     for cls in pb.server_classes:
@@ -31,13 +45,7 @@ def _symmetry_first_occurrence(prob, x, pb: PlacementProblem, servers: list) -> 
 def _plain_model(pb: PlacementProblem, scale: float, lower: float | None = None):
     prob = pulp.LpProblem("placement_plain", pulp.LpMinimize)
     servers = list(pb.servers)
-    n = pb.n
-    x = {(i, h): _var(prob, f"x_{i}_{h}", 0, 1, "Binary") for i in range(n) for h in servers}
-    for i in range(n):
-        prob += pulp.lpSum(x[i, h] for h in servers) == 1
-    for h in servers:
-        prob += pulp.lpSum(x[i, h] for i in range(n)) <= pb.free[h]
-    _symmetry_first_occurrence(prob, x, pb, servers)
+    x = _assignment(prob, pb, servers)
     z = []
     for e, (u, v) in enumerate(zip(pb.eu.tolist(), pb.ev.tolist())):
         ze = _var(prob, f"z_{e}", 0, 1)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pulp
 
 from .base import PlacementProblem
-from .ilp_plain import _symmetry_first_occurrence, _var
+from .ilp_plain import _assignment, _var
 
 __all__ = []
 
@@ -44,12 +44,7 @@ def _tau_model(pb: PlacementProblem):
     prob = pulp.LpProblem("placement_tau", pulp.LpMinimize)
     idx = pb.index
     n = pb.n
-    x = {(i, h): _var(prob, f"x_{i}_{h}", 0, 1, "Binary") for i in range(n) for h in servers}
-    for i in range(n):
-        prob += pulp.lpSum(x[i, h] for h in servers) == 1
-    for h in servers:
-        prob += pulp.lpSum(x[i, h] for i in range(n)) <= pb.free[h]
-    _symmetry_first_occurrence(prob, x, pb, servers)
+    x = _assignment(prob, pb, servers)
     zc: dict = {}
 
     def z(u, v):
