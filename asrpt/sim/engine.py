@@ -48,6 +48,7 @@ import collections
 import heapq
 import itertools
 import math
+import operator
 import time as _time
 from numbers import Real
 from typing import Callable
@@ -68,6 +69,7 @@ _COMPLETE, _STOP, _WAKE = 0, 1, 3
 _ARRIVED, _WAITING, _RUNNING, _STOPPING, _DONE = (int(s) for s in (
     JobStatus.ARRIVED, JobStatus.WAITING, JobStatus.RUNNING, JobStatus.STOPPING, JobStatus.DONE))
 _INF = math.inf
+_INDEX_OF = operator.attrgetter("index")
 
 
 class _JobState:
@@ -525,27 +527,46 @@ class _Engine:
                     break
                 else:
                     skipped.append(jv)
-            chosen = {jv.index for jv in selected}
+            chosen = set(map(_INDEX_OF, selected))
             if len(chosen) != len(selected):
                 raise AsrptError(f"policy {policy.name} listed a job twice")
-            for idx in [i for i in self.running if i not in chosen]:
-                if states[idx].status == _RUNNING:
-                    self._preempt(idx)
+            running = self.running
+            if running.keys() - chosen:         # (the set difference in C: most passes preempt none)
+                for idx in [i for i in running if i not in chosen]:
+                    if states[idx].status == _RUNNING:
+                        self._preempt(idx)
             blocked: list[JobView] = []         # selected, waiting, and not placeable now
-            for jv in selected:
-                st = states[jv.index]
-                status = st.status
-                if status == _WAITING:
-                    if not self._try_start(jv):
-                        if not backfill:
+            if backfill:
+                # The selected jobs holding GPUs keep them (the ones stopping are kept running);
+                # the others start in the selected order. Nothing here depends on the order
+                # between the two kinds, so only the jobs to start are walked, in order.
+                fresh = chosen - running.keys()
+                if fresh:
+                    for jv in selected:
+                        if jv.index in fresh:
+                            if states[jv.index].status != _WAITING:
+                                raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
+                            if not self._try_start(jv):
+                                blocked.append(jv)
+                if self.stopping:               # selected again before its boundary: keep running
+                    for i in [i for i in self.stopping if i in chosen]:
+                        st = states[i]
+                        st.status = _RUNNING
+                        del self.stopping[i]
+                        st.stop_token += 1
+            else:
+                for jv in selected:
+                    st = states[jv.index]
+                    status = st.status
+                    if status == _WAITING:
+                        if not self._try_start(jv):
                             break
-                        blocked.append(jv)
-                elif status == _STOPPING:       # selected again before its boundary: keep running
-                    st.status = _RUNNING
-                    del self.stopping[jv.index]
-                    st.stop_token += 1
-                elif status != _RUNNING:
-                    raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
+                    elif status == _STOPPING:   # selected again before its boundary: keep running
+                        st.status = _RUNNING
+                        del self.stopping[jv.index]
+                        st.stop_token += 1
+                    elif status != _RUNNING:
+                        raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
             # GPUs the selection counted on but cannot use now: held by jobs left out that are still
             # running (to an iteration boundary, or to a completion before one), or refused by the
             # placer. Other jobs may use them, in the policy's order, without delaying a selected one.
