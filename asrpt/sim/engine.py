@@ -179,7 +179,7 @@ class _Engine:
             {} if placer.fits_iff_capacity and not policy.preemptive else None)
         self.entries = itertools.count()
         self.entry = [-1] * len(self.views)   # entry number of each job's latest wait
-        self.undo: dict = {}     # jobs stopped at once in this pass: index -> (segment, tau, restart_until)
+        self.undo: dict = {}     # jobs stopped at once in this pass: index -> (segment, tau, restart_until, executed)
         self.future = None       # after a pass that filled idle GPUs: what the left-out jobs will free
         # GPU counts of waiting jobs, kept only where work conservation is checkable cheaply
         self.waiting_gpus = SortedList() if (policy.work_conserving and placer.fits_iff_capacity) else None
@@ -372,7 +372,7 @@ class _Engine:
     def _resume(self, i: int, jv: JobView, st: _JobState, undo) -> None:
         """Undo a preemption made earlier in this decision pass: the job gets the same GPUs back
         at the same instant, so it simply never stopped (no preemption, no restart)."""
-        seg, tau, restart_until = undo
+        seg, tau, restart_until, executed = undo
         for h, g in seg.servers:
             self.free[h] -= g
         self.free_total -= jv.gpus
@@ -381,7 +381,7 @@ class _Engine:
         if self.waiting_shapes is not None:
             self._shape_leaves(i)
         st.segments.pop()
-        st.executed -= seg.end - seg.start
+        st.executed = executed      # as it was (subtracting the segment back may round)
         st.status = _RUNNING
         st.servers = seg.servers
         st.tau = tau
@@ -441,9 +441,9 @@ class _Engine:
         now = self.now
         self._advance(st, now)
         if st.tau is None or now <= st.restart_until or self.immediate:
-            tau, restart_until = st.tau, st.restart_until
+            tau, restart_until, executed = st.tau, st.restart_until, st.executed
             self._stop_now(i, st)
-            self.undo[i] = (st.segments[-1], tau, restart_until)
+            self.undo[i] = (st.segments[-1], tau, restart_until, executed)
             return
         # DNN job: run on to the next iteration boundary (floats within 1e-9 of one count as on it).
         done = st.done
