@@ -31,10 +31,14 @@ original) disables it.
 **Cost.** Without the knob, a waiting job's key does not move (its attained service is fixed
 while it waits), so the waiting jobs stay in a sorted list across decisions
 (:class:`~asrpt.policies._incremental.WaitingOrder`), updated only for the jobs that arrived,
-started, stopped or completed; the running jobs (at most one per GPU) are re-keyed and sorted at
-each decision and merged with it lazily: O(R log R + changes x log W + the prefix the engine
-reads). With the knob (promotions move waiting jobs) a decision re-keys all A active jobs,
-O(A log A).
+started, stopped or completed. The running jobs' keys are kept sorted too (:class:`_RunningQueues`):
+a running job's service grows at a known rate, so its queue changes only at a threshold crossing
+known in advance (a heap; the queue is computed again, with the same formula, only within a
+safety margin of it), and the next wake-up is read from the same heap. A decision costs
+O(changes x log A + the prefix the engine reads), the running jobs ahead of every waiting one
+handed over as they are. (Subclasses that change the keys, such as 2D-Gittins, re-key the R
+running jobs at each decision: O(R log R) more.) With the knob (promotions move waiting jobs) a
+decision re-keys all A active jobs, O(A log A).
 
 **The published simulator's 2D-LAS (``tiresias-peer``).** Three options switch to the exact
 rules of the Tiresias simulator (SymbioticLab/Tiresias ``simulator/run_sim.py``, ``dlas-gpu``),
