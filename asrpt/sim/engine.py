@@ -648,6 +648,8 @@ class _Engine:
                 for h, g in alloc.servers:
                     future[h] -= g
         self.future = future
+        avail = None        # min(free, future) per server, kept up to date as jobs start here
+        avail_total = 0
         for jv in candidates:
             if not self.free_total:
                 break
@@ -655,10 +657,16 @@ class _Engine:
             if i in chosen or states[i].status != _WAITING or i in self.running or jv.gpus > self.free_total:
                 continue
             if jv.is_abstract or self.immediate:
-                self._try_start(jv)
+                if self._try_start(jv) and avail is not None:
+                    for h, _ in states[i].servers:
+                        a = free[h] if free[h] < future[h] else future[h]
+                        avail_total += a - avail[h]
+                        avail[h] = a
                 continue
-            avail = [f if f < u else u for f, u in zip(free, future)]
-            if jv.gpus > sum(avail):
+            if avail is None:
+                avail = [f if f < u else u for f, u in zip(free, future)]
+                avail_total = sum(avail)
+            if jv.gpus > avail_total:
                 continue
             alloc = self.placer.allocate(jv, avail, cluster)
             if alloc is None:
@@ -668,6 +676,10 @@ class _Engine:
             for h, g in alloc.servers:
                 future[h] -= g
             self._start(i, jv, alloc)
+            for h, _ in alloc.servers:
+                a = free[h] if free[h] < future[h] else future[h]
+                avail_total += a - avail[h]
+                avail[h] = a
 
     def _check_cheap(self) -> None:
         """Always on (with the over-allocation check of ``_start``): a work-conserving policy, with a
