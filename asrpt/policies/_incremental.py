@@ -13,6 +13,7 @@ every decision; the jobs running on to an iteration boundary (``view.stopping``)
 
 from __future__ import annotations
 
+import heapq
 from bisect import bisect_left, insort
 from typing import Any, Callable
 
@@ -31,8 +32,12 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
     if policy.round_end_ is None or view.now >= policy.round_end_:
         policy._new_round(view)
         keys = policy._keys
-        order = sorted(view.active(), key=lambda j: keys[j.index])
-        policy._waiting.rebuild(view, lambda j: keys[j.index])
+        waiting = policy._waiting
+        waiting.rebuild(view, lambda j: keys[j.index])
+        if waiting.track_running:   # every active job by its key: the merge of the two sorted lists
+            order = _Merged(waiting.held, waiting.entries, waiting.views)
+        else:
+            order = sorted(view.active(), key=lambda j: keys[j.index])
     else:
         keys = policy._keys
 
@@ -42,6 +47,29 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
         order = policy._waiting.order(view, key)
     wake = policy.round_end_ if policy._waiting.demand > policy._total_gpus else None
     return order, wake
+
+
+class _Merged:
+    """``head`` (job views), then two sorted lists of ``(key, index)`` entries merged, read as
+    one priority order each time it is iterated (keys are unique, so the merge is the sort)."""
+
+    __slots__ = ("_a", "_b", "_views", "_head")
+
+    def __init__(self, a, b, views: dict, head=()):
+        self._a, self._b, self._views, self._head = a, b, views, head
+
+    def __len__(self) -> int:
+        return len(self._head) + len(self._a) + len(self._b)
+
+    def __iter__(self):
+        views = self._views
+        yield from self._head
+        if self._a:
+            for _, i in heapq.merge(self._a, self._b):
+                yield views[i]
+        else:
+            for _, i in self._b:
+                yield views[i]
 
 
 class WaitingOrder:
@@ -129,9 +157,10 @@ class WaitingOrder:
             self._held_entry = {j.index: (key_of(j), j.index) for j in view.running}
             self.held = sorted(self._held_entry.values())
 
-    def order(self, view, key_of: Callable) -> list:
+    def order(self, view, key_of: Callable):
         """The round's priority list: running jobs (not stopping) by ``key_of``, then the stopping
-        ones merged with the waiting list by key (the waiting list synced first)."""
+        ones merged with the waiting list by key (the waiting list synced first). A sequence read
+        lazily (the engine reads a prefix), valid until the next call."""
         stopping = view.stopping
         if not self.track_running:
             held = [j for j in view.running if j not in stopping] if stopping else list(view.running)
@@ -145,12 +174,9 @@ class WaitingOrder:
                 held = [views[i] for _, i in self.held if i not in out]
             else:
                 held = [views[i] for _, i in self.held]
-        views = self.views
         if stopping:
-            rest = sorted([(key_of(j), j.index) for j in stopping] + self.entries)
-        else:
-            rest = self.entries
-        return held + [views[i] for _, i in rest]
+            return _Merged(sorted([(key_of(j), j.index) for j in stopping]), self.entries, self.views, held)
+        return _Merged((), self.entries, self.views, held)
 
     def jobs(self) -> list:
         """The waiting jobs in key order."""
