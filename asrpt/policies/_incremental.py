@@ -14,6 +14,7 @@ every decision; the jobs running on to an iteration boundary (``view.stopping``)
 from __future__ import annotations
 
 import heapq
+import itertools
 from bisect import bisect_left, insort
 from typing import Any, Callable
 
@@ -93,6 +94,7 @@ class WaitingOrder:
         self._entry: dict[int, tuple[Any, int]] = {}
         self.track_running = track_running
         self.held: list[tuple[Any, int]] = []        # sorted (key, index) of running jobs (tracked)
+        self.held_views: list = []                    # their job views, in the same order
         self._held_entry: dict[int, tuple[Any, int]] = {}
         self.views: dict[int, Any] = {}
         self.pending: dict[int, Any] = {}
@@ -127,7 +129,9 @@ class WaitingOrder:
     def _unhold(self, i: int) -> None:
         entry = self._held_entry.pop(i, None)
         if entry is not None:
-            del self.held[bisect_left(self.held, entry)]
+            k = bisect_left(self.held, entry)
+            del self.held[k]
+            del self.held_views[k]
 
     def sync(self, view, key_of: Callable) -> None:
         """Re-key the jobs that changed: waiting ones get ``key_of(job)``, the others leave (to
@@ -142,7 +146,9 @@ class WaitingOrder:
                 continue
             if view.is_running(job):
                 self._held_entry[i] = entry
-                insort(self.held, entry)
+                k = bisect_left(self.held, entry)
+                self.held.insert(k, entry)
+                self.held_views.insert(k, job)
             else:
                 self._entry[i] = entry
                 insort(self.entries, entry)
@@ -156,6 +162,8 @@ class WaitingOrder:
         if self.track_running:
             self._held_entry = {j.index: (key_of(j), j.index) for j in view.running}
             self.held = sorted(self._held_entry.values())
+            views = self.views
+            self.held_views = [views[i] for _, i in self.held]
 
     def order(self, view, key_of: Callable):
         """The round's priority list: running jobs (not stopping) by ``key_of``, then the stopping
@@ -168,12 +176,17 @@ class WaitingOrder:
             self.sync(view, key_of)
         else:
             self.sync(view, key_of)
-            views = self.views
-            if stopping:
-                out = {j.index for j in stopping}
-                held = [views[i] for _, i in self.held if i not in out]
-            else:
-                held = [views[i] for _, i in self.held]
+            held = self.held_views
+            if stopping:        # the running head without the stopping jobs: slices between them
+                entry_of, entries = self._held_entry, self.held
+                cut = sorted(bisect_left(entries, entry_of[j.index]) for j in stopping if j.index in entry_of)
+                if cut:
+                    pieces, prev = [], 0
+                    for k in cut:
+                        pieces.append(held[prev:k])
+                        prev = k + 1
+                    pieces.append(held[prev:])
+                    held = list(itertools.chain.from_iterable(pieces))
         if stopping:
             return _Merged(sorted([(key_of(j), j.index) for j in stopping]), self.entries, self.views, held)
         return _Merged((), self.entries, self.views, held)
