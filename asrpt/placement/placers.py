@@ -61,11 +61,29 @@ def _most_free_first(free: Sequence[int]) -> list[int]:
     return sorted(range(len(free)), key=free.__getitem__, reverse=True)
 
 
-def _server_order(order: str, free: Sequence[int], per: int, count: int) -> list[int]:
+def _most_free_walk(free: list, per: int):
+    """Servers by idle GPUs, most first, ties by id, read lazily and only while they hold at
+    least one ``per``-GPU instance (the walk of :func:`count_allocation` skips the others): each
+    distinct idle count in turn, its servers found by ``list.index`` (a scan in C), so a walk
+    that stops after a few servers never sorts them all."""
+    index = free.index
+    for v in sorted(set(free), reverse=True):
+        if v < per:
+            return
+        h = -1
+        while True:
+            try:
+                h = index(v, h + 1)
+            except ValueError:
+                break
+            yield h
+
+
+def _server_order(order: str, free: list, per: int, count: int):
     if order == "first_fit":
-        return list(range(len(free)))
+        return range(len(free))
     if order == "most_free":
-        return _most_free_first(free)
+        return _most_free_walk(free, per)
     if order == "best_fit":
         need = per * count
         # the fullest server that holds the job: the first with v idle GPUs, v the least idle
@@ -74,7 +92,7 @@ def _server_order(order: str, free: Sequence[int], per: int, count: int) -> list
         k = bisect_left(values, need)
         if k < len(values):
             return [free.index(values[k])]
-        return _most_free_first(free)
+        return _most_free_walk(free, per)
     raise InvalidParameterError(f"unknown server order {order!r}")
 
 
@@ -108,7 +126,7 @@ def count_allocation(order: str, free: Sequence[int], per: int, count: int) -> t
         return tuple((h, g) for h, g in enumerate(taken) if g)
     remaining = count
     out = []
-    for h in (range(len(free)) if order == "first_fit" else _server_order(order, free, per, count)):
+    for h in _server_order(order, free, per, count):
         k = free[h] // per
         if k:
             if k > remaining:
