@@ -531,7 +531,10 @@ class _Engine:
             if len(chosen) != len(selected):
                 raise AsrptError(f"policy {policy.name} listed a job twice")
             running = self.running
-            if running.keys() - chosen:         # (the set difference in C: most passes preempt none)
+            # the selected jobs not holding GPUs (C's fast path for a dict: no copy of its keys);
+            # the others hold GPUs, so some running job is left out iff they are fewer than running
+            fresh = chosen.difference(running)
+            if len(chosen) - len(fresh) < len(running):     # (most passes preempt none)
                 for idx in [i for i in running if i not in chosen]:
                     if states[idx].status == _RUNNING:
                         self._preempt(idx)
@@ -540,7 +543,6 @@ class _Engine:
                 # The selected jobs holding GPUs keep them (the ones stopping are kept running);
                 # the others start in the selected order. Nothing here depends on the order
                 # between the two kinds, so only the jobs to start are walked, in order.
-                fresh = chosen - running.keys()
                 if fresh:
                     for jv in selected:
                         if jv.index in fresh:
