@@ -503,6 +503,13 @@ class Placer(Params, abc.ABC):
     def allocate(self, job: JobView, free: Sequence[int], cluster: Cluster) -> Allocation | None:
         """GPUs for ``job`` given the idle GPUs per server, or None if it does not fit."""
 
+    def reserve(self, job: JobView, free: Sequence[int], cluster: Cluster) -> tuple | None:
+        """The ``servers`` of :meth:`allocate` (((server, GPUs), ...)), or None: what the engine
+        holds back for a selected job that must wait for GPUs. A placer whose servers do not
+        need the iteration time may skip computing it (the count placers do)."""
+        alloc = self.allocate(job, free, cluster)
+        return None if alloc is None else alloc.servers
+
     #: True when ``allocate`` succeeds exactly when the servers can hold the job's instances
     #: (``sum(free[h] // per_instance) >= instances``): the engine then rejects jobs that cannot
     #: fit with a cached count instead of calling the placer (most attempts in a busy cluster fail).

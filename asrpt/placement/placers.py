@@ -165,6 +165,11 @@ class CountPlacer(Placer):
         """The registered name of the order (``"best_fit"``, ...)."""
         return self.order
 
+    def reserve(self, job: JobView, free: Sequence[int], cluster: Cluster) -> tuple | None:
+        """The servers :meth:`allocate` would give, without pricing the placement."""
+        per = job.gpu_per_instance if job.instances else 1
+        return count_allocation(self.order, free, per, job.instances if job.instances else job.gpus)
+
     def allocate(self, job: JobView, free: Sequence[int], cluster: Cluster) -> Allocation | None:
         per = job.gpu_per_instance if job.instances else 1
         count = job.instances if job.instances else job.gpus

@@ -645,9 +645,9 @@ class _Engine:
                 for h, g in states[i].servers:
                     future[h] += g
         for jv in blocked:
-            alloc = self.placer.allocate(jv, future, cluster)
-            if alloc is not None:
-                for h, g in alloc.servers:
+            servers = self.placer.reserve(jv, future, cluster)
+            if servers is not None:
+                for h, g in servers:
                     future[h] -= g
         self.future = future
         avail = None        # min(free, future) per server, kept up to date as jobs start here
