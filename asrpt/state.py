@@ -120,18 +120,34 @@ def job_views(instance: Instance) -> list[JobView]:
     [('a', 1, 2), ('b', 1, 4), ('c', 1, 1)]
     """
     views = []
+    append, new, put = views.append, JobView.__new__, object.__setattr__
     for i, (job, tau) in enumerate(zip(instance.jobs, best_iteration_times(instance))):
-        if job.is_abstract:
+        job_id, model = job.id, job.model
+        if model is None:
             tau_star, pred = 1, job.predicted_processing_time
         else:
             tau_star, pred = tau, job.predicted_iterations
-        views.append(JobView(
-            index=i, id=job.id, key=id_key(job.id), arrival=job.arrival, gpus=job.gpus,
-            weight=job.weight, is_abstract=job.is_abstract, tau_star=tau_star, predicted_work=pred,
-            instances=job.instances, model=job.model, parallelism=job.parallelism,
-            batch_size=job.batch_size, precision=job.precision, user=job.user, group=job.group,
-            dataset=job.dataset, meta=job.meta, seq_len=job.seq_len))
+        # JobView(...) with the same fields in the same order, without the frozen __setattr__ per field
+        view = new(JobView)
+        put(view, "__dict__", {
+            "index": i, "id": job_id, "key": _id_key(job_id), "arrival": job.arrival, "gpus": job.gpus,
+            "weight": job.weight, "is_abstract": model is None, "tau_star": tau_star, "predicted_work": pred,
+            "instances": job.instances, "model": model, "parallelism": job.parallelism,
+            "batch_size": job.batch_size, "precision": job.precision, "user": job.user, "group": job.group,
+            "dataset": job.dataset, "meta": job.meta, "seq_len": job.seq_len})
+        append(view)
     return views
+
+
+def _id_key(job_id: str) -> tuple:
+    """``id_key(job_id)``, at once for the common all-digit id.
+
+    >>> _id_key("40123") == id_key("40123") and _id_key("j9") == id_key("j9")
+    True
+    """
+    if job_id.isdecimal() and job_id.isascii():
+        return ((0, int(job_id), job_id),)
+    return id_key(job_id)
 
 
 @dataclass(frozen=True, eq=False)

@@ -752,13 +752,19 @@ class _Engine:
 
     def _result(self, wall: float, label: str | None) -> SimResult:
         records = []
+        append, new, put = records.append, JobRecord.__new__, object.__setattr__
         for jv, st in zip(self.views, self.states):
-            tau_star = None if jv.is_abstract else jv.tau_star
-            p_star = st.work if jv.is_abstract else st.work * jv.tau_star
-            records.append(JobRecord(
-                id=jv.id, arrival=jv.arrival, gpus=jv.gpus, weight=jv.weight, start=st.first_start,
-                completion=st.completion, preemptions=st.preemptions, work=st.work, tau_star=tau_star,
-                processing_time=p_star, beta=float(st.beta), segments=tuple(st.segments)))
+            abstract = jv.is_abstract
+            work = st.work
+            # JobRecord(...) with the same fields in the same order, without the frozen __setattr__
+            record = new(JobRecord)
+            put(record, "__dict__", {
+                "id": jv.id, "arrival": jv.arrival, "gpus": jv.gpus, "weight": jv.weight,
+                "start": st.first_start, "completion": st.completion, "preemptions": st.preemptions,
+                "work": work, "tau_star": None if abstract else jv.tau_star,
+                "processing_time": work if abstract else work * jv.tau_star, "beta": float(st.beta),
+                "segments": tuple(st.segments)})
+            append(record)
         records_t = tuple(records)
         if self.check:
             check_records(records_t, self.cluster.server_gpus)

@@ -25,6 +25,9 @@ __all__ = ["Segment", "JobRecord", "SimResult", "placement_string", "check_recor
 
 
 def _num(x: Any) -> Any:
+    t = type(x)
+    if t is int or t is float or x is None:   # the common cases, before the (ABC) Fraction check
+        return x
     if isinstance(x, Fraction):
         return x.numerator if x.denominator == 1 else float(x)
     return x
@@ -36,7 +39,10 @@ def placement_string(servers: Sequence[tuple[int, int]]) -> str:
     >>> placement_string(((3, 4), (0, 4)))
     '0:4;3:4'
     """
-    return ";".join(f"{s}:{g}" for s, g in sorted(servers))
+    if len(servers) == 1:
+        (s, g), = servers
+        return f"{s}:{g}"
+    return ";".join([f"{s}:{g}" for s, g in sorted(servers)])
 
 
 @dataclass(frozen=True)
@@ -117,22 +123,29 @@ class JobRecord:
         return placement_string(self.segments[-1].servers) if self.segments else ""
 
     def to_row(self) -> dict:
-        """A flat dict for CSV/JSON (times as numbers)."""
-        return {
-            "job_id": self.id,
-            "arrival": _num(self.arrival),
-            "gpus": self.gpus,
-            "weight": _num(self.weight),
-            "start_time": _num(self.start),
-            "finish_time": _num(self.completion),
-            "jct": _num(self.jct),
-            "queue_delay": _num(self.queueing_delay),
-            "preemptions": self.preemptions,
-            "servers_spanned": self.servers_spanned,
-            "beta": self.beta,
-            "processing_time": _num(self.processing_time),
-            "placement": self.placement,
-        }
+        """A flat dict for CSV/JSON (times as numbers; the columns of :data:`ROW_COLUMNS`)."""
+        return dict(zip(ROW_COLUMNS, self.row_values()))
+
+    def row_values(self) -> list:
+        """The values of :meth:`to_row`, in :data:`ROW_COLUMNS` order (what the per-job CSV writes).
+
+        >>> r = JobRecord("a", 0, 2, 1, 1, 4, 0, 3, None, 3, 1.0, (Segment(1, 4, ((0, 2),)),))
+        >>> r.row_values()
+        ['a', 0, 2, 1, 1, 4, 4, 1, 0, 1, 1.0, 3, '0:2']
+        """
+        arrival, start, completion, segments = self.arrival, self.start, self.completion, self.segments
+        return [self.id, _num(arrival), self.gpus, _num(self.weight), _num(start), _num(completion),
+                None if completion is None else _num(completion - arrival),     # jct
+                None if start is None else _num(start - arrival),               # queueing_delay
+                self.preemptions,
+                max([len(s.servers) for s in segments]) if segments else 0,     # servers_spanned
+                self.beta, _num(self.processing_time),
+                placement_string(segments[-1].servers) if segments else ""]     # placement
+
+
+#: The columns of :meth:`JobRecord.to_row` and of the per-job CSV.
+ROW_COLUMNS = ("job_id", "arrival", "gpus", "weight", "start_time", "finish_time", "jct", "queue_delay",
+               "preemptions", "servers_spanned", "beta", "processing_time", "placement")
 
 
 @dataclass(frozen=True)
@@ -174,10 +187,9 @@ class SimResult:
     def jobs_csv(self) -> str:
         """Per-job CSV (columns of :meth:`JobRecord.to_row`)."""
         buf = io.StringIO()
-        rows = [r.to_row() for r in self.records]
-        writer = csv.writer(buf, lineterminator="\n")  # rows share to_row's key order: no DictWriter
-        writer.writerow(list(rows[0]) if rows else ["job_id"])
-        writer.writerows([list(row.values()) for row in rows])
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(ROW_COLUMNS if self.records else ["job_id"])
+        writer.writerows([r.row_values() for r in self.records])
         return buf.getvalue()
 
     def to_dict(self, *, jobs: bool = False) -> dict:

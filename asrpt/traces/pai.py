@@ -17,7 +17,7 @@ import os
 
 from .._validation import validate_params
 from ..instance import Cluster, Instance
-from .base import TraceReport, abstract_job, read_csv_rows, trace_status
+from .base import TraceReport, abstract_job, read_csv_records, trace_status
 
 __all__ = ["read_pai", "PAI_COLUMNS", "looks_like_pai"]
 
@@ -47,43 +47,56 @@ def read_pai(path: str | os.PathLike, cluster: Cluster) -> tuple[Instance, Trace
         Missing file or a header without the PAI columns.
     """
     source = os.fspath(path)
-    header, rows = read_csv_rows(source, PAI_COLUMNS)
+    header, records = read_csv_records(source, PAI_COLUMNS)
     report = TraceReport(source, ignored_columns=tuple(c for c in header if c not in PAI_COLUMNS + ("status",)))
+    # the columns by position (the last of a repeated name, as a row dict would keep it)
+    at = {name: k for k, name in enumerate(header)}
+    c_id, c_user, c_submit, c_duration, c_inst, c_gpu, c_cpu = (at[c] for c in PAI_COLUMNS)
+    c_status = at.get("status")
     jobs = []
     seen: set[str] = set()
     M, G = cluster.total_gpus, cluster.max_server_gpus
     cpu_rows = 0
-    for line, row in report.readable_rows(rows):
-        job_id = row["job_id"].strip()
+    rows = 0
+    bad = report.bad
+    for line, row in records:
+        rows += 1
+        if type(row) is str:
+            bad(line, row)
+            continue
+        job_id = row[c_id].strip()
         try:
-            submit = _number(row["submit_time"])
-            duration = _number(row["duration"])
-            n_inst, per = int(row["num_inst"]), int(row["num_gpu"])
-            cpus = float(row["num_cpu"] or 0)
+            submit = _number(row[c_submit])
+            duration = _number(row[c_duration])
+            n_inst, per = int(row[c_inst]), int(row[c_gpu])
+            cpus = row[c_cpu]
+            cpus = float(cpus) if cpus and cpus != "0" else 0
         except ValueError as exc:
-            report.bad(line, f"not a number: {exc}")
+            bad(line, f"not a number: {exc}")
             continue
         if not job_id:
-            report.bad(line, "empty job_id")
+            bad(line, "empty job_id")
         elif job_id in seen:
-            report.bad(line, f"duplicate job_id {job_id!r}")
+            bad(line, f"duplicate job_id {job_id!r}")
         elif submit < 0 or duration <= 0:
-            report.bad(line, f"submit_time {submit} or duration {duration} out of range")
+            bad(line, f"submit_time {submit} or duration {duration} out of range")
         elif n_inst < 1 or per < 1:
-            report.bad(line, f"num_inst {n_inst} and num_gpu {per} must be >= 1")
+            bad(line, f"num_inst {n_inst} and num_gpu {per} must be >= 1")
         elif n_inst * per > M:
             report.filtered[f"needs more than the cluster's {M} GPUs"] += 1
         elif per > G:
             report.filtered[f"an instance needs more than a server's {G} GPUs"] += 1
         else:
             job = abstract_job(report, line, job_id, submit, n_inst * per, duration, instances=n_inst,
-                               user=row["user"].strip() or None, status=trace_status(row.get("status")))
+                               user=row[c_user].strip() or None,
+                               status=None if c_status is None else trace_status(row[c_status]))
             if job is None:
                 continue
             if cpus:
                 cpu_rows += 1
             seen.add(job_id)
             jobs.append(job)
+    report.rows = rows
     if cpu_rows:
         report.notes.append(f"{cpu_rows} rows ask for CPUs; asrpt schedules GPUs only and ignored them")
     report.jobs = len(jobs)
