@@ -52,8 +52,6 @@ import time as _time
 from numbers import Real
 from typing import Callable
 
-from sortedcontainers import SortedList
-
 from .._validation import Interval, Options, validate_params
 from ..errors import AsrptError, InvalidParameterError
 from ..instance import Instance
@@ -95,6 +93,53 @@ class _JobState:
         self.stop_token = 0      # invalidates stale preemption-point events
         self.stop_target = 0
         self.beta = 1.0
+
+
+class _Smallest:
+    """A multiset of ints that knows its smallest element (the GPU counts of the waiting jobs, for
+    the cheap work-conservation check): ``add`` and ``remove`` in O(1), ``smallest()`` amortized
+    O(log n), where a sorted list pays O(log n) per change (and most changes are never read).
+
+    >>> s = _Smallest()
+    >>> for g in (4, 1, 1, 8):
+    ...     s.add(g)
+    >>> s.remove(1); s.smallest(), len(s)
+    (1, 3)
+    >>> s.remove(1); s.smallest()
+    4
+    """
+
+    __slots__ = ("counts", "heap")
+
+    def __init__(self):
+        self.counts: dict[int, int] = {}   # value -> multiplicity (> 0)
+        self.heap: list[int] = []          # every value of `counts`, and stale ones (dropped when met)
+
+    def add(self, g: int) -> None:
+        counts = self.counts
+        c = counts.get(g)
+        if c is None:
+            counts[g] = 1
+            heapq.heappush(self.heap, g)
+        else:
+            counts[g] = c + 1
+
+    def remove(self, g: int) -> None:
+        counts = self.counts
+        c = counts[g]
+        if c == 1:
+            del counts[g]
+        else:
+            counts[g] = c - 1
+
+    def __len__(self) -> int:
+        return len(self.counts)   # (distinct values: enough for truthiness)
+
+    def smallest(self) -> int:
+        heap, counts = self.heap, self.counts
+        while heap[0] not in counts:
+            heapq.heappop(heap)
+        return heap[0]
 
 
 class Observer:
@@ -180,7 +225,7 @@ class _Engine:
         self.undo: dict = {}     # jobs stopped at once in this pass: index -> (segment, tau, restart_until)
         self.future = None       # after a pass that filled idle GPUs: what the left-out jobs will free
         # GPU counts of waiting jobs, kept only where work conservation is checkable cheaply
-        self.waiting_gpus = SortedList() if (policy.work_conserving and placer.fits_iff_capacity) else None
+        self.waiting_gpus = _Smallest() if (policy.work_conserving and placer.fits_iff_capacity) else None
 
     # -- time accounting ---------------------------------------------------------------------------
     def work_done(self, i: int):
@@ -286,12 +331,11 @@ class _Engine:
         """Keep every cached instance capacity exact after ``servers`` ((server, GPUs), ...) were
         taken (``sign`` -1, already subtracted from ``free``) or freed (+1, already added)."""
         free, cap = self.free, self.capacity
-        for per in cap:
-            delta = 0
-            for h, g in servers:
-                now = free[h]
-                delta += now // per - (now - sign * g) // per
-            cap[per] += delta
+        for h, g in servers:
+            now = free[h]
+            was = now - sign * g
+            for per, c in cap.items():   # (only existing keys are assigned: the dict keeps its size)
+                cap[per] = c + (now - was if per == 1 else now // per - was // per)
 
     def _shape_enters(self, i: int) -> None:
         shape = self.shapes[i]
@@ -652,8 +696,8 @@ class _Engine:
         """Always on (with the over-allocation check of ``_start``): a work-conserving policy, with a
         placer that fits whenever the GPUs suffice, left no waiting job that fits in the idle GPUs."""
         wg = self.waiting_gpus
-        if wg and wg[0] <= self.free_total and self.future is None and not self.stopping:
-            jv = next(v for v in self.waiting.values() if v.gpus == wg[0] and not v.instances)
+        if wg and wg.smallest() <= self.free_total and self.future is None and not self.stopping:
+            jv = next(v for v in self.waiting.values() if v.gpus == wg.smallest() and not v.instances)
             raise AsrptError(f"t={self.now}: work-conserving policy {self.policy.name} left job {jv.id} "
                              f"({jv.gpus} GPUs) waiting with {self.free_total} GPUs idle")
 

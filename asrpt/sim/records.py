@@ -134,13 +134,21 @@ class JobRecord:
         ['a', 0, 2, 1, 1, 4, 4, 1, 0, 1, 1.0, 3, '0:2']
         """
         arrival, start, completion, segments = self.arrival, self.start, self.completion, self.segments
-        return [self.id, _num(arrival), self.gpus, _num(self.weight), _num(start), _num(completion),
+        weight, p_star = self.weight, self.processing_time
+        if len(segments) == 1:
+            servers = segments[0].servers
+            spanned, placement = len(servers), placement_string(servers)
+        else:
+            spanned = max([len(s.servers) for s in segments]) if segments else 0
+            placement = placement_string(segments[-1].servers) if segments else ""
+        if (type(arrival) is int and type(start) is int and type(completion) is int and type(weight) is int
+                and type(p_star) is int):   # an integer run (nothing for _num to convert)
+            return [self.id, arrival, self.gpus, weight, start, completion, completion - arrival,
+                    start - arrival, self.preemptions, spanned, self.beta, p_star, placement]
+        return [self.id, _num(arrival), self.gpus, _num(weight), _num(start), _num(completion),
                 None if completion is None else _num(completion - arrival),     # jct
                 None if start is None else _num(start - arrival),               # queueing_delay
-                self.preemptions,
-                max([len(s.servers) for s in segments]) if segments else 0,     # servers_spanned
-                self.beta, _num(self.processing_time),
-                placement_string(segments[-1].servers) if segments else ""]     # placement
+                self.preemptions, spanned, self.beta, _num(p_star), placement]
 
 
 #: The columns of :meth:`JobRecord.to_row` and of the per-job CSV.
