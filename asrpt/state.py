@@ -249,15 +249,23 @@ class ClusterView:
         self._e = engine
         self.now = engine.now
         self.cluster: Cluster = engine.cluster
-        self.waiting = _ReadOnlyJobs(engine.waiting)
-        self.running = _ReadOnlyJobs(engine.running)
-        self.stopping = _ReadOnlyJobs(engine.stopping)
+        # the live read-only wrappers: the engine's own (``live_parts``, built once per run) if it has them
+        live = getattr(engine, "live_parts", None) or ClusterView.live_parts(engine)
+        self.waiting, self.running, self.stopping, self.free_per_server = live
         self.arrived: tuple[JobView, ...] = tuple(engine.arrived)
         self.completed: tuple[CompletedJob, ...] = tuple(engine.completed)
         self.started: tuple[JobView, ...] = tuple(engine.just_started)
         self.stopped: tuple[JobView, ...] = tuple(engine.just_stopped)
-        self.free_per_server = _ReadOnlyInts(engine.free)
         self.clairvoyant = clairvoyant
+
+    @staticmethod
+    def live_parts(engine) -> tuple:
+        """``(waiting, running, stopping, free_per_server)``: the read-only live wrappers of the
+        engine's ``waiting``, ``running`` and ``stopping`` dicts and its ``free`` list. They follow
+        the engine's state, so an engine may build them once and keep them as its ``live_parts``
+        (every view of the run then shares them)."""
+        return (_ReadOnlyJobs(engine.waiting), _ReadOnlyJobs(engine.running), _ReadOnlyJobs(engine.stopping),
+                _ReadOnlyInts(engine.free))
 
     # -- cluster -------------------------------------------------------------------------------
     @property

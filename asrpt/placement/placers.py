@@ -140,11 +140,16 @@ class CountPlacer(Placer):
         servers = count_allocation(self.order, free, per, count)
         if servers is None:
             return None
-        if job.is_abstract:
-            return Allocation(servers)
+        if job.is_abstract:   # Allocation(servers), without the frozen per-field setattr
+            alloc = _new(Allocation)
+            _put(alloc, "__dict__", {"servers": servers, "tau": None, "detail": None})
+            return alloc
         from ..dnn.perf import iteration_time_for_counts
 
         return Allocation(servers, iteration_time_for_counts(job, servers, cluster))
+
+
+_new, _put = object.__new__, object.__setattr__
 
 
 register_placer("first_fit", CountPlacer, order="first_fit",

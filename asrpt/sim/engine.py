@@ -66,6 +66,7 @@ _COMPLETE, _STOP, _WAKE = 0, 1, 3
 _ARRIVED, _WAITING, _RUNNING, _STOPPING, _DONE = (int(s) for s in (
     JobStatus.ARRIVED, JobStatus.WAITING, JobStatus.RUNNING, JobStatus.STOPPING, JobStatus.DONE))
 _INF = math.inf
+_new, _put = object.__new__, object.__setattr__
 
 
 class _JobState:
@@ -202,9 +203,9 @@ class _Engine:
 
         self.views: list[JobView] = job_views(instance)
         self.states: list[_JobState] = [
-            _JobState(job.processing_time if job.is_abstract else job.iterations) for job in instance.jobs]
+            _JobState(job.processing_time if job.model is None else job.iterations) for job in instance.jobs]
         self.arrival_order = sorted(range(len(self.views)),
-                                    key=lambda i: (self.views[i].arrival, self.views[i].key))
+                                    key=[(v.arrival, v.key) for v in self.views].__getitem__)
         self.passes = 0
         self.clairvoyant = bool(policy.clairvoyant)
         # per-instance-size capacity (sum of free // per), kept up to date as GPUs are taken or freed
@@ -226,6 +227,7 @@ class _Engine:
         self.future = None       # after a pass that filled idle GPUs: what the left-out jobs will free
         # GPU counts of waiting jobs, kept only where work conservation is checkable cheaply
         self.waiting_gpus = _Smallest() if (policy.work_conserving and placer.fits_iff_capacity) else None
+        self.live_parts = ClusterView.live_parts(self)   # every view's waiting/running/stopping/free wrappers
 
     # -- time accounting ---------------------------------------------------------------------------
     def work_done(self, i: int):
@@ -441,7 +443,7 @@ class _Engine:
     def _release(self, i: int, st: _JobState) -> None:
         now = self.now
         restart = (st.restart_until if st.restart_until < now else now) - st.seg_start
-        st.segments.append(Segment(st.seg_start, now, st.servers, st.tau, restart if restart > 0 else 0))
+        st.segments.append(Segment._of(st.seg_start, now, st.servers, st.tau, restart if restart > 0 else 0))
         st.executed += now - st.seg_start
         free = self.free
         for h, g in st.servers:
@@ -461,7 +463,10 @@ class _Engine:
         st.status = _DONE
         st.completion = self.now
         self.n_done += 1
-        self.completed.append(CompletedJob(self.views[i], self.now, st.work, self.job_status[i]))
+        done = _new(CompletedJob)   # CompletedJob(view, now, work, status), without the frozen setattr
+        _put(done, "__dict__", {"job": self.views[i], "completion": self.now, "work": st.work,
+                                "status": self.job_status[i]})
+        self.completed.append(done)
 
     def _stop_now(self, i: int, st: _JobState) -> None:
         if st.status == _STOPPING:
@@ -743,9 +748,13 @@ class _Engine:
         heap = self.heap
         report_every = max(1, n // 200)
         reported = 0
+        arrivals = [views[i].arrival for i in order] + [_INF]   # in arrival order, then a sentinel
+        waiting, arrived, waiting_gpus = self.waiting, self.arrived, self.waiting_gpus
+        shape_enters = self._shape_enters if self.waiting_shapes is not None else None
+        heappop, decide = heapq.heappop, self._decide
         while True:
             t_heap = heap[0][0] if heap else _INF
-            t_arr = views[order[ptr]].arrival if ptr < n else _INF
+            t_arr = arrivals[ptr]
             # At a tie keep the arrival's own value: a float wake-up time equal to an exact
             # arrival must not turn an exact run's clock into a float.
             t = t_arr if t_arr <= t_heap else t_heap
@@ -754,7 +763,7 @@ class _Engine:
             self.now = t
             changed = False
             while heap and heap[0][0] == t and heap[0][1] < _WAKE:
-                _, kind, _, i, token = heapq.heappop(heap)
+                _, kind, _, i, token = heappop(heap)
                 st = states[i]
                 if kind == _COMPLETE:
                     if token == st.version and st.status in (_RUNNING, _STOPPING):
@@ -765,24 +774,25 @@ class _Engine:
                     st.done = st.stop_target
                     self._stop_now(i, st)
                     changed = True
-            while ptr < n and views[order[ptr]].arrival <= t:
+            while arrivals[ptr] <= t:
                 i = order[ptr]
                 ptr += 1
                 states[i].status = _WAITING
-                self.waiting[i] = views[i]
-                self.arrived.append(views[i])
-                if self.waiting_gpus is not None and not views[i].instances:
-                    self.waiting_gpus.add(views[i].gpus)
-                if self.waiting_shapes is not None:
-                    self._shape_enters(i)
+                jv = views[i]
+                waiting[i] = jv
+                arrived.append(jv)
+                if waiting_gpus is not None and not jv.instances:
+                    waiting_gpus.add(jv.gpus)
+                if shape_enters is not None:
+                    shape_enters(i)
                 changed = True
             while heap and heap[0][0] == t and heap[0][1] == _WAKE:
-                heapq.heappop(heap)
+                heappop(heap)
                 if self.next_wake == t:
                     self.next_wake = None
                     changed = True
             if changed:
-                self._decide()
+                decide()
                 if self.progress is not None and self.n_done - reported >= report_every:
                     reported = self.n_done
                     self.progress(reported, n)
