@@ -406,6 +406,8 @@ class _Engine:
         """True when no waiting job can start in this non-preemptive pass: each waiting shape
         needs more than ``free_total`` GPUs or at least the instances refused for its size."""
         for per, counts in self.waiting_shapes.items():
+            if per > free_total:   # (every shape of this size needs at least `per` GPUs)
+                continue
             least = min(counts)
             if per * least <= free_total:
                 r = refused.get(per)
@@ -512,12 +514,13 @@ class _Engine:
     def _try_start(self, jv: JobView) -> bool:
         if jv.gpus > self.free_total:
             return False
-        if self.capacity is not None:  # count placers: reject by a cached instance capacity
-            per = jv.gpu_per_instance if jv.instances else 1
-            cap = self.capacity.get(per)
+        capacity = self.capacity
+        if capacity is not None:  # count placers: reject by a cached instance capacity
+            per, count = self.shapes[jv.index]   # (instance size, instances)
+            cap = capacity.get(per)
             if cap is None:
-                cap = self.capacity[per] = sum(f // per for f in self.free) if per > 1 else self.free_total
-            if cap < (jv.instances or jv.gpus):
+                cap = capacity[per] = sum([f // per for f in self.free]) if per > 1 else self.free_total
+            if cap < count:
                 return False
         alloc = self.placer.allocate(jv, self.free, self.cluster)
         if alloc is None:
@@ -613,6 +616,7 @@ class _Engine:
                     and getattr(order, "_d", None) is self.waiting):   # the live waiting set itself
                 self._scan_shapes(free_total)
             elif free_total and (refused is None or not self._all_refused(refused, free_total)):
+                shapes, try_start, all_refused = self.shapes, self._try_start, self._all_refused
                 for jv in order:
                     i = jv.index
                     if states[i].status != _WAITING or i in running:
@@ -623,23 +627,22 @@ class _Engine:
                             break
                         continue
                     if refused is not None:
-                        inst = jv.instances
-                        per, count = (jv.gpus // inst, inst) if inst else (1, jv.gpus)
+                        per, count = shapes[i]
                         least = refused.get(per)
                         if least is not None and count >= least:
                             continue    # (backfill only: a strict pass stopped at its first refusal)
-                        if not self._try_start(jv):
+                        if not try_start(jv):
                             if not backfill:
                                 break
                             refused[per] = count
-                            if self._all_refused(refused, free_total):
+                            if all_refused(refused, free_total):
                                 break
                             continue
                         free_total = self.free_total
-                        if not free_total or self._all_refused(refused, free_total):
+                        if not free_total or all_refused(refused, free_total):
                             break
                         continue
-                    if not self._try_start(jv):
+                    if not try_start(jv):
                         if not backfill:
                             break
                         continue
