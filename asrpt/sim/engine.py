@@ -357,6 +357,7 @@ class _Engine:
         would skip every other job (too large for ``free_total``, or of a shape refused earlier in
         the pass, see ``_decide``)."""
         queues, states, views, entry = self.shape_queues, self.states, self.views, self.entry
+        try_start = self._try_start
         heap = []
         for shape in [s for s in queues if s[0] * s[1] <= free_total]:
             q = queues[shape]
@@ -366,6 +367,20 @@ class _Engine:
                 heap.append((q[0][0], shape))
             else:
                 del queues[shape]
+        if len(heap) == 1:   # one shape may start (often: few idle GPUs): its queue in order
+            shape = heap[0][1]
+            need = shape[0] * shape[1]
+            q = queues[shape]
+            while need <= free_total and try_start(views[q[0][1]]):
+                free_total = self.free_total
+                if not free_total:
+                    return
+                q.popleft()
+                while q and (states[q[0][1]].status != _WAITING or entry[q[0][1]] != q[0][0]):
+                    q.popleft()
+                if not q:
+                    return
+            return
         heapq.heapify(heap)
         refused: dict[int, int] = {}
         while heap:
@@ -376,7 +391,7 @@ class _Engine:
                 heapq.heappop(heap)
                 continue
             q = queues[shape]
-            if not self._try_start(views[q[0][1]]):
+            if not try_start(views[q[0][1]]):
                 refused[per] = count
                 heapq.heappop(heap)
                 continue
@@ -556,7 +571,8 @@ class _Engine:
             if not isinstance(decision.order, (list, tuple)):   # the observer may read it: a list
                 decision = type(decision)(list(decision.order), decision.backfill, decision.wake_at)
             self.after_decide(view, decision)
-        self._request_wake(decision.wake_at)
+        if decision.wake_at is not None:
+            self._request_wake(decision.wake_at)
         backfill = decision.backfill
         states = self.states
         self.future = None
@@ -649,10 +665,13 @@ class _Engine:
                     free_total = self.free_total
                     if not free_total:
                         break
-        for i in self.started:
-            del self.waiting[i]
-        self.started.clear()
-        self._check_cheap()
+        if self.started:
+            waiting = self.waiting
+            for i in self.started:
+                del waiting[i]
+            self.started.clear()
+        if self.free_total and self.waiting_gpus is not None:   # (nothing to check otherwise)
+            self._check_cheap()
         if self.check:
             self._check_state(decision)
         if self.has_next_wake:
@@ -704,7 +723,8 @@ class _Engine:
         """Always on (with the over-allocation check of ``_start``): a work-conserving policy, with a
         placer that fits whenever the GPUs suffice, left no waiting job that fits in the idle GPUs."""
         wg = self.waiting_gpus
-        if wg and wg.smallest() <= self.free_total and self.future is None and not self.stopping:
+        if (wg is not None and wg.counts and self.future is None and not self.stopping
+                and wg.smallest() <= self.free_total):
             jv = next(v for v in self.waiting.values() if v.gpus == wg.smallest() and not v.instances)
             raise AsrptError(f"t={self.now}: work-conserving policy {self.policy.name} left job {jv.id} "
                              f"({jv.gpus} GPUs) waiting with {self.free_total} GPUs idle")
