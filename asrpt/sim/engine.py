@@ -45,6 +45,7 @@ waiting forever (a stalled run raises :class:`~asrpt.errors.AsrptError`).
 from __future__ import annotations
 
 import collections
+import gc
 import heapq
 import itertools
 import math
@@ -763,6 +764,20 @@ class _Engine:
 
     # -- the loop ---------------------------------------------------------------------------------------------
     def run(self, label: str | None = None) -> SimResult:
+        """The run, with the cyclic garbage collector paused for the event loop: the loop makes no
+        reference cycles (its garbage goes by reference counting), but it allocates enough for the
+        collector to sweep every live job object hundreds of times (about a fifth of a FIFO run on
+        20,000 jobs). The collector's state is restored however the run ends."""
+        collecting = gc.isenabled()
+        if collecting:
+            gc.disable()
+        try:
+            return self._run(label)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _run(self, label: str | None) -> SimResult:
         wall = _time.perf_counter()
         self.policy.reset(self.cluster, seed=self.seed)
         views, states, order = self.views, self.states, self.arrival_order
