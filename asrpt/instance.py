@@ -815,6 +815,12 @@ def _instance_problems(cluster: Cluster, jobs: Sequence[Any]) -> list[Problem]:
     None when the job had problems of its own), so these checks run even on a broken file."""
     if _no_instance_problems(cluster, jobs):
         return []
+    return _instance_problems_by_job(cluster, jobs)
+
+
+def _instance_problems_by_job(cluster: Cluster, jobs: Sequence[Any]) -> list[Problem]:
+    """:func:`_instance_problems` job by job, each problem located (the path of an instance that
+    :func:`_no_instance_problems` does not clear at once)."""
     problems: list[Problem] = []
     seen: dict[str, int] = {}
     total = cluster.total_gpus

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
@@ -165,6 +166,38 @@ class JobRecord:
                 None if start is None else _num(start - arrival),               # queueing_delay
                 self.preemptions, spanned, self.beta, _num(p_star), placement]
 
+    def _plain_csv_line(self) -> str | None:
+        """The per-job CSV line of a record of an integer run (int times, weight and size, a
+        float beta, an id the csv module writes as is): the line ``csv.writer`` writes for
+        :meth:`row_values`, formatted directly; None for any other record (the caller then asks
+        the csv module).
+
+        >>> JobRecord("a", 0, 2, 1, 1, 4, 0, 3, None, 3, 1.0, (Segment(1, 4, ((0, 2),)),))._plain_csv_line()
+        'a,0,2,1,1,4,4,1,0,1,1.0,3,0:2\\n'
+        """
+        job_id, arrival, start, completion = self.id, self.arrival, self.start, self.completion
+        weight, p_star, beta, gpus, preemptions = (self.weight, self.processing_time, self.beta, self.gpus,
+                                                   self.preemptions)
+        if not (type(arrival) is int and type(start) is int and type(completion) is int and type(weight) is int
+                and type(p_star) is int and type(beta) is float and type(gpus) is int
+                and type(preemptions) is int and type(job_id) is str and job_id
+                and not _NEEDS_QUOTES.search(job_id)):
+            return None
+        segments = self.segments
+        if len(segments) == 1:
+            servers = segments[0].servers
+            spanned, placement = len(servers), placement_string(servers)
+        else:
+            spanned = max([len(s.servers) for s in segments]) if segments else 0
+            placement = placement_string(segments[-1].servers) if segments else ""
+        if _NEEDS_QUOTES.search(placement):
+            return None
+        return (f"{job_id},{arrival},{gpus},{weight},{start},{completion},{completion - arrival},"
+                f"{start - arrival},{preemptions},{spanned},{beta!r},{p_star},{placement}\n")
+
+
+#: What makes the csv module quote a field (with its default dialect and a "\\n" line end).
+_NEEDS_QUOTES = re.compile(r'[,"\r\n]')
 
 #: The columns of :meth:`JobRecord.to_row` and of the per-job CSV.
 ROW_COLUMNS = ("job_id", "arrival", "gpus", "weight", "start_time", "finish_time", "jct", "queue_delay",
@@ -209,11 +242,21 @@ class SimResult:
 
     def jobs_csv(self) -> str:
         """Per-job CSV (columns of :meth:`JobRecord.to_row`)."""
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(ROW_COLUMNS if self.records else ["job_id"])
-        writer.writerows([r.row_values() for r in self.records])
-        return buf.getvalue()
+        lines = [",".join(ROW_COLUMNS) + "\n" if self.records else "job_id\n"]
+        append = lines.append
+        buf = writer = None
+        for r in self.records:
+            line = r._plain_csv_line()
+            if line is None:   # the csv module's line of row_values()
+                if writer is None:
+                    buf = io.StringIO()
+                    writer = csv.writer(buf, lineterminator="\n")
+                buf.seek(0)
+                buf.truncate()
+                writer.writerow(r.row_values())
+                line = buf.getvalue()
+            append(line)
+        return "".join(lines)
 
     def to_dict(self, *, jobs: bool = False) -> dict:
         out = {"policy": self.label, "options": dict(self.options),
