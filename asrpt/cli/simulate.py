@@ -7,6 +7,7 @@ import json
 import os
 import sys
 
+from .._gc import gc_paused
 from ..errors import InvalidParameterError
 from ..instance import Cluster
 from ..policies import make_policy, user_policy_spec
@@ -183,7 +184,8 @@ def run(args) -> int:
     results = run_policies(instance, policies, args, progress=show)
     write_plot(args.plot, lambda: _jct_figure(results))
     if args.out:
-        written = write_outputs(args.out, instance, results, report)
+        with gc_paused():
+            written = write_outputs(args.out, instance, results, report)
         if not args.json:
             print(f"wrote {len(written)} files to {args.out}", file=sys.stderr)
     if args.json:

@@ -45,7 +45,6 @@ waiting forever (a stalled run raises :class:`~asrpt.errors.AsrptError`).
 from __future__ import annotations
 
 import collections
-import gc
 import heapq
 import itertools
 import math
@@ -53,6 +52,7 @@ import time as _time
 from numbers import Real
 from typing import Callable
 
+from .._gc import gc_paused
 from .._validation import Interval, Options, validate_params
 from ..errors import AsrptError, InvalidParameterError
 from ..instance import Instance
@@ -764,20 +764,6 @@ class _Engine:
 
     # -- the loop ---------------------------------------------------------------------------------------------
     def run(self, label: str | None = None) -> SimResult:
-        """The run, with the cyclic garbage collector paused for the event loop: the loop makes no
-        reference cycles (its garbage goes by reference counting), but it allocates enough for the
-        collector to sweep every live job object hundreds of times (about a fifth of a FIFO run on
-        20,000 jobs). The collector's state is restored however the run ends."""
-        collecting = gc.isenabled()
-        if collecting:
-            gc.disable()
-        try:
-            return self._run(label)
-        finally:
-            if collecting:
-                gc.enable()
-
-    def _run(self, label: str | None) -> SimResult:
         wall = _time.perf_counter()
         self.policy.reset(self.cluster, seed=self.seed)
         views, states, order = self.views, self.states, self.arrival_order
@@ -920,6 +906,7 @@ def run_engine(instance: Instance, policy: Policy, placer: Placer, *, preemption
     if observer is not None and not (callable(observer) or hasattr(observer, "before_decide")
                                      or hasattr(observer, "after_decide")):
         raise InvalidParameterError(f"observer must be a callable or an Observer, got {type(observer).__name__}")
-    engine = _Engine(instance, policy, placer, preemption_cost, seed, check_invariants, progress,
-                     preemption_point, observer)
-    return engine.run(label)
+    with gc_paused():   # (the engine's states and its loop make no reference cycles: asrpt._gc)
+        engine = _Engine(instance, policy, placer, preemption_cost, seed, check_invariants, progress,
+                         preemption_point, observer)
+        return engine.run(label)
