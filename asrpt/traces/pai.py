@@ -16,8 +16,10 @@ from __future__ import annotations
 import os
 
 from .._validation import validate_params
-from ..instance import Cluster, Instance
-from .base import TraceReport, abstract_job, read_csv_records, trace_status
+from ..instance import LIMITS, Cluster, Instance, Job
+from .base import TraceReport, _plain_string, abstract_job, read_csv_records, trace_status
+
+_MAX_TIME, _MAX_STRING, _MAX_INSTANCES = LIMITS["time"], LIMITS["string_length"], LIMITS["servers"]
 
 __all__ = ["read_pai", "PAI_COLUMNS", "looks_like_pai"]
 
@@ -87,11 +89,18 @@ def read_pai(path: str | os.PathLike, cluster: Cluster) -> tuple[Instance, Trace
         elif per > G:
             report.filtered[f"an instance needs more than a server's {G} GPUs"] += 1
         else:
-            job = abstract_job(report, line, job_id, submit, n_inst * per, duration, instances=n_inst,
-                               user=row[c_user].strip() or None,
-                               status=None if c_status is None else trace_status(row[c_status]))
-            if job is None:
-                continue
+            user = row[c_user].strip() or None
+            status = None if c_status is None else trace_status(row[c_status])
+            if (type(submit) is int and type(duration) is int and submit <= _MAX_TIME and duration <= _MAX_TIME
+                    and n_inst <= _MAX_INSTANCES and len(job_id) <= _MAX_STRING and job_id.isascii()
+                    and job_id.isprintable() and (user is None or _plain_string(user))):
+                # what abstract_job checks, less what the tests above have shown (an integer row)
+                job = Job._abstract(job_id, submit, n_inst * per, duration, n_inst, user, status)
+            else:
+                job = abstract_job(report, line, job_id, submit, n_inst * per, duration, instances=n_inst,
+                                   user=user, status=status)
+                if job is None:
+                    continue
             if cpus:
                 cpu_rows += 1
             seen.add(job_id)
