@@ -136,10 +136,10 @@ def write_outputs(out_dir: str, instance, results, report) -> list[str]:
                "trace": report.to_dict() if report else None,
                "results": [r.to_dict() for r in results]}
     path = os.path.join(out_dir, "summary.json")
-    from .._json import jsonable
+    from .._json import dumps_indented, jsonable
 
     with open(path, "w", encoding="utf-8") as fh:
-        json.dump(jsonable(summary), fh, indent=2, allow_nan=False)
+        fh.write(dumps_indented(jsonable(summary)))   # json.dump(..., indent=2, allow_nan=False)
     written.append(path)
     path = os.path.join(out_dir, "comparison.csv")
     with open(path, "w", encoding="utf-8") as fh:

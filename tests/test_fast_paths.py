@@ -1,17 +1,19 @@
-"""The fast paths of the PAI reader, the instance checks, the per-job CSV and the engine's
-smallest waiting demand, each against its slow twin (issue 18): same jobs, same reports, same
-problems, same bytes, same answers, on random and boundary inputs."""
+"""The fast paths of the PAI reader, the instance checks, the per-job CSV, the indented JSON and
+the engine's smallest waiting demand, each against its slow twin (issue 18): same jobs, same
+reports, same problems, same bytes, same answers, on random and boundary inputs."""
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import random
 from fractions import Fraction
 
 import pytest
 
+from asrpt._json import dumps_indented, jsonable
 from asrpt.instance import Cluster, Instance, Job, Server, _instance_problems_by_job, _no_instance_problems, id_key
 from asrpt.sim.engine import _Smallest
 from asrpt.sim.records import ROW_COLUMNS, JobRecord, Segment, SimResult
@@ -190,3 +192,31 @@ def test_smallest_agrees_with_a_sorted_list():
         assert bool(s) == bool(ref)
         if ref:
             assert s.smallest() == min(ref)
+
+
+def _random_json(rng, depth=0):
+    r = rng.random()
+    if depth < 4 and r < 0.3:
+        return {rng.choice(["a", "b", "é", "\n", 'q"', "k%d" % rng.randrange(9)]): _random_json(rng, depth + 1)
+                for _ in range(rng.randrange(0, 5))}
+    if depth < 4 and r < 0.45:
+        return [_random_json(rng, depth + 1) for _ in range(rng.randrange(0, 4))]
+    if depth < 4 and r < 0.5:
+        return tuple(_random_json(rng, depth + 1) for _ in range(rng.randrange(0, 3)))
+    return rng.choice([0, -3, 10**30, 1.5, -0.0, 1e300, 3.14159, None, True, False, "s", "ünï", "\u2028", "",
+                       "a\\b", Fraction(1, 3), Fraction(4, 2), float("inf")])
+
+
+def test_dumps_indented_equals_the_json_module():
+    rng = random.Random(3)
+    for _ in range(3000):
+        x = jsonable(_random_json(rng))
+        assert dumps_indented(x) == json.dumps(x, indent=2, allow_nan=False)
+        assert dumps_indented(x, indent=4) == json.dumps(x, indent=4, allow_nan=False)
+    odd = {1: 2, 2.5: [3], None: {"x": ()}, False: "f"}
+    assert dumps_indented(odd) == json.dumps(odd, indent=2, allow_nan=False)
+    for bad in ({"n": float("nan")}, [float("inf")], {(1, 2): 3}):   # the json module's own errors
+        with pytest.raises((ValueError, TypeError)) as want:
+            json.dumps(bad, indent=2, allow_nan=False)
+        with pytest.raises(type(want.value), match=".*"):
+            dumps_indented(bad)
