@@ -360,13 +360,20 @@ class _Engine:
         queues, states, views, entry = self.shape_queues, self.states, self.views, self.entry
         try_start = self._try_start
         heap = []
-        for shape in [s for s in queues if s[0] * s[1] <= free_total]:
-            q = queues[shape]
+        empty = None
+        for shape, q in queues.items():
+            if shape[0] * shape[1] > free_total:
+                continue
             while q and (states[q[0][1]].status != _WAITING or entry[q[0][1]] != q[0][0]):
                 q.popleft()
             if q:
                 heap.append((q[0][0], shape))
+            elif empty is None:
+                empty = [shape]
             else:
+                empty.append(shape)
+        if empty is not None:
+            for shape in empty:
                 del queues[shape]
         if len(heap) == 1:   # one shape may start (often: few idle GPUs): its queue in order
             shape = heap[0][1]
