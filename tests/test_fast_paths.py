@@ -220,3 +220,27 @@ def test_dumps_indented_equals_the_json_module():
             json.dumps(bad, indent=2, allow_nan=False)
         with pytest.raises(type(want.value), match=".*"):
             dumps_indented(bad)
+
+
+def _walk(free, per, count):
+    """count_allocation's general walk over servers in id order (the slow twin of its first_fit path)."""
+    remaining, out = count, []
+    for h in range(len(free)):
+        k = free[h] // per
+        if k:
+            k = min(k, remaining)
+            out.append((h, k * per))
+            remaining -= k
+            if not remaining:
+                break
+    return None if remaining else tuple(out)
+
+
+def test_first_fit_allocation_equals_the_general_walk():
+    from asrpt.placement.placers import count_allocation
+
+    rng = random.Random(0)
+    for _ in range(20000):
+        free = [rng.randrange(0, 9) for _ in range(rng.randrange(1, 8))]
+        per, count = rng.choice([1, 2, 3, 4, 8]), rng.randrange(0, 12)
+        assert count_allocation("first_fit", free, per, count) == _walk(free, per, count)

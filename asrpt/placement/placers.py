@@ -94,6 +94,18 @@ def count_allocation(order: str, free: Sequence[int], per: int, count: int) -> t
             if not progressed:
                 return None
         return tuple((h, g) for h, g in enumerate(taken) if g)
+    if order == "first_fit" and count > 0:   # the walk below, in server order, with fewer steps
+        out = []
+        remaining = count
+        for h, f in enumerate(free):
+            if f >= per:
+                k = f // per
+                if k >= remaining:
+                    out.append((h, remaining * per))
+                    return tuple(out)
+                out.append((h, k * per))
+                remaining -= k
+        return None
     remaining = count
     out = []
     for h in (range(len(free)) if order == "first_fit" else _server_order(order, free, per, count)):
