@@ -768,7 +768,7 @@ class CountTimes:
     >>> times(job, ((0, 4), (1, 4))) == iteration_time_for_counts(job, ((0, 4), (1, 4)), c)
     True
     >>> times(job, ((0, 2), (1, 6))) == times(job, ((0, 6), (1, 2))), len(times)
-    (True, 1)
+    (True, 2)
     """
 
     __slots__ = ("cluster", "params", "_by_counts", "_values", "_jobs")
