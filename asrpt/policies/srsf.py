@@ -53,39 +53,34 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, insort
-from operator import itemgetter
 from numbers import Real
+
+import numpy as np
 
 from .._validation import Interval, Options
 from ..predict.base import prediction_reached
 from ..sizes import exact_mul
+from ._running import ArrayRun, JobTable, TupleRun, _floaty, float_values, merged
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["SRSF"]
 
 
 class _MergedOrder:
-    """The sorted running and waiting entries read as one priority order, lazily and as often as
-    asked (the engine reads a prefix; entries are unique, so the merge is the sort of both): the
-    running jobs ahead of every waiting one first, then the merge of the rest."""
+    """The sorted running entries (a :class:`~asrpt.policies._running.TupleRun` or
+    :class:`~asrpt.policies._running.ArrayRun`) and the sorted waiting ones read as one priority
+    order, lazily and as often as asked (the engine reads a prefix): :func:`merged`."""
 
     __slots__ = ("_running", "_waiting", "_views")
 
-    def __init__(self, running: list, waiting: list, views: dict):
+    def __init__(self, running, waiting: list, views: dict):
         self._running, self._waiting, self._views = running, waiting, views
 
     def __len__(self) -> int:
         return len(self._running) + len(self._waiting)
 
     def __iter__(self):
-        running, waiting, view_of = self._running, self._waiting, self._views.__getitem__
-        k = bisect_left(running, waiting[0]) if waiting and running else len(running)
-        yield from [view_of(e[3]) for e in running[:k]]
-        tail = heapq.merge(running[k:], waiting) if k < len(running) else waiting
-        yield from map(view_of, map(_INDEX, tail))
-
-
-_INDEX = itemgetter(3)
+        return merged(self._running, self._waiting, self._views)
 
 
 @register_policy("srsf")
@@ -147,10 +142,14 @@ class SRSF(PredictorPolicy):
         self._pending: dict[int, object] = {}  # jobs whose state changed since they were keyed
         self._left: dict[int, object] = {}     # index -> predicted remaining work, last keyed
         self._cross: list = []                 # heap (time it reaches its prediction, index) of running jobs
+        self._table = JobTable()               # per-job arrays for the numpy pass (_running_arrays)
 
     def _note_changes(self, view) -> None:
         """Record the view's deltas (shown once, to decide or next_wake, whichever comes first)."""
         pending = self._pending
+        add = self._table.add
+        for job in view.arrived:
+            add(job)
         for group in (view.arrived, view.started, view.stopped):
             for job in group:
                 pending[job.index] = job
@@ -194,10 +193,64 @@ class SRSF(PredictorPolicy):
             size = size * (1 - self.epsilon)
         return size
 
-    def _running_keys(self, view, pred) -> list:
-        """The ranking entries of the running jobs, whose remaining sizes move: ``_size`` of each
-        (the same arithmetic), from one pass over the engine's progress; also notes when each
-        reaches its prediction (``_cross``, a heap read by :meth:`_next_crossing`)."""
+    def _running_keys(self, view, pred):
+        """The ranking entries of the running jobs, whose remaining sizes move, as a sorted run
+        (:mod:`asrpt.policies._running`): ``_size`` of each (the same arithmetic), from one pass
+        over the engine's progress, in numpy where the values are floats
+        (:meth:`_running_arrays`); also notes when each reaches its prediction (``_cross``, a heap
+        read by :meth:`_next_crossing`)."""
+        run = self._running_arrays(view, pred)
+        if run is None:
+            entries = self._running_tuples(view, pred)
+            entries.sort()
+            run = TupleRun(entries)
+        return run
+
+    def _running_arrays(self, view, pred):
+        """The numpy form of :meth:`_running_tuples` (the same numbers: the same IEEE operations in
+        the same order), or None (nothing done) where the engine's arrays or the predictions are not
+        all floats; jobs that reached their prediction are raised in Python, in running order."""
+        epsilon = self.epsilon
+        if self._table.exact or (epsilon and type(epsilon) is not float):
+            return None
+        got = view.running_arrays()
+        if got is None:
+            return None
+        idx, done, tau, stopping = got
+        index = idx.tolist()
+        work = float_values(pred, index)
+        if work is None:
+            return None
+        now = view.now
+        if self.adaptive != "off":
+            rest = work - done
+            reached = np.flatnonzero((rest <= 0) | (now + rest * tau <= now))
+            if len(reached):
+                views = self._views
+                raised = []
+                for p in reached.tolist():
+                    raised.append(self._raise_prediction(view, views[index[p]]))
+                if not all(map(_floaty, raised)):   # a new prediction floats cannot hold
+                    return TupleRun(sorted(self._running_tuples(view, pred, set(index[p] for p in reached.tolist()))))
+                work[reached] = raised
+        left = work - done
+        left = np.where(left < 0, 0.0, left)
+        self._left.update(zip(index, left.tolist()))
+        t = self._table
+        size = left * t.tau_star[idx]
+        if self.key == "gpu_time":
+            size = size * t.gpus[idx]
+        if epsilon:
+            size = np.where(stopping, size, size * (1 - epsilon))
+        pos = left > 0
+        when, who = now + left[pos] * tau[pos], idx[pos]
+        order = np.lexsort((who, when))
+        self._cross = list(zip(when[order].tolist(), who[order].tolist()))  # sorted: a heap
+        return ArrayRun(size, idx, t)
+
+    def _running_tuples(self, view, pred, raised=frozenset()) -> list:
+        """The ranking entries ``(size, arrival, key, index)`` of the running jobs (the Python
+        path); jobs in ``raised`` already got their new prediction in this pass."""
         now = view.now
         adaptive = self.adaptive != "off"
         gpu_time = self.key == "gpu_time"
@@ -208,7 +261,7 @@ class SRSF(PredictorPolicy):
         for job, done, tau, stopping in view.running_progress():
             i = job.index
             work = pred[i]
-            if adaptive:
+            if adaptive and i not in raised:
                 rest = work - done
                 if prediction_reached(now, rest, tau):
                     work = self._raise_prediction(view, job)
@@ -255,7 +308,6 @@ class SRSF(PredictorPolicy):
                 entry_of[i] = entry
                 insort(waiting, entry)
         self._pending.clear()
-        running.sort()
         return Decision(_MergedOrder(running, waiting, self._views), backfill=True)
 
     def next_wake(self, view):

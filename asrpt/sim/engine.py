@@ -52,6 +52,7 @@ import time as _time
 from numbers import Real
 from typing import Callable
 
+import numpy as np
 from sortedcontainers import SortedList
 
 from .._validation import Interval, Options, validate_params
@@ -68,6 +69,46 @@ _COMPLETE, _STOP, _WAKE = 0, 1, 3
 _ARRIVED, _WAITING, _RUNNING, _STOPPING, _DONE = (int(s) for s in (
     JobStatus.ARRIVED, JobStatus.WAITING, JobStatus.RUNNING, JobStatus.STOPPING, JobStatus.DONE))
 _INF = math.inf
+_FLOAT_EXACT = 2 ** 53   # ints below this (in magnitude) are floats exactly
+
+
+def _floaty(x) -> bool:
+    """True when ``x`` is a float, or an int that a float holds exactly (so float64 arithmetic on
+    it gives the bits Python's mixed int/float arithmetic gives)."""
+    t = type(x)
+    return t is float or (t is int and -_FLOAT_EXACT < x < _FLOAT_EXACT)
+
+
+class _ProgressArrays:
+    """Float64 copies of the per-job progress state (``done``, ``t_last``, ``restart_until``,
+    ``tau``), written by the engine wherever a running job's values change (``sync``), for
+    :meth:`_Engine.running_arrays`. ``exact`` turns on for good once a synced value is not
+    :func:`_floaty` or a job runs without an iteration time (abstract jobs): the arrays are then
+    never read, and policies keep their Python path."""
+
+    __slots__ = ("done", "t_last", "restart", "tau", "mark", "exact")
+
+    def __init__(self, states):
+        n = len(states)
+        self.done = np.zeros(n)
+        self.t_last = np.zeros(n)
+        self.restart = np.zeros(n)
+        self.tau = np.ones(n)
+        self.mark = np.zeros(n, dtype=bool)   # scratch: the stopping jobs, set and cleared per call
+        self.exact = False
+        for i, st in enumerate(states):
+            if st.status in (_RUNNING, _STOPPING):
+                self.sync(i, st)
+
+    def sync(self, i: int, st) -> None:
+        done, t_last, restart, tau = st.done, st.t_last, st.restart_until, st.tau
+        if type(tau) is not float or not (_floaty(done) and _floaty(t_last) and _floaty(restart)):
+            self.exact = True
+            return
+        self.done[i] = done
+        self.t_last[i] = t_last
+        self.restart[i] = restart
+        self.tau[i] = tau
 
 
 class _JobState:
@@ -126,6 +167,8 @@ class Observer:
 
 
 class _Engine:
+    arrays: _ProgressArrays | None = None   # built at the first running_arrays() call
+
     def __init__(self, instance: Instance, policy, placer: Placer, preemption_cost, seed,
                  check_invariants: bool, progress: Callable | None, preemption_point: str = "iteration",
                  observer=None):
@@ -210,6 +253,37 @@ class _Engine:
             append((jv, done, jv.tau_star if tau is None else tau, st.status == _STOPPING))
         return out
 
+    def running_arrays(self):
+        """``(index, done, tau, stopping)``: numpy arrays over the running jobs in the order of
+        ``running`` (job indices, work done now, iteration time, stopping flags), the values
+        :meth:`running_progress` gives, bit for bit (the same IEEE operations in the same order);
+        or None when they would not be (a value that is not a float or an int below 2**53, as in
+        exact runs with Fractions, or an abstract job)."""
+        arr = self.arrays
+        if arr is None:
+            arr = self.arrays = _ProgressArrays(self.states)
+        now = self.now
+        if arr.exact or not _floaty(now):
+            return None
+        running = self.running
+        idx = np.fromiter(running, dtype=np.intp, count=len(running))
+        t0 = arr.t_last[idx]
+        ru = arr.restart[idx]
+        eff = np.where(ru > t0, ru, t0)
+        tau = arr.tau[idx]
+        delta = now - eff
+        done = arr.done[idx] + np.where(delta > 0, delta / tau, 0.0)
+        stopping = self.stopping
+        if stopping:
+            mark = arr.mark
+            s = np.fromiter(stopping, dtype=np.intp, count=len(stopping))
+            mark[s] = True
+            flags = mark[idx]
+            mark[s] = False
+        else:
+            flags = np.zeros(len(idx), dtype=bool)
+        return idx, done, tau, flags
+
     def running_executed(self) -> list:
         """``(view, executed time, stopping)`` of every running job, in the order of ``running``:
         what ``executed_time`` and ``ClusterView.is_stopping`` give one by one."""
@@ -275,6 +349,8 @@ class _Engine:
         if st.first_start is None:
             st.first_start = now
         st.version += 1
+        if self.arrays is not None:
+            self.arrays.sync(i, st)
         self.started.append(i)  # removed from `waiting` after the scan (the order may be a live view)
         if self.waiting_gpus is not None and not jv.instances:
             self.waiting_gpus.remove(jv.gpus)
@@ -387,6 +463,8 @@ class _Engine:
         st.restart_until = restart_until
         st.preemptions -= 1
         st.version += 1
+        if self.arrays is not None:
+            self.arrays.sync(i, st)
         self.just_stopped.remove(jv)
         self.started.append(i)
         if self.waiting_gpus is not None and not jv.instances:
@@ -438,6 +516,8 @@ class _Engine:
         st = self.states[i]
         now = self.now
         self._advance(st, now)
+        if self.arrays is not None:
+            self.arrays.sync(i, st)
         if st.tau is None or now <= st.restart_until or self.immediate:
             tau, restart_until = st.tau, st.restart_until
             self._stop_now(i, st)
