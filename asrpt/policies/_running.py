@@ -9,8 +9,8 @@ share:
 
 - :class:`JobTable`: per-job arrays (arrival rank, tau*, GPUs, the view, arrival, key), filled as
   the policy first sees each job;
-- :func:`float_values`: a job-indexed mapping's values for some jobs as a float64 array, or None
-  when a float could not hold one of them exactly;
+- :class:`RunningLeft` and :class:`SortedCrossings`: the predicted remaining work and the crossing
+  times noted at the decision, from arrays, read by the tracker's ``noted_crossing``;
 - :class:`TupleRun` and :class:`ArrayRun`: a sorted run of running entries ``(size, arrival, key,
   index)``, as tuples (the Python path) or as arrays sorted by ``(size, arrival rank)`` (the same
   order: jobs arrive in ``(arrival, key, index)`` order), and :func:`merged`, the run read with a
@@ -24,12 +24,12 @@ Exact runs (Fractions, ints beyond floats) keep the Python path; tests compare b
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from operator import itemgetter
 
 import numpy as np
 
-__all__ = ["JobTable", "float_values", "TupleRun", "ArrayRun", "merged"]
+__all__ = ["JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "ArrayRun", "merged"]
 
 _FLOAT_EXACT = 2 ** 53
 _INDEX = itemgetter(3)
@@ -91,21 +91,44 @@ class JobTable:
         self.key[i] = job.key
 
 
-def float_values(mapping, indices: list):
-    """``[mapping[i] for i in indices]`` as a float64 array, or None when one of them is not a
-    float or an int below 2**53 (a float would not hold it exactly).
+class RunningLeft:
+    """Predicted remaining work by job index: the running jobs' from arrays (``index``,
+    ``left``, at the decision), the others' from the dict ``rest`` (what
+    :meth:`~asrpt.predict.base.PredictionTracker.noted_crossing` reads with ``get``)."""
 
-    >>> float_values({0: 1.5, 1: 2}, [1, 0]).tolist(), float_values({0: 2 ** 60}, [0])
-    ([2.0, 1.5], None)
-    """
-    values = list(map(mapping.__getitem__, indices))
-    types = set(map(type, values))
-    if not types <= {float}:
-        if not types <= {float, int}:
-            return None
-        if not all(-_FLOAT_EXACT < v < _FLOAT_EXACT for v in values if type(v) is int):
-            return None
-    return np.array(values, dtype=np.float64)
+    __slots__ = ("index", "left", "rest")
+
+    def __init__(self, index, left, rest: dict):
+        self.index, self.left, self.rest = index, left, rest
+
+    def get(self, i, default=None):
+        pos = np.flatnonzero(self.index == i)
+        if len(pos):
+            return self.left[pos[0]].item()
+        return self.rest.get(i, default)
+
+
+class SortedCrossings:
+    """``(time, index)`` entries in ascending order, from arrays, read as
+    :meth:`~asrpt.predict.base.PredictionTracker.noted_crossing` reads a heap: ``noted[0]``,
+    ``popleft()``, truth (entries built one at a time, as read)."""
+
+    __slots__ = ("when", "who", "pos")
+
+    def __init__(self, when, who):
+        order = np.lexsort((who, when))
+        self.when, self.who, self.pos = when[order], who[order], 0
+
+    def __len__(self) -> int:
+        return len(self.when) - self.pos
+
+    def __getitem__(self, k: int) -> tuple:
+        if k != 0:
+            raise IndexError("only the first entry is read")
+        return self.when[self.pos].item(), self.who[self.pos].item()
+
+    def popleft(self) -> None:
+        self.pos += 1
 
 
 class TupleRun:
@@ -145,34 +168,58 @@ class ArrayRun:
     def __len__(self) -> int:
         return len(self.index)
 
-    def count_below(self, entry) -> int:
-        """How many entries sort before the entry ``(size, arrival, key, index)`` of another job."""
-        size = entry[0]
-        if type(size) is not float:      # not comparable as a float: compare the tuples
-            return bisect_left(self.tail(0), entry)
-        lo = int(np.searchsorted(self.size, size, side="left"))
-        hi = int(np.searchsorted(self.size, size, side="right"))
-        if lo == hi:
-            return lo
-        return lo + int(np.searchsorted(self.rank[lo:hi], self.table.rank[entry[3]]))
-
-    def head(self, k: int, views: dict, skip) -> list:
-        index = self.index[:k]
+    def merge(self, waiting, views: dict, skip):
+        """The views of this run merged with the sorted waiting entries: before each waiting entry
+        every running one that sorts below it (found by bisection on the sizes, then on the ranks
+        among equal sizes), as slices of one list of views."""
+        index = self.index
         if skip:
-            index = index[~np.isin(index, list(skip))]
-        return self.table.views[index].tolist()
-
-    def tail(self, k: int) -> list:
-        index = self.index[k:]
-        t = self.table
-        return list(zip(self.size[k:].tolist(), t.arrival[index].tolist(), t.key[index].tolist(),
-                        index.tolist()))
+            keep = ~np.isin(index, list(skip))
+            index, sizes, ranks = index[keep], self.size[keep], self.rank[keep]
+        else:
+            sizes, ranks = self.size, self.rank
+        run = self.table.views[index].tolist()
+        n = len(run)
+        if not waiting:
+            yield from run
+            return
+        sizes = sizes.tolist()
+        rank_of = self.table.rank
+        rank_list = None
+        pos = 0
+        it = iter(waiting)
+        for entry in it:
+            if pos < n:
+                size = entry[0]
+                k = bisect_left(sizes, size, pos)
+                if k < n and sizes[k] == size:     # equal sizes: by (arrival, key, index), the rank
+                    if rank_list is None:
+                        rank_list = ranks.tolist()
+                    hi = bisect_right(sizes, size, k)
+                    k = bisect_left(rank_list, rank_of[entry[3]].item(), k, hi)
+                if k > pos:
+                    yield from run[pos:k]
+                    pos = k
+            i = entry[3]
+            if skip and i in skip:
+                continue
+            yield views[i]
+            if pos >= n:
+                break
+        yield from run[pos:]
+        if skip:
+            yield from (views[e[3]] for e in it if e[3] not in skip)
+        else:
+            yield from map(views.__getitem__, map(_INDEX, it))
 
 
 def merged(running, waiting, views: dict, skip=()):
     """Job views in the order of the sorted run ``running`` merged with the sorted list
     ``waiting`` (entries unique, so the merge is the sort of both), leaving out indices in
     ``skip``: the running entries ahead of every waiting one first, as they are."""
+    if type(running) is ArrayRun:
+        yield from running.merge(waiting, views, skip)
+        return
     k = running.count_below(waiting[0]) if waiting and len(running) else len(running)
     yield from running.head(k, views, skip)
     tail = heapq.merge(running.tail(k), waiting) if k < len(running) else waiting

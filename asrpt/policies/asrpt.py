@@ -55,6 +55,7 @@ from bisect import bisect_left
 from numbers import Real
 from operator import itemgetter
 
+import numpy as np
 from sortedcontainers import SortedList
 
 from .._validation import Interval, Options
@@ -64,6 +65,7 @@ from ..single.gang import GangSRPTMachine
 from ..single.srpt import SRPTMachine
 from ..sizes import exact_div, exact_mul, integral
 from ..state import VirtualRun
+from ._running import ArrayRun, JobTable, RunningLeft, SortedCrossings, TupleRun, merged
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["ASRPT"]
@@ -178,6 +180,7 @@ class ASRPT(PredictorPolicy):
         self._stored: dict[int, tuple] = {}         # fluid: index -> its entry in _unfinished
         self._fresh: list = []                      # fluid: finished jobs not yet collected
         self._waiting = SortedList()                # (remaining GPU-time, arrival, tie, index)
+        self._table = JobTable()                    # per-job arrays for the numpy pass (_adaptive_arrays)
         self._wentry: dict[int, tuple] = {}
         self._overdue = SortedList()                # (C~, tie, index) of overdue active jobs
         self._oentry: dict[int, tuple] = {}
@@ -294,18 +297,13 @@ class ASRPT(PredictorPolicy):
         if running is None:
             left = self._left.get
             running = [self._rank_key(view, j, left(j.index)) for j in view.running]
-        running.sort()
-        waiting = self._waiting
+        if type(running) is list:
+            running.sort()
+            running = TupleRun(running)
         # Running jobs ahead of every waiting one come first as they are; the others are merged.
-        k = bisect_left(running, waiting[0]) if waiting and running else len(running)
         if skip:
-            head = [views[e[3]] for e in running[:k] if e[3] not in skip]
-        else:
-            head = [views[e[3]] for e in running[:k]]
-        tail = heapq.merge(running[k:], waiting) if k < len(running) else waiting
-        if skip:
-            return itertools.chain(head, (views[e[3]] for e in tail if e[3] not in skip))
-        return itertools.chain(head, (views[e[3]] for e in tail))
+            return merged(running, self._waiting, views, skip)
+        return merged(running, self._waiting, views)
 
     def _observe(self, view) -> None:
         """Jobs the engine started or stopped since the last view: started ones leave the waiting
@@ -335,6 +333,7 @@ class ASRPT(PredictorPolicy):
         i = job.index
         work = self.tracker_.predicted[i]
         self._views[i] = job
+        self._table.add(job)
         self._tie[i] = job.key
         self._active.add(i)
         size = self._virtual_size(job, work)
@@ -447,7 +446,51 @@ class ASRPT(PredictorPolicy):
     def _adaptive_step(self, view) -> None:
         """Re-predict running jobs whose work done reached their prediction (step 3), in the
         view's order of running jobs; key them for the ranking (``_rkeys``) and note when each
-        reaches its (new) prediction (``_cross``, a heap read by :meth:`_next_crossing`)."""
+        reaches its (new) prediction (``_cross``, a heap read by :meth:`_next_crossing`). In numpy
+        where the values are floats (:meth:`_adaptive_arrays`, the same numbers)."""
+        if not self._adaptive_arrays(view):
+            self._adaptive_tuples(view)
+
+    def _adaptive_arrays(self, view) -> bool:
+        """The numpy form of :meth:`_adaptive_tuples` (the same IEEE operations in the same order):
+        ``_rkeys`` becomes an :class:`~asrpt.policies._running.ArrayRun`; False (nothing done)
+        where the engine's arrays or the predictions are not all floats. Jobs that reached their
+        prediction are resized in Python, in running order."""
+        table = self._table
+        if table.exact:
+            return False
+        got = view.running_arrays()
+        if got is None:
+            return False
+        idx, done, tau, _ = got
+        tracker = self.tracker_
+        preds = tracker.prediction_array()
+        if preds is None:
+            return False
+        now = view.now
+        rest = preds[idx] - done
+        reached = np.flatnonzero((rest <= 0) | (now + rest * tau <= now))
+        if len(reached):
+            views = self._views
+            who = idx[reached].tolist()
+            for i in who:
+                job = views[i]
+                self._resize(view, job, tracker.overrun(view, job, self.adaptive))
+            preds = tracker.prediction_array()
+            if preds is None:                    # a new prediction floats cannot hold
+                self._adaptive_tuples(view, set(who))
+                return True
+            rest[reached] = preds[idx[reached]] - done[reached]
+        self._left = RunningLeft(idx, rest, {})
+        pos = rest > 0
+        self._cross = SortedCrossings(now + rest[pos] * tau[pos], idx[pos])
+        self._rkeys = ArrayRun(np.where(rest < 0, 0.0, rest) * table.tau_star[idx] * table.gpus[idx],
+                               idx, table)
+        return True
+
+    def _adaptive_tuples(self, view, raised=frozenset()) -> None:
+        """The Python path of :meth:`_adaptive_step`; jobs in ``raised`` already got their new
+        prediction in this pass."""
         tracker, pred = self.tracker_, self.tracker_.predicted
         left = self._left = {}
         keys = self._rkeys = []
@@ -456,7 +499,7 @@ class ASRPT(PredictorPolicy):
         for job, done, tau, _ in view.running_progress():
             i = job.index
             rest = pred[i] - done
-            if prediction_reached(now, rest, tau):
+            if i not in raised and prediction_reached(now, rest, tau):
                 self._resize(view, job, tracker.overrun(view, job, self.adaptive))
                 rest = pred[i] - done
             left[i] = rest

@@ -60,7 +60,7 @@ import numpy as np
 from .._validation import Interval, Options
 from ..predict.base import prediction_reached
 from ..sizes import exact_mul
-from ._running import ArrayRun, JobTable, TupleRun, _floaty, float_values, merged
+from ._running import ArrayRun, JobTable, RunningLeft, SortedCrossings, TupleRun, _floaty, merged
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["SRSF"]
@@ -143,6 +143,7 @@ class SRSF(PredictorPolicy):
         self._left: dict[int, object] = {}     # index -> predicted remaining work, last keyed
         self._cross: list = []                 # heap (time it reaches its prediction, index) of running jobs
         self._table = JobTable()               # per-job arrays for the numpy pass (_running_arrays)
+        self._running_left = None              # the running jobs' _left from the numpy pass (RunningLeft)
 
     def _note_changes(self, view) -> None:
         """Record the view's deltas (shown once, to decide or next_wake, whichever comes first)."""
@@ -217,25 +218,23 @@ class SRSF(PredictorPolicy):
         if got is None:
             return None
         idx, done, tau, stopping = got
-        index = idx.tolist()
-        work = float_values(pred, index)
-        if work is None:
+        preds = self.tracker_.prediction_array()
+        if preds is None:
             return None
+        work = preds[idx]
         now = view.now
         if self.adaptive != "off":
             rest = work - done
             reached = np.flatnonzero((rest <= 0) | (now + rest * tau <= now))
             if len(reached):
                 views = self._views
-                raised = []
-                for p in reached.tolist():
-                    raised.append(self._raise_prediction(view, views[index[p]]))
+                who = idx[reached].tolist()
+                raised = [self._raise_prediction(view, views[i]) for i in who]
                 if not all(map(_floaty, raised)):   # a new prediction floats cannot hold
-                    return TupleRun(sorted(self._running_tuples(view, pred, set(index[p] for p in reached.tolist()))))
+                    return TupleRun(sorted(self._running_tuples(view, pred, set(who))))
                 work[reached] = raised
         left = work - done
-        left = np.where(left < 0, 0.0, left)
-        self._left.update(zip(index, left.tolist()))
+        left[left < 0] = 0.0
         t = self._table
         size = left * t.tau_star[idx]
         if self.key == "gpu_time":
@@ -243,9 +242,8 @@ class SRSF(PredictorPolicy):
         if epsilon:
             size = np.where(stopping, size, size * (1 - epsilon))
         pos = left > 0
-        when, who = now + left[pos] * tau[pos], idx[pos]
-        order = np.lexsort((who, when))
-        self._cross = list(zip(when[order].tolist(), who[order].tolist()))  # sorted: a heap
+        self._running_left = RunningLeft(idx, left, self._left)
+        self._cross = SortedCrossings(now + left[pos] * tau[pos], idx[pos])
         return ArrayRun(size, idx, t)
 
     def _running_tuples(self, view, pred, raised=frozenset()) -> list:
@@ -256,6 +254,7 @@ class SRSF(PredictorPolicy):
         gpu_time = self.key == "gpu_time"
         epsilon = self.epsilon
         left_of = self._left
+        self._running_left = None
         running = []
         cross = self._cross = []
         for job, done, tau, stopping in view.running_progress():
@@ -288,7 +287,8 @@ class SRSF(PredictorPolicy):
 
     def _next_crossing(self, view):
         """The tracker's next crossing from the ones noted at the decision (``_cross``)."""
-        return self.tracker_.noted_crossing(view, self._left, self._cross, self._views)
+        left = self._running_left if self._running_left is not None else self._left
+        return self.tracker_.noted_crossing(view, left, self._cross, self._views)
 
     def decide(self, view):
         tracker = self.tracker_
