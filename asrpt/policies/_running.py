@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, bisect_right
+from itertools import chain
 from operator import itemgetter
 
 import numpy as np
@@ -168,10 +169,14 @@ class ArrayRun:
     def __len__(self) -> int:
         return len(self.index)
 
-    def merge(self, waiting, views: dict, skip):
-        """The views of this run merged with the sorted waiting entries: before each waiting entry
-        every running one that sorts below it (found by bisection on the sizes, then on the ranks
-        among equal sizes), as slices of one list of views."""
+    def merge(self, waiting, views: dict, skip=()):
+        """The views of this run merged with the sorted waiting entries, as one iterator: before
+        each waiting entry every running one that sorts below it (found by bisection on the
+        sizes, then on the ranks among equal sizes), as slices of one list of views (read in C;
+        Python runs once per waiting entry read, not once per job)."""
+        return chain.from_iterable(self._chunks(waiting, views, skip))
+
+    def _chunks(self, waiting, views: dict, skip):
         index = self.index
         if skip:
             keep = ~np.isin(index, list(skip))
@@ -181,7 +186,7 @@ class ArrayRun:
         run = self.table.views[index].tolist()
         n = len(run)
         if not waiting:
-            yield from run
+            yield run
             return
         sizes = sizes.tolist()
         rank_of = self.table.rank
@@ -198,28 +203,30 @@ class ArrayRun:
                     hi = bisect_right(sizes, size, k)
                     k = bisect_left(rank_list, rank_of[entry[3]].item(), k, hi)
                 if k > pos:
-                    yield from run[pos:k]
+                    yield run[pos:k]
                     pos = k
             i = entry[3]
-            if skip and i in skip:
-                continue
-            yield views[i]
+            if not (skip and i in skip):
+                yield (views[i],)
             if pos >= n:
                 break
-        yield from run[pos:]
+        yield run[pos:]
         if skip:
-            yield from (views[e[3]] for e in it if e[3] not in skip)
+            yield (views[e[3]] for e in it if e[3] not in skip)
         else:
-            yield from map(views.__getitem__, map(_INDEX, it))
+            yield map(views.__getitem__, map(_INDEX, it))
 
 
 def merged(running, waiting, views: dict, skip=()):
-    """Job views in the order of the sorted run ``running`` merged with the sorted list
-    ``waiting`` (entries unique, so the merge is the sort of both), leaving out indices in
-    ``skip``: the running entries ahead of every waiting one first, as they are."""
+    """An iterator over the job views in the order of the sorted run ``running`` merged with the
+    sorted list ``waiting`` (entries unique, so the merge is the sort of both), leaving out
+    indices in ``skip``: the running entries ahead of every waiting one first, as they are."""
     if type(running) is ArrayRun:
-        yield from running.merge(waiting, views, skip)
-        return
+        return running.merge(waiting, views, skip)
+    return _merged_tuples(running, waiting, views, skip)
+
+
+def _merged_tuples(running, waiting, views: dict, skip):
     k = running.count_below(waiting[0]) if waiting and len(running) else len(running)
     yield from running.head(k, views, skip)
     tail = heapq.merge(running.tail(k), waiting) if k < len(running) else waiting
