@@ -112,13 +112,13 @@ class RunningLeft:
 class SortedCrossings:
     """``(time, index)`` entries in ascending order, from arrays, read as
     :meth:`~asrpt.predict.base.PredictionTracker.noted_crossing` reads a heap: ``noted[0]``,
-    ``popleft()``, truth (entries built one at a time, as read)."""
+    ``popleft()``, truth. Sorted only if more than the first entry is read (the first is the
+    minimum)."""
 
-    __slots__ = ("when", "who", "pos")
+    __slots__ = ("when", "who", "pos", "sorted")
 
     def __init__(self, when, who):
-        order = np.lexsort((who, when))
-        self.when, self.who, self.pos = when[order], who[order], 0
+        self.when, self.who, self.pos, self.sorted = when, who, 0, False
 
     def __len__(self) -> int:
         return len(self.when) - self.pos
@@ -126,9 +126,15 @@ class SortedCrossings:
     def __getitem__(self, k: int) -> tuple:
         if k != 0:
             raise IndexError("only the first entry is read")
-        return self.when[self.pos].item(), self.who[self.pos].item()
+        if self.sorted:
+            return self.when[self.pos].item(), self.who[self.pos].item()
+        t = self.when.min()
+        return t.item(), self.who[self.when == t].min().item()
 
     def popleft(self) -> None:
+        if not self.sorted:
+            order = np.lexsort((self.who, self.when))
+            self.when, self.who, self.sorted = self.when[order], self.who[order], True
         self.pos += 1
 
 

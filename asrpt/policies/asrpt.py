@@ -469,8 +469,11 @@ class ASRPT(PredictorPolicy):
             return False
         now = view.now
         rest = preds[idx] - done
-        reached = np.flatnonzero((rest <= 0) | (now + rest * tau <= now))
-        if len(reached):
+        # prediction_reached: rest <= 0 or now + rest * tau <= now; with tau > 0 the first
+        # implies the second
+        hit = now + rest * tau <= now
+        if hit.any():
+            reached = np.flatnonzero(hit)
             views = self._views
             who = idx[reached].tolist()
             for i in who:

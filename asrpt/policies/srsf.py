@@ -223,18 +223,19 @@ class SRSF(PredictorPolicy):
             return None
         work = preds[idx]
         now = view.now
-        if self.adaptive != "off":
-            rest = work - done
-            reached = np.flatnonzero((rest <= 0) | (now + rest * tau <= now))
-            if len(reached):
-                views = self._views
-                who = idx[reached].tolist()
-                raised = [self._raise_prediction(view, views[i]) for i in who]
-                if not all(map(_floaty, raised)):   # a new prediction floats cannot hold
-                    return TupleRun(sorted(self._running_tuples(view, pred, set(who))))
-                work[reached] = raised
         left = work - done
-        left[left < 0] = 0.0
+        # prediction_reached: left <= 0 or now + left * tau <= now; with tau > 0 the first implies
+        # the second
+        if self.adaptive != "off" and (hit := now + left * tau <= now).any():
+            reached = np.flatnonzero(hit)
+            views = self._views
+            who = idx[reached].tolist()
+            raised = [self._raise_prediction(view, views[i]) for i in who]
+            if not all(map(_floaty, raised)):   # a new prediction floats cannot hold
+                return TupleRun(sorted(self._running_tuples(view, pred, set(who))))
+            work[reached] = raised
+            left[reached] = work[reached] - done[reached]
+        np.maximum(left, 0.0, out=left)
         t = self._table
         size = left * t.tau_star[idx]
         if self.key == "gpu_time":

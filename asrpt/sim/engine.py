@@ -80,20 +80,17 @@ def _floaty(x) -> bool:
 
 
 class _ProgressArrays:
-    """Float64 copies of the per-job progress state (``done``, ``t_last``, ``restart_until``,
-    ``tau``), written by the engine wherever a running job's values change (``sync``), for
-    :meth:`_Engine.running_arrays`. ``exact`` turns on for good once a synced value is not
-    :func:`_floaty` or a job runs without an iteration time (abstract jobs): the arrays are then
-    never read, and policies keep their Python path."""
+    """Float64 copies of the per-job progress state, one row each for ``done``, ``t_last``,
+    ``restart_until`` and ``tau`` (``state``), written by the engine wherever a running job's
+    values change (``sync``), for :meth:`_Engine.running_arrays`. ``exact`` turns on for good once
+    a synced value is not :func:`_floaty` or a job runs without an iteration time (abstract
+    jobs): the arrays are then never read, and policies keep their Python path."""
 
-    __slots__ = ("done", "t_last", "restart", "tau", "mark", "exact")
+    __slots__ = ("state", "mark", "exact")
 
     def __init__(self, states):
         n = len(states)
-        self.done = np.zeros(n)
-        self.t_last = np.zeros(n)
-        self.restart = np.zeros(n)
-        self.tau = np.ones(n)
+        self.state = np.ones((4, n))
         self.mark = np.zeros(n, dtype=bool)   # scratch: the stopping jobs, set and cleared per call
         self.exact = False
         for i, st in enumerate(states):
@@ -105,10 +102,7 @@ class _ProgressArrays:
         if type(tau) is not float or not (_floaty(done) and _floaty(t_last) and _floaty(restart)):
             self.exact = True
             return
-        self.done[i] = done
-        self.t_last[i] = t_last
-        self.restart[i] = restart
-        self.tau[i] = tau
+        self.state[:, i] = (done, t_last, restart, tau)
 
 
 class _JobState:
@@ -267,12 +261,13 @@ class _Engine:
             return None
         running = self.running
         idx = np.fromiter(running, dtype=np.intp, count=len(running))
-        t0 = arr.t_last[idx]
-        ru = arr.restart[idx]
-        eff = np.where(ru > t0, ru, t0)
-        tau = arr.tau[idx]
-        delta = now - eff
-        done = arr.done[idx] + np.where(delta > 0, delta / tau, 0.0)
+        done, t_last, restart, tau = arr.state[:, idx]
+        # eff = max(restart, t_last); progress (now - eff) / tau where now > eff, else 0 (then
+        # 0 / tau: the same +0.0 that running_progress adds)
+        delta = now - np.maximum(restart, t_last)
+        np.maximum(delta, 0.0, out=delta)
+        delta /= tau
+        done += delta
         stopping = self.stopping
         if stopping:
             mark = arr.mark
