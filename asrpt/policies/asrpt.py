@@ -472,7 +472,7 @@ class ASRPT(PredictorPolicy):
         # prediction_reached: rest <= 0 or now + rest * tau <= now; with tau > 0 the first
         # implies the second
         hit = now + rest * tau <= now
-        if hit.any():
+        if np.count_nonzero(hit):
             reached = np.flatnonzero(hit)
             views = self._views
             who = idx[reached].tolist()

@@ -226,7 +226,7 @@ class SRSF(PredictorPolicy):
         left = work - done
         # prediction_reached: left <= 0 or now + left * tau <= now; with tau > 0 the first implies
         # the second
-        if self.adaptive != "off" and (hit := now + left * tau <= now).any():
+        if self.adaptive != "off" and np.count_nonzero(hit := now + left * tau <= now):
             reached = np.flatnonzero(hit)
             views = self._views
             who = idx[reached].tolist()

@@ -261,7 +261,7 @@ class _Engine:
             return None
         running = self.running
         idx = np.fromiter(running, dtype=np.intp, count=len(running))
-        done, t_last, restart, tau = arr.state[:, idx]
+        done, t_last, restart, tau = arr.state.take(idx, axis=1)
         # eff = max(restart, t_last); progress (now - eff) / tau where now > eff, else 0 (then
         # 0 / tau: the same +0.0 that running_progress adds)
         delta = now - np.maximum(restart, t_last)
