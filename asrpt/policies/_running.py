@@ -14,8 +14,8 @@ share:
 - :class:`TupleRun` and :class:`ArrayRun`: a sorted run of running entries ``(size, arrival, key,
   index)``, as tuples (the Python path) or as arrays sorted by ``(size, arrival rank)`` (the same
   order: jobs arrive in ``(arrival, key, index)`` order), and :func:`merged`, the run read with a
-  sorted list of waiting entries as one priority order of job views (the running jobs ahead of
-  every waiting one as a slice, tuples built only for the rest).
+  sorted list of waiting entries as one priority order of job views (for arrays: slices of one
+  list of views between the waiting entries read, found by bisection; no tuple per running job).
 
 Exact runs (Fractions, ints beyond floats) keep the Python path; tests compare both
 (tests/policies/test_running_arrays.py).
@@ -30,13 +30,20 @@ from operator import itemgetter
 
 import numpy as np
 
-__all__ = ["JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "ArrayRun", "merged"]
+__all__ = ["floaty", "JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "ArrayRun", "merged"]
 
 _FLOAT_EXACT = 2 ** 53
 _INDEX = itemgetter(3)
 
 
-def _floaty(x) -> bool:
+def floaty(x) -> bool:
+    """True when ``x`` is a float or an int below 2**53 in magnitude (a float holds it exactly, so
+    float64 arithmetic on it gives the bits of Python's mixed int/float arithmetic).
+
+    >>> from fractions import Fraction
+    >>> floaty(0.5), floaty(3), floaty(2 ** 53), floaty(Fraction(1, 2))
+    (True, True, False, False)
+    """
     t = type(x)
     return t is float or (t is int and -_FLOAT_EXACT < x < _FLOAT_EXACT)
 
@@ -73,15 +80,16 @@ class JobTable:
         self.arrival = np.empty(cap, dtype=object)
         self.key = np.empty(cap, dtype=object)
         if old is not None:
-            for new, prev in zip((self.rank, self.tau_star, self.gpus, self.views, self.arrival, self.key), old):
-                new[:len(prev)] = prev
+            new = (self.rank, self.tau_star, self.gpus, self.views, self.arrival, self.key)
+            for array, prev in zip(new, old):
+                array[:len(prev)] = prev
 
     def add(self, job) -> None:
         """Record ``job`` (a JobView), ranked after every job added before."""
         i = job.index
         if i >= len(self.rank):
             self._alloc(max(2 * len(self.rank), i + 1))
-        if type(job.tau_star) is not float or not _floaty(job.gpus):
+        if type(job.tau_star) is not float or not floaty(job.gpus):
             self.exact = True
         self.rank[i] = self.n
         self.n += 1
@@ -226,7 +234,12 @@ class ArrayRun:
 def merged(running, waiting, views: dict, skip=()):
     """An iterator over the job views in the order of the sorted run ``running`` merged with the
     sorted list ``waiting`` (entries unique, so the merge is the sort of both), leaving out
-    indices in ``skip``: the running entries ahead of every waiting one first, as they are."""
+    indices in ``skip``: the running entries ahead of every waiting one first, as they are.
+
+    >>> views = {0: "a", 1: "b", 2: "c"}
+    >>> list(merged(TupleRun([(1.0, 0, (), 0), (5.0, 0, (), 2)]), [(2.0, 0, (), 1)], views))
+    ['a', 'b', 'c']
+    """
     if type(running) is ArrayRun:
         return running.merge(waiting, views, skip)
     return _merged_tuples(running, waiting, views, skip)

@@ -43,7 +43,10 @@ of :mod:`asrpt.theory.certificate` read them).
 Cost: the orders are maintained incrementally. Waiting jobs sit in a sorted list whose keys change
 only when a prediction changes; running jobs (at most M) are ranked at each decision and merged
 in; overdue jobs sit in a sorted list by C~. A decision costs O(R log R + log n) for R running
-jobs plus the prefix the engine reads, never O(number of waiting or finished jobs).
+jobs plus the prefix the engine reads, never O(number of waiting or finished jobs). The running
+jobs' adaptive step and keys are computed in numpy where the engine's progress and the
+predictions are floats (:mod:`asrpt.policies._running`, the same numbers; exact runs keep the
+Python loop).
 """
 
 from __future__ import annotations
@@ -51,7 +54,6 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from bisect import bisect_left
 from numbers import Real
 from operator import itemgetter
 

@@ -47,6 +47,9 @@ running jobs, whose remaining sizes shrink, are re-keyed at each decision; the o
 of the two sorted runs. A decision costs O(R log R + k log W + A) for k changed jobs (the O(A)
 is the merge and the list handed to the engine, in C), against O(A log A) with A key
 computations before; the decisions are identical (tests/policies/test_srsf_incremental.py).
+The R running jobs are keyed in numpy where the engine's progress and the predictions are floats
+(:mod:`asrpt.policies._running`: the same IEEE operations in the same order, so the same keys;
+exact runs keep the Python loop; tests/policies/test_running_arrays.py).
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ import numpy as np
 from .._validation import Interval, Options
 from ..predict.base import prediction_reached
 from ..sizes import exact_mul
-from ._running import ArrayRun, JobTable, RunningLeft, SortedCrossings, TupleRun, _floaty, merged
+from ._running import ArrayRun, JobTable, RunningLeft, SortedCrossings, TupleRun, floaty, merged
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["SRSF"]
@@ -231,7 +234,7 @@ class SRSF(PredictorPolicy):
             views = self._views
             who = idx[reached].tolist()
             raised = [self._raise_prediction(view, views[i]) for i in who]
-            if not all(map(_floaty, raised)):   # a new prediction floats cannot hold
+            if not all(map(floaty, raised)):   # a new prediction floats cannot hold
                 return TupleRun(sorted(self._running_tuples(view, pred, set(who))))
             work[reached] = raised
             left[reached] = work[reached] - done[reached]

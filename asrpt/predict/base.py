@@ -594,7 +594,8 @@ class PredictionTracker:
         """:meth:`next_crossing` from crossings a policy noted while deciding (a one-pass
         adaptive step): ``noted`` is a heap of ``(time, index)`` at the decision (popped here as
         it goes stale), or an object read the same way with ``noted[0]`` and ``popleft()`` (entries
-        in ascending order: a policy's sorted arrays), ``left`` the predicted remaining work then, ``views`` index -> job view.
+        in ascending order: a policy's sorted arrays), ``left`` the predicted remaining work
+        then (read with ``get``), ``views`` index -> job view.
         The earliest noted crossing of a job still running (not stopping) counts; jobs started
         since the decision (their iteration time may be new) are computed afresh."""
         now = view.now
