@@ -136,8 +136,12 @@ class SortedCrossings:
             raise IndexError("only the first entry is read")
         if self.sorted:
             return self.when[self.pos].item(), self.who[self.pos].item()
-        t = self.when.min()
-        return t.item(), self.who[self.when == t].min().item()
+        when = self.when
+        p = int(when.argmin())
+        t = when[p]
+        if np.count_nonzero(when == t) > 1:       # equal times: the smallest index first
+            return t.item(), self.who[when == t].min().item()
+        return t.item(), self.who[p].item()
 
     def popleft(self) -> None:
         if not self.sorted:
@@ -202,20 +206,25 @@ class ArrayRun:
         if not waiting:
             yield run
             return
-        sizes = sizes.tolist()
         rank_of = self.table.rank
-        rank_list = None
+        size_list = None
         pos = 0
         it = iter(waiting)
         for entry in it:
             if pos < n:
                 size = entry[0]
-                k = bisect_left(sizes, size, pos)
-                if k < n and sizes[k] == size:     # equal sizes: by (arrival, key, index), the rank
-                    if rank_list is None:
-                        rank_list = ranks.tolist()
-                    hi = bisect_right(sizes, size, k)
-                    k = bisect_left(rank_list, rank_of[entry[3]].item(), k, hi)
+                if type(size) is float:             # bisect in numpy (a float64 holds it)
+                    k = int(sizes.searchsorted(size))
+                    if k < n and sizes[k] == size:  # equal sizes: by (arrival, key, index), the rank
+                        hi = int(sizes.searchsorted(size, "right"))
+                        k += int(ranks[k:hi].searchsorted(rank_of[entry[3]]))
+                else:                               # compared as Python numbers
+                    if size_list is None:
+                        size_list = sizes.tolist()
+                    k = bisect_left(size_list, size)
+                    if k < n and size_list[k] == size:
+                        hi = bisect_right(size_list, size, k)
+                        k += int(ranks[k:hi].searchsorted(rank_of[entry[3]]))
                 if k > pos:
                     yield run[pos:k]
                     pos = k

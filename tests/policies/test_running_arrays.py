@@ -243,3 +243,31 @@ def test_table_ranks_follow_arrival_order():
     ranks = table.rank[:len(views)]
     assert sorted(range(len(views)), key=lambda i: ranks[i]) == order
     assert np.array_equal(table.tau_star[:len(views)], [v.tau_star for v in views])
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_array_merge_is_the_tuple_merge(seed):
+    """The merge of a sorted array run with the waiting entries, ties on sizes included (broken by
+    (arrival, key, index)), with and without skipped jobs, is the merge of the tuples."""
+    from asrpt.policies._running import ArrayRun, JobTable, TupleRun, merged
+    from asrpt.state import job_views
+
+    rng = random.Random(seed)
+    inst = dnn_trace(40, seed + 10, float_arrivals=seed % 2 == 0)
+    views = job_views(inst)
+    table = JobTable(capacity=1)
+    for i in sorted(range(len(views)), key=lambda i: (views[i].arrival, views[i].key, i)):
+        table.add(views[i])
+    by_index = {v.index: v for v in views}
+    sizes = [0.0, 1.0, 2.5, 2.5, 7.0, 1e9]
+    chosen = rng.sample(range(len(views)), rng.randint(0, 30))
+    cut = rng.randint(0, len(chosen))
+    run, wait = chosen[:cut], chosen[cut:]
+    size_of = {i: rng.choice(sizes) for i in chosen}
+    entries = lambda ids: [(size_of[i], views[i].arrival, views[i].key, i) for i in ids]
+    waiting = sorted(entries(wait))
+    skip = set(rng.sample(chosen, min(3, len(chosen)))) if seed % 3 == 0 else ()
+    arrays = ArrayRun(np.array([size_of[i] for i in run]), np.array(run, dtype=np.intp), table)
+    want = list(merged(TupleRun(sorted(entries(run))), waiting, by_index, skip))
+    assert list(merged(arrays, waiting, by_index, skip)) == want
+    assert len(want) == len(chosen) - len(skip)
