@@ -80,9 +80,9 @@ def _floaty(x) -> bool:
 
 
 class _ProgressArrays:
-    """Float64 copies of the per-job progress state, one row each for ``done``, ``t_last``,
-    ``restart_until`` and ``tau`` (``state``), written by the engine wherever a running job's
-    values change (``sync``), for :meth:`_Engine.running_arrays`. ``exact`` turns on for good once
+    """Float64 copies of the per-job progress state, one row each for ``done``, the time progress
+    resumes from (``max(restart_until, t_last)``) and ``tau`` (``state``), written by the engine
+    wherever a running job's values change (``sync``), for :meth:`_Engine.running_arrays`. ``exact`` turns on for good once
     a synced value is not :func:`_floaty` or a job runs without an iteration time (abstract
     jobs): the arrays are then never read, and policies keep their Python path."""
 
@@ -90,7 +90,7 @@ class _ProgressArrays:
 
     def __init__(self, states):
         n = len(states)
-        self.state = np.ones((4, n))
+        self.state = np.ones((3, n))
         self.mark = np.zeros(n, dtype=bool)   # scratch: the stopping jobs, set and cleared per call
         self.exact = False
         for i, st in enumerate(states):
@@ -102,7 +102,7 @@ class _ProgressArrays:
         if type(tau) is not float or not (_floaty(done) and _floaty(t_last) and _floaty(restart)):
             self.exact = True
             return
-        self.state[:, i] = (done, t_last, restart, tau)
+        self.state[:, i] = (done, restart if restart > t_last else t_last, tau)
 
 
 class _JobState:
@@ -261,10 +261,10 @@ class _Engine:
             return None
         running = self.running
         idx = np.fromiter(running, dtype=np.intp, count=len(running))
-        done, t_last, restart, tau = arr.state.take(idx, axis=1)
-        # eff = max(restart, t_last); progress (now - eff) / tau where now > eff, else 0 (then
-        # 0 / tau: the same +0.0 that running_progress adds)
-        delta = now - np.maximum(restart, t_last)
+        done, eff, tau = arr.state.take(idx, axis=1)
+        # progress (now - eff) / tau where now > eff, else 0 (then 0 / tau: the same +0.0 that
+        # running_progress adds)
+        delta = now - eff
         np.maximum(delta, 0.0, out=delta)
         delta /= tau
         done += delta
