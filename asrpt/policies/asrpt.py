@@ -297,6 +297,8 @@ class ASRPT(PredictorPolicy):
         # (The adaptive step of this decision keyed the running jobs, in _rkeys.)
         running = self._rkeys
         if running is None:
+            running = self._running_run(view)
+        if running is None:
             left = self._left.get
             running = [self._rank_key(view, j, left(j.index)) for j in view.running]
         if type(running) is list:
@@ -492,6 +494,20 @@ class ASRPT(PredictorPolicy):
         self._rkeys = ArrayRun(np.where(rest < 0, 0.0, rest) * table.tau_star[idx] * table.gpus[idx],
                                idx, table)
         return True
+
+    def _running_run(self, view):
+        """Without the adaptive step: the running jobs' ``_rank_key`` in numpy (an
+        :class:`~asrpt.policies._running.ArrayRun`, the same numbers), or None where the values
+        are not all floats."""
+        table = self._table
+        got = None if table.exact else view.running_arrays()
+        preds = None if got is None else self.tracker_.prediction_array()
+        if preds is None:
+            return None
+        idx, done, _, _ = got
+        rest = preds[idx] - done
+        np.maximum(rest, 0.0, out=rest)
+        return ArrayRun(rest * table.tau_star[idx] * table.gpus[idx], idx, table)
 
     def _adaptive_tuples(self, view, raised=frozenset()) -> None:
         """The Python path of :meth:`_adaptive_step`; jobs in ``raised`` already got their new

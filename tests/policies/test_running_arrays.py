@@ -52,6 +52,9 @@ class _PythonASRPT(ASRPT):
     def _adaptive_arrays(self, view):
         return False
 
+    def _running_run(self, view):
+        return None
+
 
 def _counting(cls, attr):
     """``cls`` counting the decisions its numpy pass handled (``cls.vector``)."""
@@ -74,7 +77,7 @@ def _counting(cls, attr):
 
 SRSF_VEC = recording(_counting(SRSF, "_running_arrays"))
 SRSF_PY = recording(_PythonSRSF)
-ASRPT_VEC = recording(_counting(ASRPT, "_adaptive_arrays"))
+ASRPT_VEC = recording(_counting(_counting(ASRPT, "_adaptive_arrays"), "_running_run"))
 ASRPT_PY = recording(_PythonASRPT)
 
 MODELS = ("gpt2", "resnet18", "bert-base")
@@ -121,6 +124,8 @@ ASRPT_VARIANTS = [
     {"preemption": False},
     {"backfill": False},
     {"predictor": "group_mean"},
+    {"adaptive": "off"},
+    {"adaptive": "off", "order": "actual", "predictor": "noisy:sigma=1.0"},
 ]
 
 RUNS = [{}, {"preemption_cost": 1.5}, {"preemption_cost": 0.7, "preemption_point": "immediate"}]
