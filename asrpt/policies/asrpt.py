@@ -490,7 +490,10 @@ class ASRPT(PredictorPolicy):
             rest[reached] = preds[idx[reached]] - done[reached]
         self._left = RunningLeft(idx, rest, {})
         pos = rest > 0
-        self._cross = SortedCrossings(now + rest[pos] * tau[pos], idx[pos])
+        if np.count_nonzero(pos) == len(idx):    # (the usual case: nothing to leave out)
+            self._cross = SortedCrossings(now + rest * tau, idx)
+        else:
+            self._cross = SortedCrossings(now + rest[pos] * tau[pos], idx[pos])
         self._rkeys = ArrayRun(np.where(rest < 0, 0.0, rest) * table.tau_star[idx] * table.gpus[idx],
                                idx, table)
         return True

@@ -245,9 +245,12 @@ class SRSF(PredictorPolicy):
             size = size * t.gpus[idx]
         if epsilon:
             size = np.where(stopping, size, size * (1 - epsilon))
-        pos = left > 0
         self._running_left = RunningLeft(idx, left, self._left)
-        self._cross = SortedCrossings(now + left[pos] * tau[pos], idx[pos])
+        pos = left > 0
+        if np.count_nonzero(pos) == len(idx):    # (the usual case: nothing to leave out)
+            self._cross = SortedCrossings(now + left * tau, idx)
+        else:
+            self._cross = SortedCrossings(now + left[pos] * tau[pos], idx[pos])
         return ArrayRun(size, idx, t)
 
     def _running_tuples(self, view, pred, raised=frozenset()) -> list:
