@@ -65,8 +65,12 @@ def exact_div(a: Number, b: Number) -> Number:
     >>> exact_div(6, 4), exact_div(6, 3), exact_div(1.5, 3)
     (Fraction(3, 2), 2, 0.5)
     """
-    if type(a) is float or type(b) is float:
+    ta, tb = type(a), type(b)
+    if ta is float or tb is float:
         return a / b
+    if ta is int and tb is int:         # the common exact case: one gcd, no intermediate Fractions
+        q, r = divmod(a, b)
+        return q if not r else Fraction(a, b)
     if _is_exact(a) and _is_exact(b):
         q = Fraction(a) / Fraction(b)
         return q.numerator if q.denominator == 1 else q

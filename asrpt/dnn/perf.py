@@ -66,6 +66,7 @@ __all__ = [
     "best_gpu_type",
     "consolidated_assignment",
     "iteration_time_for_counts",
+    "CountTimes",
     "packing_assignment",
     "cut_bytes",
     "clear_caches",
@@ -744,6 +745,62 @@ def iteration_time_for_counts(job, servers, cluster: Cluster,
         # by the counts, largest first, on servers 0, 1, ... (same order, same packing)
         key = tuple(enumerate(sorted((n for _, n in key), reverse=True)))
     return float(_counts_cached(_KeyedJob(job), key, info, params, tau_star, gt)[0])
+
+
+class CountTimes:
+    """:func:`iteration_time_for_counts` on one cluster, memoized for a simulator's placer.
+
+    ``times(job, servers)`` is ``iteration_time_for_counts(job, servers, cluster, params)``, the
+    same float, remembered by what the value depends on: the job's performance fields (model,
+    configuration, batch, precision, sequence length) and, on a one-type cluster, the GPU counts
+    largest first (the servers themselves otherwise). A hit costs two dictionary lookups instead of
+    the validated call's argument binding, checks and cache keys (a busy run asks hundreds of
+    thousands of times for a few thousand distinct values). ``servers`` must be what a placer
+    gives an :class:`~asrpt.state.Allocation`: ``(server, gpus)`` pairs in server order, no zero
+    counts; a miss goes through the validated function, so bad counts still raise there.
+
+    Examples
+    --------
+    >>> from asrpt.instance import Cluster, Job, Parallelism
+    >>> c = Cluster.homogeneous(2, 8, "A100", inter_bandwidth=1.25e9)
+    >>> job = Job("j", 0, 8, model="resnet50", parallelism=Parallelism(8, 1, 1), iterations=1)
+    >>> times = CountTimes(c)
+    >>> times(job, ((0, 4), (1, 4))) == iteration_time_for_counts(job, ((0, 4), (1, 4)), c)
+    True
+    >>> times(job, ((0, 2), (1, 6))) == times(job, ((0, 6), (1, 2))), len(times)
+    (True, 1)
+    """
+
+    __slots__ = ("cluster", "params", "_by_counts", "_values", "_jobs")
+
+    def __init__(self, cluster: Cluster, params: PerfParams | None = None):
+        if not isinstance(cluster, Cluster):
+            raise InvalidParameterError(f"CountTimes needs a Cluster, got {type(cluster).__name__}")
+        self.cluster = cluster
+        self.params = params
+        self._by_counts = len(_cluster_info(cluster).types) == 1
+        self._values: dict = {}
+        self._jobs: dict = {}     # id(job) -> (job, its performance key): the job is kept alive
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __call__(self, job, servers) -> float:
+        hit = self._jobs.get(id(job))
+        if hit is None or hit[0] is not job:
+            hit = self._jobs[id(job)] = (job, _job_key(job))
+        if self._by_counts:
+            if len(servers) == 1:
+                place = servers[0][1]
+            else:
+                place = tuple(sorted([g for _, g in servers], reverse=True))
+        else:
+            place = tuple(servers)
+        key = (hit[1], place)
+        tau = self._values.get(key)
+        if tau is None:
+            tau = self._values[key] = iteration_time_for_counts(job, servers, self.cluster, self.params)
+        return tau
 
 
 @validate_params({"job": _JOB, "servers": "no_validation", "cluster": _CLUSTER,

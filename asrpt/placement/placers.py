@@ -28,6 +28,7 @@ of their placement from the performance model; the communication-aware graph pla
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Sequence
 
 from .._validation import Options
@@ -54,17 +55,26 @@ def register_placer(name: str, target=None, *, description: str | None = None, *
     return PLACERS.register(name, target, description=description, **preset)
 
 
+def _most_free_first(free: Sequence[int]) -> list[int]:
+    """Servers by idle GPUs, most first, ties by id: a stable sort in reverse keeps equal keys in
+    id order, so this is ``sorted(range(n), key=lambda h: (-free[h], h))`` with a C key."""
+    return sorted(range(len(free)), key=free.__getitem__, reverse=True)
+
+
 def _server_order(order: str, free: Sequence[int], per: int, count: int) -> list[int]:
     if order == "first_fit":
         return list(range(len(free)))
     if order == "most_free":
-        return sorted(range(len(free)), key=lambda h: (-free[h], h))
+        return _most_free_first(free)
     if order == "best_fit":
         need = per * count
-        fits = [h for h in range(len(free)) if free[h] >= need]
-        if fits:
-            return [min(fits, key=lambda h: (free[h], h))]
-        return sorted(range(len(free)), key=lambda h: (-free[h], h))
+        # the fullest server that holds the job: the first with v idle GPUs, v the least idle
+        # count >= need that some server has
+        values = sorted(set(free))
+        k = bisect_left(values, need)
+        if k < len(values):
+            return [free.index(values[k])]
+        return _most_free_first(free)
     raise InvalidParameterError(f"unknown server order {order!r}")
 
 
@@ -80,10 +90,12 @@ def count_allocation(order: str, free: Sequence[int], per: int, count: int) -> t
     >>> count_allocation("best_fit", [8, 3, 4], 1, 3), count_allocation("first_fit", [3, 3], 4, 1)
     (((1, 3),), None)
     """
+    if not isinstance(free, list):
+        free = list(free)
     if order == "spread":
         taken = [0] * len(free)
         remaining = count
-        ring = sorted(range(len(free)), key=lambda h: (-free[h], h))
+        ring = _most_free_first(free)
         while remaining:
             progressed = False
             for h in ring:
@@ -116,7 +128,8 @@ class CountPlacer(Placer):
     """Place by GPU counts with a server order (see the module docstring).
 
     DNN jobs get the iteration time of the chosen counts from the performance model
-    (:func:`asrpt.dnn.perf.iteration_time_for_counts`).
+    (:func:`asrpt.dnn.perf.iteration_time_for_counts`, memoized per cluster by
+    :class:`asrpt.dnn.perf.CountTimes`).
 
     Parameters
     ----------
@@ -142,9 +155,12 @@ class CountPlacer(Placer):
             return None
         if job.is_abstract:
             return Allocation(servers)
-        from ..dnn.perf import iteration_time_for_counts
+        times = self.__dict__.get("_times")
+        if times is None or times.cluster is not cluster:   # one memo per cluster (not a parameter)
+            from ..dnn.perf import CountTimes
 
-        return Allocation(servers, iteration_time_for_counts(job, servers, cluster))
+            times = self._times = CountTimes(cluster)
+        return Allocation(servers, times(job, servers))
 
 
 register_placer("first_fit", CountPlacer, order="first_fit",
@@ -227,6 +243,9 @@ class YarnPlacer(Placer):
             return None
         if job.is_abstract:
             return Allocation(servers)
-        from ..dnn.perf import iteration_time_for_counts
+        times = self.__dict__.get("_times")
+        if times is None or times.cluster is not cluster:   # one memo per cluster (not a parameter)
+            from ..dnn.perf import CountTimes
 
-        return Allocation(servers, iteration_time_for_counts(job, servers, cluster))
+            times = self._times = CountTimes(cluster)
+        return Allocation(servers, times(job, servers))

@@ -13,6 +13,8 @@ every decision; the jobs running on to an iteration boundary (``view.stopping``)
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from bisect import bisect_left, insort
 from typing import Any, Callable
 
@@ -31,8 +33,12 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
     if policy.round_end_ is None or view.now >= policy.round_end_:
         policy._new_round(view)
         keys = policy._keys
-        order = sorted(view.active(), key=lambda j: keys[j.index])
-        policy._waiting.rebuild(view, lambda j: keys[j.index])
+        waiting = policy._waiting
+        waiting.rebuild(view, lambda j: keys[j.index])
+        if waiting.track_running:   # every active job by its key: the merge of the two sorted lists
+            order = _Merged(waiting.held, waiting.entries, waiting.views)
+        else:
+            order = sorted(view.active(), key=lambda j: keys[j.index])
     else:
         keys = policy._keys
 
@@ -42,6 +48,29 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
         order = policy._waiting.order(view, key)
     wake = policy.round_end_ if policy._waiting.demand > policy._total_gpus else None
     return order, wake
+
+
+class _Merged:
+    """``head`` (job views), then two sorted lists of ``(key, index)`` entries merged, read as
+    one priority order each time it is iterated (keys are unique, so the merge is the sort)."""
+
+    __slots__ = ("_a", "_b", "_views", "_head")
+
+    def __init__(self, a, b, views: dict, head=()):
+        self._a, self._b, self._views, self._head = a, b, views, head
+
+    def __len__(self) -> int:
+        return len(self._head) + len(self._a) + len(self._b)
+
+    def __iter__(self):
+        views = self._views
+        yield from self._head
+        if self._a:
+            for _, i in heapq.merge(self._a, self._b):
+                yield views[i]
+        else:
+            for _, i in self._b:
+                yield views[i]
 
 
 class WaitingOrder:
@@ -65,6 +94,7 @@ class WaitingOrder:
         self._entry: dict[int, tuple[Any, int]] = {}
         self.track_running = track_running
         self.held: list[tuple[Any, int]] = []        # sorted (key, index) of running jobs (tracked)
+        self.held_views: list = []                    # their job views, in the same order
         self._held_entry: dict[int, tuple[Any, int]] = {}
         self.views: dict[int, Any] = {}
         self.pending: dict[int, Any] = {}
@@ -99,7 +129,9 @@ class WaitingOrder:
     def _unhold(self, i: int) -> None:
         entry = self._held_entry.pop(i, None)
         if entry is not None:
-            del self.held[bisect_left(self.held, entry)]
+            k = bisect_left(self.held, entry)
+            del self.held[k]
+            del self.held_views[k]
 
     def sync(self, view, key_of: Callable) -> None:
         """Re-key the jobs that changed: waiting ones get ``key_of(job)``, the others leave (to
@@ -114,7 +146,9 @@ class WaitingOrder:
                 continue
             if view.is_running(job):
                 self._held_entry[i] = entry
-                insort(self.held, entry)
+                k = bisect_left(self.held, entry)
+                self.held.insert(k, entry)
+                self.held_views.insert(k, job)
             else:
                 self._entry[i] = entry
                 insort(self.entries, entry)
@@ -128,10 +162,13 @@ class WaitingOrder:
         if self.track_running:
             self._held_entry = {j.index: (key_of(j), j.index) for j in view.running}
             self.held = sorted(self._held_entry.values())
+            views = self.views
+            self.held_views = [views[i] for _, i in self.held]
 
-    def order(self, view, key_of: Callable) -> list:
+    def order(self, view, key_of: Callable):
         """The round's priority list: running jobs (not stopping) by ``key_of``, then the stopping
-        ones merged with the waiting list by key (the waiting list synced first)."""
+        ones merged with the waiting list by key (the waiting list synced first). A sequence read
+        lazily (the engine reads a prefix), valid until the next call."""
         stopping = view.stopping
         if not self.track_running:
             held = [j for j in view.running if j not in stopping] if stopping else list(view.running)
@@ -139,18 +176,20 @@ class WaitingOrder:
             self.sync(view, key_of)
         else:
             self.sync(view, key_of)
-            views = self.views
-            if stopping:
-                out = {j.index for j in stopping}
-                held = [views[i] for _, i in self.held if i not in out]
-            else:
-                held = [views[i] for _, i in self.held]
-        views = self.views
+            held = self.held_views
+            if stopping:        # the running head without the stopping jobs: slices between them
+                entry_of, entries = self._held_entry, self.held
+                cut = sorted(bisect_left(entries, entry_of[j.index]) for j in stopping if j.index in entry_of)
+                if cut:
+                    pieces, prev = [], 0
+                    for k in cut:
+                        pieces.append(held[prev:k])
+                        prev = k + 1
+                    pieces.append(held[prev:])
+                    held = list(itertools.chain.from_iterable(pieces))
         if stopping:
-            rest = sorted([(key_of(j), j.index) for j in stopping] + self.entries)
-        else:
-            rest = self.entries
-        return held + [views[i] for _, i in rest]
+            return _Merged(sorted([(key_of(j), j.index) for j in stopping]), self.entries, self.views, held)
+        return _Merged((), self.entries, self.views, held)
 
     def jobs(self) -> list:
         """The waiting jobs in key order."""

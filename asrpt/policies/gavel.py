@@ -95,7 +95,10 @@ def water_fill(demands: Sequence, capacity, weights: Sequence | None = None):
         raise InvalidParameterError(
             "water_fill needs positive demands and positive weights of the same length. "
             f"Got demands={list(demands)!r}, weights={weights!r} instead.")
-    order = sorted(range(n), key=lambda i: exact_div(demands[i], w[i]))
+    if weights is None:   # demand_i / 1 is demand_i: sort by it without the exact division
+        order = sorted(range(n), key=demands.__getitem__)
+    else:
+        order = sorted(range(n), key=lambda i: exact_div(demands[i], w[i]))
     left, weight = capacity, sum(w)
     shares: list = [None] * n
     level = _INF

@@ -31,10 +31,14 @@ original) disables it.
 **Cost.** Without the knob, a waiting job's key does not move (its attained service is fixed
 while it waits), so the waiting jobs stay in a sorted list across decisions
 (:class:`~asrpt.policies._incremental.WaitingOrder`), updated only for the jobs that arrived,
-started, stopped or completed; the running jobs (at most one per GPU) are re-keyed and sorted at
-each decision and merged with it lazily: O(R log R + changes x log W + the prefix the engine
-reads). With the knob (promotions move waiting jobs) a decision re-keys all A active jobs,
-O(A log A).
+started, stopped or completed. The running jobs' keys are kept sorted too (:class:`_RunningQueues`):
+a running job's service grows at a known rate, so its queue changes only at a threshold crossing
+known in advance (a heap; the queue is computed again, with the same formula, only within a
+safety margin of it), and the next wake-up is read from the same heap. A decision costs
+O(changes x log A + the prefix the engine reads), the running jobs ahead of every waiting one
+handed over as they are. (Subclasses that change the keys, such as 2D-Gittins, re-key the R
+running jobs at each decision: O(R log R) more.) With the knob (promotions move waiting jobs) a
+decision re-keys all A active jobs, O(A log A).
 
 **The published simulator's 2D-LAS (``tiresias-peer``).** Three options switch to the exact
 rules of the Tiresias simulator (SymbioticLab/Tiresias ``simulator/run_sim.py``, ``dlas-gpu``),
@@ -599,6 +603,11 @@ class Tiresias(Policy):
         self._state: dict[int, tuple] = {}      # index -> (queue, service, since reset, waiting)
         self._waiting = WaitingOrder()          # waiting jobs by key (used without the knob)
         self._keys_version = None
+        # the running jobs' keys kept across decisions, for the default keys without the knob
+        cls = type(self)
+        default = (cls._queue is Tiresias._queue and cls._within_queue_key is Tiresias._within_queue_key
+                   and cls._keys_version_now is Tiresias._keys_version_now and cls._key is Tiresias._key)
+        self._queues = _RunningQueues(self.thresholds_) if default and not self.promote_knob else None
         # (subclasses such as TiresiasGittins may not have the peer options: read them with defaults)
         order = getattr(self, "queue_order", "arrival")
         demotion = getattr(self, "demotion", "exact")
@@ -654,28 +663,17 @@ class Tiresias(Policy):
             waiting.rebuild(view, key_of)
         else:
             waiting.sync(view, key_of)
+        if self._queues is not None:
+            self._queues.update(view)
+            self._prev_now = view.now
+            return _MergedOrder(self._queues.held, waiting.entries, waiting.views)
         state = {}
         held = []
-        cls = type(self)
-        if cls._queue is Tiresias._queue and cls._within_queue_key is Tiresias._within_queue_key:
-            # the same keys as below, with _queue and _within_queue_key written out
-            th = self.thresholds_
-            for job, executed, stopping in view.running_executed():
-                if type(executed) is float:
-                    service = job.gpus * executed
-                    q = bisect.bisect_right(th, service + 1e-9 * (service if service > 1.0 else 1.0))
-                else:
-                    service = exact_mul(job.gpus, executed)
-                    q = self._queue(service)
-                i = job.index
-                state[i] = (q, service, executed, None)
-                held.append(((q, 1 if stopping else 0, job.arrival, job.key), i))
-        else:
-            for job, executed, stopping in view.running_executed():
-                service = exact_mul(job.gpus, executed)
-                q = self._queue(service)
-                state[job.index] = (q, service, executed, None)
-                held.append(((q,) + self._within_queue_key(view, job, service, not stopping), job.index))
+        for job, executed, stopping in view.running_executed():
+            service = exact_mul(job.gpus, executed)
+            q = self._queue(service)
+            state[job.index] = (q, service, executed, None)
+            held.append(((q,) + self._within_queue_key(view, job, service, not stopping), job.index))
         held.sort()
         self._prev_now = view.now
         self._state = state
@@ -734,6 +732,8 @@ class Tiresias(Policy):
             return jump if jump is not None and jump > now else None
         if not self.promote_knob:
             self._waiting.note(view)  # this view shows the decision's starts and stops (once)
+        if self._queues is not None:
+            return self._queues.next_crossing(view)
         th = self.thresholds_
         n_th = len(th)
         state = self._state
@@ -772,20 +772,165 @@ class Tiresias(Policy):
 
 class _MergedOrder:
     """Running jobs' and waiting jobs' sorted ``(key, index)`` entries, read as one priority order
-    (a lazy merge each time it is iterated; keys are unique, so the merge is the sort of both)."""
+    (a lazy merge each time it is iterated; keys are unique, so the merge is the sort of both):
+    the running entries ahead of every waiting one first, as they are, then the merge of the rest."""
 
     __slots__ = ("_held", "_waiting", "_views")
 
-    def __init__(self, held: list, waiting: list, views: dict):
+    def __init__(self, held, waiting: list, views: dict):
         self._held, self._waiting, self._views = held, waiting, views
 
     def __len__(self) -> int:
         return len(self._held) + len(self._waiting)
 
     def __iter__(self):
-        views = self._views
-        for _, i in heapq.merge(self._held, self._waiting):
-            yield views[i]
+        views, held, waiting = self._views, self._held, self._waiting
+        if waiting and held:
+            k = held.bisect_left(waiting[0]) if hasattr(held, "bisect_left") else bisect.bisect_left(held, waiting[0])
+        else:
+            k = len(held)
+        yield from [views[i] for _, i in held[:k]]
+        if k < len(held):
+            for _, i in heapq.merge(held[k:], waiting):
+                yield views[i]
+        else:
+            for _, i in waiting:
+                yield views[i]
+
+
+class _RunningQueues:
+    """The running jobs' 2D-LAS keys ``((queue, stopping, arrival, id key), index)``, sorted, kept
+    across decisions (the knob-free default rules).
+
+    A running job's attained service g_j x executed grows at g_j GPU-seconds per second, so its
+    queue changes only when the service crosses the next threshold, at a time known in advance:
+    each job's crossing sits in a heap, and at a decision only the jobs whose crossing is within
+    a safety margin of ``now`` get their queue computed again, with the one formula of the full
+    pass (:meth:`queue_of`), so the keys are the ones that pass gives. The same heap gives the
+    next wake-up (:meth:`next_crossing`): the candidates within the margin of the earliest are
+    computed exactly, as the full pass computes every running job. Jobs enter and leave with the
+    view's deltas (started, stopped, completed) and the stopping set (a job preempted that runs
+    on to its boundary is keyed behind the running ones of its queue, and back when kept)."""
+
+    __slots__ = ("th", "held", "_entry", "_version", "_heap", "_flagged", "_views")
+
+    def __init__(self, thresholds: tuple):
+        from sortedcontainers import SortedList
+
+        self.th = thresholds
+        self.held = SortedList()
+        self._entry: dict[int, tuple] = {}     # index -> its entry in held
+        self._version: dict[int, int] = {}     # index -> version of its heap entries
+        self._heap: list = []                  # (crossing - margin, crossing, index, version)
+        self._flagged: set = set()             # keyed as stopping
+        self._views: dict = {}
+
+    def queue_of(self, job, executed):
+        """(queue, service) of a running job that has held its GPUs ``executed`` seconds: the
+        formula of :meth:`Tiresias._decide_incremental` (floats get the 1e-9 tolerance)."""
+        th = self.th
+        if type(executed) is float:
+            service = job.gpus * executed
+            return bisect.bisect_right(th, service + 1e-9 * (service if service > 1.0 else 1.0)), service
+        service = exact_mul(job.gpus, executed)
+        probe = service + 1e-9 * max(1.0, service) if isinstance(service, float) else service
+        return bisect.bisect_right(th, probe), service
+
+    def _drop(self, i: int) -> None:
+        entry = self._entry.pop(i, None)
+        if entry is not None:
+            self.held.remove(entry)
+            self._version[i] = self._version.get(i, 0) + 1
+        self._flagged.discard(i)
+        self._views.pop(i, None)
+
+    def _key(self, view, job, stopping: bool) -> int:
+        """Key ``job`` (running) at ``view.now``; note its next crossing. Returns its queue."""
+        i = job.index
+        q, service = self.queue_of(job, view.executed_time(job))
+        entry = ((q, 1 if stopping else 0, job.arrival, job.key), i)
+        self._entry[i] = entry
+        self.held.add(entry)
+        self._views[i] = job
+        if stopping:
+            self._flagged.add(i)
+        version = self._version[i] = self._version.get(i, 0) + 1
+        th = self.th
+        if q < len(th):
+            now = float(view.now)
+            t = now + float(th[q] - service) / job.gpus
+            margin = 1e-7 * (abs(t) + 1.0) + 1e-7 * (float(th[q]) + 1.0) / job.gpus
+            heapq.heappush(self._heap, (t - margin, t, i, version))
+        return q
+
+    def sync(self, view) -> None:
+        """Apply the view's deltas: jobs started, stopped or completed since the last call."""
+        for c in view.completed:
+            self._drop(c.job.index)
+        for group in (view.stopped, view.started):
+            for job in group:
+                self._drop(job.index)
+                if view.is_running(job):
+                    self._key(view, job, view.is_stopping(job))
+
+    def update(self, view) -> None:
+        """Bring every key up to ``view.now``: deltas, stopping flags, queue crossings."""
+        self.sync(view)
+        stopping = {j.index for j in view.stopping} if view.stopping else set()
+        if stopping or self._flagged:
+            for i in [i for i in self._flagged if i not in stopping] + [i for i in stopping if i not in self._flagged]:
+                job = self._views.get(i)
+                if job is not None:
+                    self._drop(i)
+                    self._key(view, job, i in stopping)
+        now = view.now
+        heap, versions, entry_of = self._heap, self._version, self._entry
+        again = []
+        while heap and heap[0][0] <= now:
+            _, t, i, version = heapq.heappop(heap)
+            if version != versions.get(i):
+                continue
+            job = self._views[i]
+            q_was = entry_of[i][0][0]
+            q, _ = self.queue_of(job, view.executed_time(job))
+            if q != q_was:
+                self._drop(i)
+                self._key(view, job, i in stopping)
+            else:
+                again.append((_, t, i, version))
+        for item in again:
+            heapq.heappush(heap, item)
+
+    def next_crossing(self, view):
+        """The first time after ``view.now`` a running job (not stopping) crosses its next
+        threshold, or None: :meth:`Tiresias.next_wake`'s formula on the candidates."""
+        self.sync(view)
+        now = view.now
+        stopping = {j.index for j in view.stopping} if view.stopping else ()
+        heap, versions, entry_of, th = self._heap, self._version, self._entry, self.th
+        wake = None
+        popped = []
+        while heap:
+            low = heap[0][0]
+            if wake is not None and low >= wake:
+                break
+            item = heapq.heappop(heap)
+            i = item[2]
+            if item[3] != versions.get(i):
+                continue
+            popped.append(item)
+            if i in stopping:
+                continue
+            job = self._views[i]
+            q = entry_of[i][0][0]
+            service = exact_mul(job.gpus, view.executed_time(job))
+            left = th[q] - service
+            t = now + (left / job.gpus if type(left) is float else exact_div(left, job.gpus))
+            if t > now and (wake is None or t < wake):
+                wake = t
+        for item in popped:
+            heapq.heappush(heap, item)
+        return wake
 
 
 for _k in _KNOBS:

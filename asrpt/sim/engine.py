@@ -48,6 +48,7 @@ import collections
 import heapq
 import itertools
 import math
+import operator
 import time as _time
 from numbers import Real
 from typing import Callable
@@ -69,6 +70,7 @@ _COMPLETE, _STOP, _WAKE = 0, 1, 3
 _ARRIVED, _WAITING, _RUNNING, _STOPPING, _DONE = (int(s) for s in (
     JobStatus.ARRIVED, JobStatus.WAITING, JobStatus.RUNNING, JobStatus.STOPPING, JobStatus.DONE))
 _INF = math.inf
+_INDEX_OF = operator.attrgetter("index")
 _FLOAT_EXACT = 2 ** 53   # ints below this (in magnitude) are floats exactly
 
 
@@ -82,9 +84,10 @@ def _floaty(x) -> bool:
 class _ProgressArrays:
     """Float64 copies of the per-job progress state, one row each for ``done``, the time progress
     resumes from (``max(restart_until, t_last)``) and ``tau`` (``state``), written by the engine
-    wherever a running job's values change (``sync``), for :meth:`_Engine.running_arrays`. ``exact`` turns on for good once
-    a synced value is not :func:`_floaty` or a job runs without an iteration time (abstract
-    jobs): the arrays are then never read, and policies keep their Python path."""
+    wherever a running job's values change (``sync``), for :meth:`_Engine.running_arrays`.
+    ``exact`` turns on for good once a synced value is not :func:`_floaty` or a job runs without
+    an iteration time (abstract jobs): the arrays are then never read, and policies keep their
+    Python path."""
 
     __slots__ = ("state", "mark", "exact")
 
@@ -214,7 +217,7 @@ class _Engine:
             {} if placer.fits_iff_capacity and not policy.preemptive else None)
         self.entries = itertools.count()
         self.entry = [-1] * len(self.views)   # entry number of each job's latest wait
-        self.undo: dict = {}     # jobs stopped at once in this pass: index -> (segment, tau, restart_until)
+        self.undo: dict = {}     # jobs stopped at once in this pass: index -> (segment, tau, restart_until, executed)
         self.future = None       # after a pass that filled idle GPUs: what the left-out jobs will free
         # GPU counts of waiting jobs, kept only where work conservation is checkable cheaply
         self.waiting_gpus = SortedList() if (policy.work_conserving and placer.fits_iff_capacity) else None
@@ -441,7 +444,7 @@ class _Engine:
     def _resume(self, i: int, jv: JobView, st: _JobState, undo) -> None:
         """Undo a preemption made earlier in this decision pass: the job gets the same GPUs back
         at the same instant, so it simply never stopped (no preemption, no restart)."""
-        seg, tau, restart_until = undo
+        seg, tau, restart_until, executed = undo
         for h, g in seg.servers:
             self.free[h] -= g
         self.free_total -= jv.gpus
@@ -450,7 +453,7 @@ class _Engine:
         if self.waiting_shapes is not None:
             self._shape_leaves(i)
         st.segments.pop()
-        st.executed -= seg.end - seg.start
+        st.executed = executed      # as it was (subtracting the segment back may round)
         st.status = _RUNNING
         st.servers = seg.servers
         st.tau = tau
@@ -514,9 +517,9 @@ class _Engine:
         if self.arrays is not None:
             self.arrays.sync(i, st)
         if st.tau is None or now <= st.restart_until or self.immediate:
-            tau, restart_until = st.tau, st.restart_until
+            tau, restart_until, executed = st.tau, st.restart_until, st.executed
             self._stop_now(i, st)
-            self.undo[i] = (st.segments[-1], tau, restart_until)
+            self.undo[i] = (st.segments[-1], tau, restart_until, executed)
             return
         # DNN job: run on to the next iteration boundary (floats within 1e-9 of one count as on it).
         done = st.done
@@ -600,27 +603,46 @@ class _Engine:
                     break
                 else:
                     skipped.append(jv)
-            chosen = {jv.index for jv in selected}
+            chosen = set(map(_INDEX_OF, selected))
             if len(chosen) != len(selected):
                 raise AsrptError(f"policy {policy.name} listed a job twice")
-            for idx in [i for i in self.running if i not in chosen]:
-                if states[idx].status == _RUNNING:
-                    self._preempt(idx)
+            running = self.running
+            if running.keys() - chosen:         # (the set difference in C: most passes preempt none)
+                for idx in [i for i in running if i not in chosen]:
+                    if states[idx].status == _RUNNING:
+                        self._preempt(idx)
             blocked: list[JobView] = []         # selected, waiting, and not placeable now
-            for jv in selected:
-                st = states[jv.index]
-                status = st.status
-                if status == _WAITING:
-                    if not self._try_start(jv):
-                        if not backfill:
+            if backfill:
+                # The selected jobs holding GPUs keep them (the ones stopping are kept running);
+                # the others start in the selected order. Nothing here depends on the order
+                # between the two kinds, so only the jobs to start are walked, in order.
+                fresh = chosen - running.keys()
+                if fresh:
+                    for jv in selected:
+                        if jv.index in fresh:
+                            if states[jv.index].status != _WAITING:
+                                raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
+                            if not self._try_start(jv):
+                                blocked.append(jv)
+                if self.stopping:               # selected again before its boundary: keep running
+                    for i in [i for i in self.stopping if i in chosen]:
+                        st = states[i]
+                        st.status = _RUNNING
+                        del self.stopping[i]
+                        st.stop_token += 1
+            else:
+                for jv in selected:
+                    st = states[jv.index]
+                    status = st.status
+                    if status == _WAITING:
+                        if not self._try_start(jv):
                             break
-                        blocked.append(jv)
-                elif status == _STOPPING:       # selected again before its boundary: keep running
-                    st.status = _RUNNING
-                    del self.stopping[jv.index]
-                    st.stop_token += 1
-                elif status != _RUNNING:
-                    raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
+                    elif status == _STOPPING:   # selected again before its boundary: keep running
+                        st.status = _RUNNING
+                        del self.stopping[jv.index]
+                        st.stop_token += 1
+                    elif status != _RUNNING:
+                        raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
             # GPUs the selection counted on but cannot use now: held by jobs left out that are still
             # running (to an iteration boundary, or to a completion before one), or refused by the
             # placer. Other jobs may use them, in the policy's order, without delaying a selected one.
@@ -702,6 +724,8 @@ class _Engine:
                 for h, g in alloc.servers:
                     future[h] -= g
         self.future = future
+        avail = None        # min(free, future) per server, kept up to date as jobs start here
+        avail_total = 0
         for jv in candidates:
             if not self.free_total:
                 break
@@ -709,10 +733,16 @@ class _Engine:
             if i in chosen or states[i].status != _WAITING or i in self.running or jv.gpus > self.free_total:
                 continue
             if jv.is_abstract or self.immediate:
-                self._try_start(jv)
+                if self._try_start(jv) and avail is not None:
+                    for h, _ in states[i].servers:
+                        a = free[h] if free[h] < future[h] else future[h]
+                        avail_total += a - avail[h]
+                        avail[h] = a
                 continue
-            avail = [f if f < u else u for f, u in zip(free, future)]
-            if jv.gpus > sum(avail):
+            if avail is None:
+                avail = [f if f < u else u for f, u in zip(free, future)]
+                avail_total = sum(avail)
+            if jv.gpus > avail_total:
                 continue
             alloc = self.placer.allocate(jv, avail, cluster)
             if alloc is None:
@@ -722,6 +752,10 @@ class _Engine:
             for h, g in alloc.servers:
                 future[h] -= g
             self._start(i, jv, alloc)
+            for h, _ in alloc.servers:
+                a = free[h] if free[h] < future[h] else future[h]
+                avail_total += a - avail[h]
+                avail[h] = a
 
     def _check_cheap(self) -> None:
         """Always on (with the over-allocation check of ``_start``): a work-conserving policy, with a

@@ -56,3 +56,19 @@ def test_identical_decisions_on_dnn_instances(instance):
 
 def test_identical_decisions_on_check_invariants():
     same_run(random_trace(60, 7), "tiresias", {"thresholds": (40, 300)}, check_invariants=True)
+
+
+@pytest.mark.parametrize("thresholds", [(3250.0, 7200.0), (500.0, 4000.0, 20000.0)])
+def test_identical_decisions_on_philly_dnn_jobs(thresholds):
+    """The running jobs' keys kept across decisions (queue crossings from a heap, stopping jobs
+    keyed behind the running ones) give the full pass's decisions on real DNN jobs: iteration
+    boundaries, restarts and many demotions."""
+    from importlib import resources
+
+    from asrpt.instance import Cluster
+    from asrpt.traces.philly import read_philly
+
+    path = str(resources.files("asrpt").joinpath("data/philly-40000-20000.csv.gz"))
+    instance, _ = read_philly(path, limit=250, cluster=Cluster.from_spec("4x8", None), dnn=True, seed=0)
+    log = same_run(instance, "tiresias", {"thresholds": thresholds}, preemption_cost=2.0)
+    assert len(log) > 300
