@@ -49,7 +49,9 @@ def floaty(x) -> bool:
 
 
 class JobTable:
-    """Per-job arrays indexed by job index, grown as jobs are added (in arrival order).
+    """Per-job arrays indexed by job index, grown as jobs are added (in arrival order): one float64
+    row each for tau*, the GPU count and the rank (``cols``, gathered at once by
+    :meth:`columns`), and object arrays of the views, arrivals and keys.
 
     ``rank`` is the order in which jobs were added: for jobs added in the engine's arrival order
     it sorts like ``(arrival, key, index)``. ``exact`` turns on for good once a job's tau* is not a
@@ -60,41 +62,54 @@ class JobTable:
     >>> for job in job_views(two_server_instance):
     ...     t.add(job)
     >>> t.rank[:3].tolist(), t.exact          # abstract jobs: tau* is the int 1
-    ([0, 1, 2], True)
+    ([0.0, 1.0, 2.0], True)
     """
 
-    __slots__ = ("rank", "tau_star", "gpus", "views", "arrival", "key", "n", "exact")
+    __slots__ = ("cols", "views", "arrival", "key", "n", "exact")
 
     def __init__(self, capacity: int = 64):
         self.n = 0
         self.exact = False
-        self._alloc(capacity)
+        self.cols = np.zeros((3, 0))
+        self.views = self.arrival = self.key = np.empty(0, dtype=object)
+        self._grow(capacity)
 
-    def _alloc(self, cap: int) -> None:
-        old = None if not hasattr(self, "rank") else (self.rank, self.tau_star, self.gpus, self.views,
-                                                      self.arrival, self.key)
-        self.rank = np.zeros(cap, dtype=np.int64)
-        self.tau_star = np.zeros(cap)
-        self.gpus = np.zeros(cap)
-        self.views = np.empty(cap, dtype=object)
-        self.arrival = np.empty(cap, dtype=object)
-        self.key = np.empty(cap, dtype=object)
-        if old is not None:
-            new = (self.rank, self.tau_star, self.gpus, self.views, self.arrival, self.key)
-            for array, prev in zip(new, old):
-                array[:len(prev)] = prev
+    def _grow(self, cap: int) -> None:
+        cols = np.zeros((3, cap))
+        cols[:, :self.cols.shape[1]] = self.cols
+        self.cols = cols
+        objects = []
+        for prev in (self.views, self.arrival, self.key):
+            new = np.empty(cap, dtype=object)
+            new[:len(prev)] = prev
+            objects.append(new)
+        self.views, self.arrival, self.key = objects
+
+    @property
+    def tau_star(self):
+        return self.cols[0]
+
+    @property
+    def gpus(self):
+        return self.cols[1]
+
+    @property
+    def rank(self):
+        return self.cols[2]
+
+    def columns(self, index):
+        """``(tau_star, gpus, rank)`` of the jobs ``index`` (an int array), in one gather."""
+        return self.cols.take(index, axis=1)
 
     def add(self, job) -> None:
         """Record ``job`` (a JobView), ranked after every job added before."""
         i = job.index
-        if i >= len(self.rank):
-            self._alloc(max(2 * len(self.rank), i + 1))
+        if i >= self.cols.shape[1]:
+            self._grow(max(2 * self.cols.shape[1], i + 1))
         if type(job.tau_star) is not float or not floaty(job.gpus):
             self.exact = True
-        self.rank[i] = self.n
+        self.cols[:, i] = (job.tau_star if type(job.tau_star) is float else 0.0, job.gpus, self.n)
         self.n += 1
-        self.tau_star[i] = job.tau_star if type(job.tau_star) is float else 0.0
-        self.gpus[i] = job.gpus
         self.views[i] = job
         self.arrival[i] = job.arrival
         self.key[i] = job.key
@@ -179,8 +194,9 @@ class ArrayRun:
 
     __slots__ = ("size", "rank", "index", "table")
 
-    def __init__(self, size, index, table: JobTable):
-        rank = table.rank[index]
+    def __init__(self, size, index, table: JobTable, rank=None):
+        if rank is None:
+            rank = table.rank[index]
         order = np.lexsort((rank, size))
         self.size, self.rank, self.index, self.table = size[order], rank[order], index[order], table
 

@@ -494,8 +494,9 @@ class ASRPT(PredictorPolicy):
             self._cross = SortedCrossings(now + rest * tau, idx)
         else:
             self._cross = SortedCrossings(now + rest[pos] * tau[pos], idx[pos])
-        self._rkeys = ArrayRun(np.where(rest < 0, 0.0, rest) * table.tau_star[idx] * table.gpus[idx],
-                               idx, table)
+        tau_star, gpus, rank = table.columns(idx)
+        # (0 if rest < 0 else rest) * tau* * gpus: rest is never -0.0 (a difference x - y)
+        self._rkeys = ArrayRun(np.maximum(rest, 0.0) * tau_star * gpus, idx, table, rank)
         return True
 
     def _running_run(self, view):
@@ -510,7 +511,8 @@ class ASRPT(PredictorPolicy):
         idx, done, _, _ = got
         rest = preds[idx] - done
         np.maximum(rest, 0.0, out=rest)
-        return ArrayRun(rest * table.tau_star[idx] * table.gpus[idx], idx, table)
+        tau_star, gpus, rank = table.columns(idx)
+        return ArrayRun(rest * tau_star * gpus, idx, table, rank)
 
     def _adaptive_tuples(self, view, raised=frozenset()) -> None:
         """The Python path of :meth:`_adaptive_step`; jobs in ``raised`` already got their new

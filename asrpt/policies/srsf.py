@@ -240,9 +240,10 @@ class SRSF(PredictorPolicy):
             left[reached] = work[reached] - done[reached]
         np.maximum(left, 0.0, out=left)
         t = self._table
-        size = left * t.tau_star[idx]
+        tau_star, gpus, rank = t.columns(idx)
+        size = left * tau_star
         if self.key == "gpu_time":
-            size = size * t.gpus[idx]
+            size = size * gpus
         if epsilon:
             size = np.where(stopping, size, size * (1 - epsilon))
         self._running_left = RunningLeft(idx, left, self._left)
@@ -251,7 +252,7 @@ class SRSF(PredictorPolicy):
             self._cross = SortedCrossings(now + left * tau, idx)
         else:
             self._cross = SortedCrossings(now + left[pos] * tau[pos], idx[pos])
-        return ArrayRun(size, idx, t)
+        return ArrayRun(size, idx, t, rank)
 
     def _running_tuples(self, view, pred, raised=frozenset()) -> list:
         """The ranking entries ``(size, arrival, key, index)`` of the running jobs (the Python
