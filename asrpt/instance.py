@@ -616,13 +616,24 @@ class Job:
         """A Job from field values that :func:`_check_job_fields` has just accepted, without
         checking them a second time (the loader validates once, at the boundary)."""
         job = cls.__new__(cls)
-        put, get = object.__setattr__, values.get
-        for name, default in _JOB_DEFAULTS.items():
-            put(job, name, get(name, default))
+        get = values.get
+        for (name, default), put in zip(_JOB_DEFAULTS.items(), _JOB_SETTERS):
+            put(job, get(name, default))
         meta = job.meta
-        put(job, "meta", _freeze(meta) if meta else _NO_META)
+        _JOB_SETTERS[_META_AT](job, _freeze(meta) if meta else _NO_META)
         if job.model is not None:
             job._default_parallelism()
+        return job
+
+    @classmethod
+    def _abstract(cls, job_id: str, arrival, gpus: int, processing_time, instances, user, status) -> "Job":
+        """The abstract Job of already checked values (as :func:`asrpt.traces.base.abstract_job`
+        accepts them; no ``meta``, weight 1): ``Job._checked`` of the same fields, positionally."""
+        job = cls.__new__(cls)
+        for put, value in zip(_JOB_SETTERS, (job_id, arrival, gpus, 1, processing_time, None, None, None,
+                                             None, None, None, None, instances, user, None, None, _NO_META,
+                                             None, status)):
+            put(job, value)
         return job
 
     @property
@@ -643,6 +654,11 @@ _JOB_DEFAULTS: dict[str, Any] = {
     f.name: (f.default if f.default is not MISSING else
              f.default_factory() if f.default_factory is not MISSING else None)  # type: ignore[misc]
     for f in fields(Job)}
+#: the slot setters of the Job fields, in field order (they bypass the frozen ``__setattr__``)
+_JOB_SETTERS = tuple(getattr(Job, name).__set__ for name in _JOB_DEFAULTS)
+_META_AT = tuple(_JOB_DEFAULTS).index("meta")
+assert tuple(_JOB_DEFAULTS)[:5] == ("id", "arrival", "gpus", "weight", "processing_time") and \
+    tuple(_JOB_DEFAULTS)[12:] == ("instances", "user", "group", "dataset", "meta", "seq_len", "status")
 
 
 def _check_job_fields(c: _Checker, obj: Mapping[str, Any], exact: bool = False) -> dict:
@@ -797,6 +813,14 @@ class Instance:
 def _instance_problems(cluster: Cluster, jobs: Sequence[Any]) -> list[Problem]:
     """Checks that span objects. ``jobs`` are Jobs or partially parsed job dicts (values may be
     None when the job had problems of its own), so these checks run even on a broken file."""
+    if _no_instance_problems(cluster, jobs):
+        return []
+    return _instance_problems_by_job(cluster, jobs)
+
+
+def _instance_problems_by_job(cluster: Cluster, jobs: Sequence[Any]) -> list[Problem]:
+    """:func:`_instance_problems` job by job, each problem located (the path of an instance that
+    :func:`_no_instance_problems` does not clear at once)."""
     problems: list[Problem] = []
     seen: dict[str, int] = {}
     total = cluster.total_gpus
@@ -827,6 +851,34 @@ def _instance_problems(cluster: Cluster, jobs: Sequence[Any]) -> list[Problem]:
                     f"{loc}.instances",
                     f"{instances} instances of {per} GPUs do not fit the cluster's servers"))
     return problems
+
+
+def _no_instance_problems(cluster: Cluster, jobs: Sequence[Any]) -> bool:
+    """True when :func:`_instance_problems` would find nothing, decided a column at a time (the
+    fast path of a valid instance); False when it may find something (it then looks job by job).
+
+    >>> _no_instance_problems(Cluster.homogeneous(2, 4), [Job("a", 0, 8, processing_time=1, instances=2)])
+    True
+    >>> _no_instance_problems(Cluster.homogeneous(2, 4), [Job("a", 0, 8, processing_time=1, instances=1)])
+    False
+    """
+    if not all(type(j) is Job for j in jobs):
+        return False
+    ids = {j.id for j in jobs}
+    if len(ids) != len(jobs):
+        return False
+    if jobs and max(j.gpus for j in jobs) > cluster.total_gpus:
+        return False
+    shapes = {(j.gpus // j.instances, j.instances) for j in jobs if j.instances and j.gpus % j.instances == 0}
+    if shapes:
+        biggest, most = cluster.max_server_gpus, {}
+        for per, count in shapes:
+            if count > most.get(per, 0):
+                most[per] = count
+        for per, count in most.items():
+            if per > biggest or sum(s.gpus // per for s in cluster.servers) < count:
+                return False
+    return True
 
 
 # ---------------------------------------------------------------------------------------------

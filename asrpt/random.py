@@ -9,8 +9,10 @@ must not depend on the order in which jobs are seen (e.g. the noise of a job's p
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:   # (annotations only: numpy is imported on first use, so that importing the
+    import numpy as np  # predictors or the trace readers costs no numpy where none is drawn)
 
 __all__ = ["as_generator", "stable_hash", "job_generator"]
 
@@ -24,6 +26,8 @@ def as_generator(seed) -> np.random.Generator:
     >>> bool(as_generator(7).integers(100) == as_generator(7).integers(100))
     True
     """
+    import numpy as np
+
     if isinstance(seed, np.random.Generator):
         return seed
     if seed is None:
@@ -47,4 +51,6 @@ def job_generator(seed: int, job_id: str) -> np.random.Generator:
     >>> float(job_generator(1, "a").standard_normal()) == float(job_generator(1, "a").standard_normal())
     True
     """
+    import numpy as np
+
     return np.random.default_rng([int(seed), stable_hash(job_id)])

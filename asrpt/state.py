@@ -120,18 +120,34 @@ def job_views(instance: Instance) -> list[JobView]:
     [('a', 1, 2), ('b', 1, 4), ('c', 1, 1)]
     """
     views = []
+    append, new, put = views.append, JobView.__new__, object.__setattr__
     for i, (job, tau) in enumerate(zip(instance.jobs, best_iteration_times(instance))):
-        if job.is_abstract:
+        job_id, model = job.id, job.model
+        if model is None:
             tau_star, pred = 1, job.predicted_processing_time
         else:
             tau_star, pred = tau, job.predicted_iterations
-        views.append(JobView(
-            index=i, id=job.id, key=id_key(job.id), arrival=job.arrival, gpus=job.gpus,
-            weight=job.weight, is_abstract=job.is_abstract, tau_star=tau_star, predicted_work=pred,
-            instances=job.instances, model=job.model, parallelism=job.parallelism,
-            batch_size=job.batch_size, precision=job.precision, user=job.user, group=job.group,
-            dataset=job.dataset, meta=job.meta, seq_len=job.seq_len))
+        # JobView(...) with the same fields in the same order, without the frozen __setattr__ per field
+        view = new(JobView)
+        put(view, "__dict__", {
+            "index": i, "id": job_id, "key": _id_key(job_id), "arrival": job.arrival, "gpus": job.gpus,
+            "weight": job.weight, "is_abstract": model is None, "tau_star": tau_star, "predicted_work": pred,
+            "instances": job.instances, "model": model, "parallelism": job.parallelism,
+            "batch_size": job.batch_size, "precision": job.precision, "user": job.user, "group": job.group,
+            "dataset": job.dataset, "meta": job.meta, "seq_len": job.seq_len})
+        append(view)
     return views
+
+
+def _id_key(job_id: str) -> tuple:
+    """``id_key(job_id)``, at once for the common all-digit id.
+
+    >>> _id_key("40123") == id_key("40123") and _id_key("j9") == id_key("j9")
+    True
+    """
+    if job_id.isdecimal() and job_id.isascii():
+        return ((0, int(job_id), job_id),)
+    return id_key(job_id)
 
 
 @dataclass(frozen=True, eq=False)
@@ -233,15 +249,23 @@ class ClusterView:
         self._e = engine
         self.now = engine.now
         self.cluster: Cluster = engine.cluster
-        self.waiting = _ReadOnlyJobs(engine.waiting)
-        self.running = _ReadOnlyJobs(engine.running)
-        self.stopping = _ReadOnlyJobs(engine.stopping)
+        # the live read-only wrappers: the engine's own (``live_parts``, built once per run) if it has them
+        live = getattr(engine, "live_parts", None) or ClusterView.live_parts(engine)
+        self.waiting, self.running, self.stopping, self.free_per_server = live
         self.arrived: tuple[JobView, ...] = tuple(engine.arrived)
         self.completed: tuple[CompletedJob, ...] = tuple(engine.completed)
         self.started: tuple[JobView, ...] = tuple(engine.just_started)
         self.stopped: tuple[JobView, ...] = tuple(engine.just_stopped)
-        self.free_per_server = _ReadOnlyInts(engine.free)
         self.clairvoyant = clairvoyant
+
+    @staticmethod
+    def live_parts(engine) -> tuple:
+        """``(waiting, running, stopping, free_per_server)``: the read-only live wrappers of the
+        engine's ``waiting``, ``running`` and ``stopping`` dicts and its ``free`` list. They follow
+        the engine's state, so an engine may build them once and keep them as its ``live_parts``
+        (every view of the run then shares them)."""
+        return (_ReadOnlyJobs(engine.waiting), _ReadOnlyJobs(engine.running), _ReadOnlyJobs(engine.stopping),
+                _ReadOnlyInts(engine.free))
 
     # -- cluster -------------------------------------------------------------------------------
     @property
@@ -519,6 +543,13 @@ class Placer(Params, abc.ABC):
     @abc.abstractmethod
     def allocate(self, job: JobView, free: Sequence[int], cluster: Cluster) -> Allocation | None:
         """GPUs for ``job`` given the idle GPUs per server, or None if it does not fit."""
+
+    def reserve(self, job: JobView, free: Sequence[int], cluster: Cluster) -> tuple | None:
+        """The ``servers`` of :meth:`allocate` (((server, GPUs), ...)), or None: what the engine
+        holds back for a selected job that must wait for GPUs. A placer whose servers do not
+        need the iteration time may skip computing it (the count placers do)."""
+        alloc = self.allocate(job, free, cluster)
+        return None if alloc is None else alloc.servers
 
     #: True when ``allocate`` succeeds exactly when the servers can hold the job's instances
     #: (``sum(free[h] // per_instance) >= instances``): the engine then rejects jobs that cannot

@@ -220,7 +220,7 @@ def main(argv=None) -> int:
     ap.add_argument("--whole-base", action="store_true", help="run the --whole rows on the base tree too")
     ap.add_argument("--json", default=None, help="also write the table as JSON here")
     args = ap.parse_args(argv)
-    parts = set(args.only.split(","))
+    parts = {p for p in args.only.split(",") if p}  # --only "" with --whole: the whole-trace rows alone
     if parts - set(PARTS):
         ap.error(f"unknown part(s) {sorted(parts - set(PARTS))}")
     py = sys.executable

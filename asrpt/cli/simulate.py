@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
+from .._gc import gc_paused
 from ..errors import InvalidParameterError
 from ..instance import Cluster
 from ..policies import make_policy, user_policy_spec
@@ -135,10 +135,10 @@ def write_outputs(out_dir: str, instance, results, report) -> list[str]:
                "trace": report.to_dict() if report else None,
                "results": [r.to_dict() for r in results]}
     path = os.path.join(out_dir, "summary.json")
-    from .._json import jsonable
+    from .._json import dumps_indented, jsonable
 
     with open(path, "w", encoding="utf-8") as fh:
-        json.dump(jsonable(summary), fh, indent=2, allow_nan=False)
+        fh.write(dumps_indented(jsonable(summary)))   # json.dump(..., indent=2, allow_nan=False)
     written.append(path)
     path = os.path.join(out_dir, "comparison.csv")
     with open(path, "w", encoding="utf-8") as fh:
@@ -183,7 +183,8 @@ def run(args) -> int:
     results = run_policies(instance, policies, args, progress=show)
     write_plot(args.plot, lambda: _jct_figure(results))
     if args.out:
-        written = write_outputs(args.out, instance, results, report)
+        with gc_paused():
+            written = write_outputs(args.out, instance, results, report)
         if not args.json:
             print(f"wrote {len(written)} files to {args.out}", file=sys.stderr)
     if args.json:

@@ -61,11 +61,29 @@ def _most_free_first(free: Sequence[int]) -> list[int]:
     return sorted(range(len(free)), key=free.__getitem__, reverse=True)
 
 
-def _server_order(order: str, free: Sequence[int], per: int, count: int) -> list[int]:
+def _most_free_walk(free: list, per: int):
+    """Servers by idle GPUs, most first, ties by id, read lazily and only while they hold at
+    least one ``per``-GPU instance (the walk of :func:`count_allocation` skips the others): each
+    distinct idle count in turn, its servers found by ``list.index`` (a scan in C), so a walk
+    that stops after a few servers never sorts them all."""
+    index = free.index
+    for v in sorted(set(free), reverse=True):
+        if v < per:
+            return
+        h = -1
+        while True:
+            try:
+                h = index(v, h + 1)
+            except ValueError:
+                break
+            yield h
+
+
+def _server_order(order: str, free: list, per: int, count: int):
     if order == "first_fit":
-        return list(range(len(free)))
+        return range(len(free))
     if order == "most_free":
-        return _most_free_first(free)
+        return _most_free_walk(free, per)
     if order == "best_fit":
         need = per * count
         # the fullest server that holds the job: the first with v idle GPUs, v the least idle
@@ -74,7 +92,7 @@ def _server_order(order: str, free: Sequence[int], per: int, count: int) -> list
         k = bisect_left(values, need)
         if k < len(values):
             return [free.index(values[k])]
-        return _most_free_first(free)
+        return _most_free_walk(free, per)
     raise InvalidParameterError(f"unknown server order {order!r}")
 
 
@@ -106,9 +124,21 @@ def count_allocation(order: str, free: Sequence[int], per: int, count: int) -> t
             if not progressed:
                 return None
         return tuple((h, g) for h, g in enumerate(taken) if g)
+    if order == "first_fit" and count > 0:   # the walk below, in server order, with fewer steps
+        out = []
+        remaining = count
+        for h, f in enumerate(free):
+            if f >= per:
+                k = f // per
+                if k >= remaining:
+                    out.append((h, remaining * per))
+                    return tuple(out)
+                out.append((h, k * per))
+                remaining -= k
+        return None
     remaining = count
     out = []
-    for h in (range(len(free)) if order == "first_fit" else _server_order(order, free, per, count)):
+    for h in _server_order(order, free, per, count):
         k = free[h] // per
         if k:
             if k > remaining:
@@ -147,20 +177,32 @@ class CountPlacer(Placer):
         """The registered name of the order (``"best_fit"``, ...)."""
         return self.order
 
+    def reserve(self, job: JobView, free: Sequence[int], cluster: Cluster) -> tuple | None:
+        """The servers :meth:`allocate` would give, without pricing the placement."""
+        per = job.gpu_per_instance if job.instances else 1
+        return count_allocation(self.order, free, per, job.instances if job.instances else job.gpus)
+
     def allocate(self, job: JobView, free: Sequence[int], cluster: Cluster) -> Allocation | None:
         per = job.gpu_per_instance if job.instances else 1
         count = job.instances if job.instances else job.gpus
         servers = count_allocation(self.order, free, per, count)
         if servers is None:
             return None
-        if job.is_abstract:
-            return Allocation(servers)
+        if job.is_abstract:   # Allocation(servers), without the frozen per-field setattr
+            alloc = _new(Allocation)
+            _put(alloc, "__dict__", {"servers": servers, "tau": None, "detail": None})
+            return alloc
         times = self.__dict__.get("_times")
         if times is None or times.cluster is not cluster:   # one memo per cluster (not a parameter)
             from ..dnn.perf import CountTimes
 
             times = self._times = CountTimes(cluster)
-        return Allocation(servers, times(job, servers))
+        alloc = _new(Allocation)
+        _put(alloc, "__dict__", {"servers": servers, "tau": times(job, servers), "detail": None})
+        return alloc
+
+
+_new, _put = object.__new__, object.__setattr__
 
 
 register_placer("first_fit", CountPlacer, order="first_fit",

@@ -13,12 +13,11 @@ every decision; the jobs running on to an iteration boundary (``view.stopping``)
 
 from __future__ import annotations
 
-import heapq
 import itertools
 from bisect import bisect_left, insort
 from typing import Any, Callable
 
-__all__ = ["WaitingOrder", "round_order"]
+__all__ = ["WaitingOrder", "round_order", "merged_views"]
 
 
 def round_order(policy, view, missing_key: Callable[[Any], Any]):
@@ -63,14 +62,39 @@ class _Merged:
         return len(self._head) + len(self._a) + len(self._b)
 
     def __iter__(self):
-        views = self._views
         yield from self._head
-        if self._a:
-            for _, i in heapq.merge(self._a, self._b):
-                yield views[i]
-        else:
-            for _, i in self._b:
-                yield views[i]
+        yield from merged_views(self._a, self._b, self._views)
+
+
+def merged_views(a, b, views: dict):
+    """The job views of two sorted runs of unique ``(key, index)`` entries, merged, lazily: run
+    by run, each run's end found by bisection (the runs of a priority order are long: queues,
+    tiers), so a read costs O(log n) per run plus the entries read. ``a`` is a list or a
+    ``SortedList`` (read by slices, it is at most the running jobs); ``b`` a list, read one
+    entry at a time (it may be long and only a prefix is read).
+
+    >>> views = {i: f"j{i}" for i in range(6)}
+    >>> list(merged_views([(1, 0), (2, 1), (7, 2)], [(3, 3), (4, 4), (9, 5)], views))
+    ['j0', 'j1', 'j3', 'j4', 'j2', 'j5']
+    """
+    na, nb = len(a), len(b)
+    cut = a.bisect_left if hasattr(a, "bisect_left") else (lambda x: bisect_left(a, x))
+    i = j = 0
+    while i < na and j < nb:
+        k = cut(b[j])                   # a[i:k] comes before b[j]
+        if k > i:
+            yield from [views[e[1]] for e in a[i:k]]
+            i = k
+            if i == na:
+                break
+        m = bisect_left(b, a[i], j)     # b[j:m] comes before a[i]
+        for p in range(j, m):
+            yield views[b[p][1]]
+        j = m
+    if i < na:
+        yield from [views[e[1]] for e in a[i:]]
+    for p in range(j, nb):
+        yield views[b[p][1]]
 
 
 class WaitingOrder:

@@ -92,7 +92,7 @@ from numbers import Real
 from .._validation import Interval, Options
 from ..errors import InvalidParameterError
 from ..sizes import exact_div, exact_mul
-from ._incremental import WaitingOrder
+from ._incremental import WaitingOrder, merged_views
 from .base import Decision, Policy, register_policy
 
 __all__ = ["Tiresias", "peer_gittins_table", "peer_gittins_index", "PEER_GITTINS_SAMPLE"]
@@ -772,8 +772,8 @@ class Tiresias(Policy):
 
 class _MergedOrder:
     """Running jobs' and waiting jobs' sorted ``(key, index)`` entries, read as one priority order
-    (a lazy merge each time it is iterated; keys are unique, so the merge is the sort of both):
-    the running entries ahead of every waiting one first, as they are, then the merge of the rest."""
+    (a lazy merge each time it is iterated, run by run: :func:`~asrpt.policies._incremental.merged_views`;
+    keys are unique, so the merge is the sort of both)."""
 
     __slots__ = ("_held", "_waiting", "_views")
 
@@ -784,18 +784,7 @@ class _MergedOrder:
         return len(self._held) + len(self._waiting)
 
     def __iter__(self):
-        views, held, waiting = self._views, self._held, self._waiting
-        if waiting and held:
-            k = held.bisect_left(waiting[0]) if hasattr(held, "bisect_left") else bisect.bisect_left(held, waiting[0])
-        else:
-            k = len(held)
-        yield from [views[i] for _, i in held[:k]]
-        if k < len(held):
-            for _, i in heapq.merge(held[k:], waiting):
-                yield views[i]
-        else:
-            for _, i in waiting:
-                yield views[i]
+        return merged_views(self._held, self._waiting, self._views)
 
 
 class _RunningQueues:

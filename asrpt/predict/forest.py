@@ -94,10 +94,12 @@ from __future__ import annotations
 import bisect
 import math
 from numbers import Integral, Real
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-import numpy as np
 from sortedcontainers import SortedList
+
+if TYPE_CHECKING:   # (annotations only: numpy is imported where it is used)
+    import numpy as np
 
 from .._validation import Interval, Options
 from ..errors import NotFittedError
@@ -173,6 +175,7 @@ class _CompiledForest:
     of the trees' leaf means."""
 
     def __init__(self, forest, X=None, y=None):
+        import numpy as np  # (here, not at import: the simulate command's predictors need none)
         trees = [est.tree_ for est in forest.estimators_]
         sizes = [t.node_count for t in trees]
         self.roots = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.intp)
@@ -211,6 +214,7 @@ class _CompiledForest:
 
     def predict_one(self, x: np.ndarray) -> float:
         # scikit-learn compares float32 features with float64 thresholds; so do we
+        import numpy as np  # (here, not at import: the simulate command's predictors need none)
         x = np.asarray(x, dtype=np.float32).astype(np.float64)
         node = self.roots
         left, right, feature, threshold = self.left, self.right, self.feature, self.threshold
@@ -375,6 +379,7 @@ class RandomForestPredictor(Predictor):
 
     # -- features ------------------------------------------------------------------------------
     def _features(self, job, as_of=None) -> np.ndarray:
+        import numpy as np  # (here, not at import: the simulate command's predictors need none)
         par = job.parallelism
         meta = job.meta or {}
         submitted = meta.get("submitted")
@@ -420,6 +425,7 @@ class RandomForestPredictor(Predictor):
         """Training rows: those of jobs that arrived no later than the ``maturity`` quantile of the
         arrivals of the jobs still pending (all rows if that leaves fewer than ``min_train``),
         the most recent ``max_train`` of them."""
+        import numpy as np  # (here, not at import: the simulate command's predictors need none)
         n = len(self._rows)
         keep = np.arange(n)
         if self._pending and self.maturity < 1:
@@ -448,6 +454,7 @@ class RandomForestPredictor(Predictor):
 
     def _conditional_model(self):
         """The survival-conditioned forest for the current base fit (None if unavailable)."""
+        import numpy as np  # (here, not at import: the simulate command's predictors need none)
         if self.attained_levels == 0 or self._model() is None:
             return None
         if self._conditional_at != self.fitted_at_:
@@ -486,6 +493,7 @@ class RandomForestPredictor(Predictor):
         return math.exp(x[_BASELINE] + model.predict_one(x)) / float(job.tau_star)
 
     def _repredict(self, job, attained: float):
+        import numpy as np  # (here, not at import: the simulate command's predictors need none)
         cond = self._conditional_model()
         if cond is not None:
             x = self._features(job)
@@ -508,6 +516,7 @@ class RandomForestPredictor(Predictor):
         NotFittedError
             Before ``reset()``.
         """
+        import numpy as np  # (here, not at import: the simulate command's predictors need none)
         self._check_fitted()
         if not self._rows:
             return np.zeros((0, len(FEATURES))), np.zeros(0)

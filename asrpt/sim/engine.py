@@ -54,8 +54,8 @@ from numbers import Real
 from typing import Callable
 
 import numpy as np
-from sortedcontainers import SortedList
 
+from .._gc import gc_paused
 from .._validation import Interval, Options, validate_params
 from ..errors import AsrptError, InvalidParameterError
 from ..instance import Instance
@@ -71,6 +71,7 @@ _ARRIVED, _WAITING, _RUNNING, _STOPPING, _DONE = (int(s) for s in (
     JobStatus.ARRIVED, JobStatus.WAITING, JobStatus.RUNNING, JobStatus.STOPPING, JobStatus.DONE))
 _INF = math.inf
 _INDEX_OF = operator.attrgetter("index")
+_new, _put = object.__new__, object.__setattr__
 _FLOAT_EXACT = 2 ** 53   # ints below this (in magnitude) are floats exactly
 
 
@@ -135,6 +136,53 @@ class _JobState:
         self.beta = 1.0
 
 
+class _Smallest:
+    """A multiset of ints that knows its smallest element (the GPU counts of the waiting jobs, for
+    the cheap work-conservation check): ``add`` and ``remove`` in O(1), ``smallest()`` amortized
+    O(log n), where a sorted list pays O(log n) per change (and most changes are never read).
+
+    >>> s = _Smallest()
+    >>> for g in (4, 1, 1, 8):
+    ...     s.add(g)
+    >>> s.remove(1); s.smallest(), len(s)
+    (1, 3)
+    >>> s.remove(1); s.smallest()
+    4
+    """
+
+    __slots__ = ("counts", "heap")
+
+    def __init__(self):
+        self.counts: dict[int, int] = {}   # value -> multiplicity (> 0)
+        self.heap: list[int] = []          # every value of `counts`, and stale ones (dropped when met)
+
+    def add(self, g: int) -> None:
+        counts = self.counts
+        c = counts.get(g)
+        if c is None:
+            counts[g] = 1
+            heapq.heappush(self.heap, g)
+        else:
+            counts[g] = c + 1
+
+    def remove(self, g: int) -> None:
+        counts = self.counts
+        c = counts[g]
+        if c == 1:
+            del counts[g]
+        else:
+            counts[g] = c - 1
+
+    def __len__(self) -> int:
+        return len(self.counts)   # (distinct values: enough for truthiness)
+
+    def smallest(self) -> int:
+        heap, counts = self.heap, self.counts
+        while heap[0] not in counts:
+            heapq.heappop(heap)
+        return heap[0]
+
+
 class Observer:
     """What an ``observer`` of :func:`run_engine` may implement (both optional); it sees each
     decision pass read-only and must change nothing.
@@ -197,9 +245,9 @@ class _Engine:
 
         self.views: list[JobView] = job_views(instance)
         self.states: list[_JobState] = [
-            _JobState(job.processing_time if job.is_abstract else job.iterations) for job in instance.jobs]
+            _JobState(job.processing_time if job.model is None else job.iterations) for job in instance.jobs]
         self.arrival_order = sorted(range(len(self.views)),
-                                    key=lambda i: (self.views[i].arrival, self.views[i].key))
+                                    key=[(v.arrival, v.key) for v in self.views].__getitem__)
         self.passes = 0
         self.clairvoyant = bool(policy.clairvoyant)
         # per-instance-size capacity (sum of free // per), kept up to date as GPUs are taken or freed
@@ -220,7 +268,8 @@ class _Engine:
         self.undo: dict = {}     # jobs stopped at once in this pass: index -> (segment, tau, restart_until, executed)
         self.future = None       # after a pass that filled idle GPUs: what the left-out jobs will free
         # GPU counts of waiting jobs, kept only where work conservation is checkable cheaply
-        self.waiting_gpus = SortedList() if (policy.work_conserving and placer.fits_iff_capacity) else None
+        self.waiting_gpus = _Smallest() if (policy.work_conserving and placer.fits_iff_capacity) else None
+        self.live_parts = ClusterView.live_parts(self)   # every view's waiting/running/stopping/free wrappers
 
     # -- time accounting ---------------------------------------------------------------------------
     def work_done(self, i: int):
@@ -360,12 +409,11 @@ class _Engine:
         """Keep every cached instance capacity exact after ``servers`` ((server, GPUs), ...) were
         taken (``sign`` -1, already subtracted from ``free``) or freed (+1, already added)."""
         free, cap = self.free, self.capacity
-        for per in cap:
-            delta = 0
-            for h, g in servers:
-                now = free[h]
-                delta += now // per - (now - sign * g) // per
-            cap[per] += delta
+        for h, g in servers:
+            now = free[h]
+            was = now - sign * g
+            for per, c in cap.items():   # (only existing keys are assigned: the dict keeps its size)
+                cap[per] = c + (now - was if per == 1 else now // per - was // per)
 
     def _shape_enters(self, i: int) -> None:
         shape = self.shapes[i]
@@ -385,15 +433,37 @@ class _Engine:
         would skip every other job (too large for ``free_total``, or of a shape refused earlier in
         the pass, see ``_decide``)."""
         queues, states, views, entry = self.shape_queues, self.states, self.views, self.entry
+        try_start = self._try_start
         heap = []
-        for shape in [s for s in queues if s[0] * s[1] <= free_total]:
-            q = queues[shape]
+        empty = None
+        for shape, q in queues.items():
+            if shape[0] * shape[1] > free_total:
+                continue
             while q and (states[q[0][1]].status != _WAITING or entry[q[0][1]] != q[0][0]):
                 q.popleft()
             if q:
                 heap.append((q[0][0], shape))
+            elif empty is None:
+                empty = [shape]
             else:
+                empty.append(shape)
+        if empty is not None:
+            for shape in empty:
                 del queues[shape]
+        if len(heap) == 1:   # one shape may start (often: few idle GPUs): its queue in order
+            shape = heap[0][1]
+            need = shape[0] * shape[1]
+            q = queues[shape]
+            while need <= free_total and try_start(views[q[0][1]]):
+                free_total = self.free_total
+                if not free_total:
+                    return
+                q.popleft()
+                while q and (states[q[0][1]].status != _WAITING or entry[q[0][1]] != q[0][0]):
+                    q.popleft()
+                if not q:
+                    return
+            return
         heapq.heapify(heap)
         refused: dict[int, int] = {}
         while heap:
@@ -404,7 +474,7 @@ class _Engine:
                 heapq.heappop(heap)
                 continue
             q = queues[shape]
-            if not self._try_start(views[q[0][1]]):
+            if not try_start(views[q[0][1]]):
                 refused[per] = count
                 heapq.heappop(heap)
                 continue
@@ -434,6 +504,8 @@ class _Engine:
         """True when no waiting job can start in this non-preemptive pass: each waiting shape
         needs more than ``free_total`` GPUs or at least the instances refused for its size."""
         for per, counts in self.waiting_shapes.items():
+            if per > free_total:   # (every shape of this size needs at least `per` GPUs)
+                continue
             least = min(counts)
             if per * least <= free_total:
                 r = refused.get(per)
@@ -473,7 +545,7 @@ class _Engine:
     def _release(self, i: int, st: _JobState) -> None:
         now = self.now
         restart = (st.restart_until if st.restart_until < now else now) - st.seg_start
-        st.segments.append(Segment(st.seg_start, now, st.servers, st.tau, restart if restart > 0 else 0))
+        st.segments.append(Segment._of(st.seg_start, now, st.servers, st.tau, restart if restart > 0 else 0))
         st.executed += now - st.seg_start
         free = self.free
         for h, g in st.servers:
@@ -493,7 +565,10 @@ class _Engine:
         st.status = _DONE
         st.completion = self.now
         self.n_done += 1
-        self.completed.append(CompletedJob(self.views[i], self.now, st.work, self.job_status[i]))
+        done = _new(CompletedJob)   # CompletedJob(view, now, work, status), without the frozen setattr
+        _put(done, "__dict__", {"job": self.views[i], "completion": self.now, "work": st.work,
+                                "status": self.job_status[i]})
+        self.completed.append(done)
 
     def _stop_now(self, i: int, st: _JobState) -> None:
         if st.status == _STOPPING:
@@ -541,12 +616,13 @@ class _Engine:
     def _try_start(self, jv: JobView) -> bool:
         if jv.gpus > self.free_total:
             return False
-        if self.capacity is not None:  # count placers: reject by a cached instance capacity
-            per = jv.gpu_per_instance if jv.instances else 1
-            cap = self.capacity.get(per)
+        capacity = self.capacity
+        if capacity is not None:  # count placers: reject by a cached instance capacity
+            per, count = self.shapes[jv.index]   # (instance size, instances)
+            cap = capacity.get(per)
             if cap is None:
-                cap = self.capacity[per] = sum(f // per for f in self.free) if per > 1 else self.free_total
-            if cap < (jv.instances or jv.gpus):
+                cap = capacity[per] = sum([f // per for f in self.free]) if per > 1 else self.free_total
+            if cap < count:
                 return False
         alloc = self.placer.allocate(jv, self.free, self.cluster)
         if alloc is None:
@@ -582,7 +658,8 @@ class _Engine:
             if not isinstance(decision.order, (list, tuple)):   # the observer may read it: a list
                 decision = type(decision)(list(decision.order), decision.backfill, decision.wake_at)
             self.after_decide(view, decision)
-        self._request_wake(decision.wake_at)
+        if decision.wake_at is not None:
+            self._request_wake(decision.wake_at)
         backfill = decision.backfill
         states = self.states
         self.future = None
@@ -607,7 +684,10 @@ class _Engine:
             if len(chosen) != len(selected):
                 raise AsrptError(f"policy {policy.name} listed a job twice")
             running = self.running
-            if running.keys() - chosen:         # (the set difference in C: most passes preempt none)
+            # the selected jobs not holding GPUs (C's fast path for a dict: no copy of its keys);
+            # the others hold GPUs, so some running job is left out iff they are fewer than running
+            fresh = chosen.difference(running)
+            if len(chosen) - len(fresh) < len(running):     # (most passes preempt none)
                 for idx in [i for i in running if i not in chosen]:
                     if states[idx].status == _RUNNING:
                         self._preempt(idx)
@@ -616,7 +696,6 @@ class _Engine:
                 # The selected jobs holding GPUs keep them (the ones stopping are kept running);
                 # the others start in the selected order. Nothing here depends on the order
                 # between the two kinds, so only the jobs to start are walked, in order.
-                fresh = chosen - running.keys()
                 if fresh:
                     for jv in selected:
                         if jv.index in fresh:
@@ -661,6 +740,7 @@ class _Engine:
                     and getattr(order, "_d", None) is self.waiting):   # the live waiting set itself
                 self._scan_shapes(free_total)
             elif free_total and (refused is None or not self._all_refused(refused, free_total)):
+                shapes, try_start, all_refused = self.shapes, self._try_start, self._all_refused
                 for jv in order:
                     i = jv.index
                     if states[i].status != _WAITING or i in running:
@@ -671,33 +751,35 @@ class _Engine:
                             break
                         continue
                     if refused is not None:
-                        inst = jv.instances
-                        per, count = (jv.gpus // inst, inst) if inst else (1, jv.gpus)
+                        per, count = shapes[i]
                         least = refused.get(per)
                         if least is not None and count >= least:
                             continue    # (backfill only: a strict pass stopped at its first refusal)
-                        if not self._try_start(jv):
+                        if not try_start(jv):
                             if not backfill:
                                 break
                             refused[per] = count
-                            if self._all_refused(refused, free_total):
+                            if all_refused(refused, free_total):
                                 break
                             continue
                         free_total = self.free_total
-                        if not free_total or self._all_refused(refused, free_total):
+                        if not free_total or all_refused(refused, free_total):
                             break
                         continue
-                    if not self._try_start(jv):
+                    if not try_start(jv):
                         if not backfill:
                             break
                         continue
                     free_total = self.free_total
                     if not free_total:
                         break
-        for i in self.started:
-            del self.waiting[i]
-        self.started.clear()
-        self._check_cheap()
+        if self.started:
+            waiting = self.waiting
+            for i in self.started:
+                del waiting[i]
+            self.started.clear()
+        if self.free_total and self.waiting_gpus is not None:   # (nothing to check otherwise)
+            self._check_cheap()
         if self.check:
             self._check_state(decision)
         if self.has_next_wake:
@@ -719,9 +801,9 @@ class _Engine:
                 for h, g in states[i].servers:
                     future[h] += g
         for jv in blocked:
-            alloc = self.placer.allocate(jv, future, cluster)
-            if alloc is not None:
-                for h, g in alloc.servers:
+            servers = self.placer.reserve(jv, future, cluster)
+            if servers is not None:
+                for h, g in servers:
                     future[h] -= g
         self.future = future
         avail = None        # min(free, future) per server, kept up to date as jobs start here
@@ -761,8 +843,9 @@ class _Engine:
         """Always on (with the over-allocation check of ``_start``): a work-conserving policy, with a
         placer that fits whenever the GPUs suffice, left no waiting job that fits in the idle GPUs."""
         wg = self.waiting_gpus
-        if wg and wg[0] <= self.free_total and self.future is None and not self.stopping:
-            jv = next(v for v in self.waiting.values() if v.gpus == wg[0] and not v.instances)
+        if (wg is not None and wg.counts and self.future is None and not self.stopping
+                and wg.smallest() <= self.free_total):
+            jv = next(v for v in self.waiting.values() if v.gpus == wg.smallest() and not v.instances)
             raise AsrptError(f"t={self.now}: work-conserving policy {self.policy.name} left job {jv.id} "
                              f"({jv.gpus} GPUs) waiting with {self.free_total} GPUs idle")
 
@@ -808,9 +891,13 @@ class _Engine:
         heap = self.heap
         report_every = max(1, n // 200)
         reported = 0
+        arrivals = [views[i].arrival for i in order] + [_INF]   # in arrival order, then a sentinel
+        waiting, arrived, waiting_gpus = self.waiting, self.arrived, self.waiting_gpus
+        shape_enters = self._shape_enters if self.waiting_shapes is not None else None
+        heappop, decide = heapq.heappop, self._decide
         while True:
             t_heap = heap[0][0] if heap else _INF
-            t_arr = views[order[ptr]].arrival if ptr < n else _INF
+            t_arr = arrivals[ptr]
             # At a tie keep the arrival's own value: a float wake-up time equal to an exact
             # arrival must not turn an exact run's clock into a float.
             t = t_arr if t_arr <= t_heap else t_heap
@@ -819,7 +906,7 @@ class _Engine:
             self.now = t
             changed = False
             while heap and heap[0][0] == t and heap[0][1] < _WAKE:
-                _, kind, _, i, token = heapq.heappop(heap)
+                _, kind, _, i, token = heappop(heap)
                 st = states[i]
                 if kind == _COMPLETE:
                     if token == st.version and st.status in (_RUNNING, _STOPPING):
@@ -830,24 +917,25 @@ class _Engine:
                     st.done = st.stop_target
                     self._stop_now(i, st)
                     changed = True
-            while ptr < n and views[order[ptr]].arrival <= t:
+            while arrivals[ptr] <= t:
                 i = order[ptr]
                 ptr += 1
                 states[i].status = _WAITING
-                self.waiting[i] = views[i]
-                self.arrived.append(views[i])
-                if self.waiting_gpus is not None and not views[i].instances:
-                    self.waiting_gpus.add(views[i].gpus)
-                if self.waiting_shapes is not None:
-                    self._shape_enters(i)
+                jv = views[i]
+                waiting[i] = jv
+                arrived.append(jv)
+                if waiting_gpus is not None and not jv.instances:
+                    waiting_gpus.add(jv.gpus)
+                if shape_enters is not None:
+                    shape_enters(i)
                 changed = True
             while heap and heap[0][0] == t and heap[0][1] == _WAKE:
-                heapq.heappop(heap)
+                heappop(heap)
                 if self.next_wake == t:
                     self.next_wake = None
                     changed = True
             if changed:
-                self._decide()
+                decide()
                 if self.progress is not None and self.n_done - reported >= report_every:
                     reported = self.n_done
                     self.progress(reported, n)
@@ -861,13 +949,19 @@ class _Engine:
 
     def _result(self, wall: float, label: str | None) -> SimResult:
         records = []
+        append, new, put = records.append, JobRecord.__new__, object.__setattr__
         for jv, st in zip(self.views, self.states):
-            tau_star = None if jv.is_abstract else jv.tau_star
-            p_star = st.work if jv.is_abstract else st.work * jv.tau_star
-            records.append(JobRecord(
-                id=jv.id, arrival=jv.arrival, gpus=jv.gpus, weight=jv.weight, start=st.first_start,
-                completion=st.completion, preemptions=st.preemptions, work=st.work, tau_star=tau_star,
-                processing_time=p_star, beta=float(st.beta), segments=tuple(st.segments)))
+            abstract = jv.is_abstract
+            work = st.work
+            # JobRecord(...) with the same fields in the same order, without the frozen __setattr__
+            record = new(JobRecord)
+            put(record, "__dict__", {
+                "id": jv.id, "arrival": jv.arrival, "gpus": jv.gpus, "weight": jv.weight,
+                "start": st.first_start, "completion": st.completion, "preemptions": st.preemptions,
+                "work": work, "tau_star": None if abstract else jv.tau_star,
+                "processing_time": work if abstract else work * jv.tau_star, "beta": float(st.beta),
+                "segments": tuple(st.segments)})
+            append(record)
         records_t = tuple(records)
         if self.check:
             check_records(records_t, self.cluster.server_gpus)
@@ -931,6 +1025,7 @@ def run_engine(instance: Instance, policy: Policy, placer: Placer, *, preemption
     if observer is not None and not (callable(observer) or hasattr(observer, "before_decide")
                                      or hasattr(observer, "after_decide")):
         raise InvalidParameterError(f"observer must be a callable or an Observer, got {type(observer).__name__}")
-    engine = _Engine(instance, policy, placer, preemption_cost, seed, check_invariants, progress,
-                     preemption_point, observer)
-    return engine.run(label)
+    with gc_paused():   # (the engine's states and its loop make no reference cycles: asrpt._gc)
+        engine = _Engine(instance, policy, placer, preemption_cost, seed, check_invariants, progress,
+                         preemption_point, observer)
+        return engine.run(label)

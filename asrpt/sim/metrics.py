@@ -36,7 +36,7 @@ def summarize(records: Sequence[JobRecord], total_gpus: int) -> dict:
     preemptions.
     """
     done = [r for r in records if r.completion is not None]
-    jcts = sorted(r.jct for r in done)
+    jcts = sorted([r.completion - r.arrival for r in done])   # JobRecord.jct, inline
     n = len(done)
     out: dict = {"jobs": len(records), "finished": n}
     out["total_completion_time"] = sum((r.completion for r in done), 0)
@@ -46,7 +46,7 @@ def summarize(records: Sequence[JobRecord], total_gpus: int) -> dict:
     out["p95_jct"] = percentile(jcts, 95)
     out["p99_jct"] = percentile(jcts, 99)
     out["max_jct"] = jcts[-1] if jcts else None
-    delays = [r.queueing_delay for r in done]
+    delays = [None if r.start is None else r.start - r.arrival for r in done]   # queueing_delay
     out["mean_queueing_delay"] = sum(delays, 0) / n if n else None
     if done:
         first = min(r.arrival for r in records)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
@@ -25,6 +26,9 @@ __all__ = ["Segment", "JobRecord", "SimResult", "placement_string", "check_recor
 
 
 def _num(x: Any) -> Any:
+    t = type(x)
+    if t is int or t is float or x is None:   # the common cases, before the (ABC) Fraction check
+        return x
     if isinstance(x, Fraction):
         return x.numerator if x.denominator == 1 else float(x)
     return x
@@ -36,7 +40,10 @@ def placement_string(servers: Sequence[tuple[int, int]]) -> str:
     >>> placement_string(((3, 4), (0, 4)))
     '0:4;3:4'
     """
-    return ";".join(f"{s}:{g}" for s, g in sorted(servers))
+    if len(servers) == 1:
+        (s, g), = servers
+        return f"{s}:{g}"
+    return ";".join([f"{s}:{g}" for s, g in sorted(servers)])
 
 
 @dataclass(frozen=True)
@@ -56,6 +63,21 @@ class Segment:
     @property
     def gpus(self) -> int:
         return sum(g for _, g in self.servers)
+
+    @classmethod
+    def _of(cls, start, end, servers, tau, restart) -> "Segment":
+        """``Segment(start, end, servers, tau, restart)`` without the frozen per-field setattr (the
+        engine builds one per run of a job).
+
+        >>> Segment._of(0, 2, ((0, 1),), None, 0) == Segment(0, 2, ((0, 1),))
+        True
+        """
+        seg = _new(cls)
+        _put(seg, "__dict__", {"start": start, "end": end, "servers": servers, "tau": tau, "restart": restart})
+        return seg
+
+
+_new, _put = object.__new__, object.__setattr__
 
 
 @dataclass(frozen=True)
@@ -117,22 +139,69 @@ class JobRecord:
         return placement_string(self.segments[-1].servers) if self.segments else ""
 
     def to_row(self) -> dict:
-        """A flat dict for CSV/JSON (times as numbers)."""
-        return {
-            "job_id": self.id,
-            "arrival": _num(self.arrival),
-            "gpus": self.gpus,
-            "weight": _num(self.weight),
-            "start_time": _num(self.start),
-            "finish_time": _num(self.completion),
-            "jct": _num(self.jct),
-            "queue_delay": _num(self.queueing_delay),
-            "preemptions": self.preemptions,
-            "servers_spanned": self.servers_spanned,
-            "beta": self.beta,
-            "processing_time": _num(self.processing_time),
-            "placement": self.placement,
-        }
+        """A flat dict for CSV/JSON (times as numbers; the columns of :data:`ROW_COLUMNS`)."""
+        return dict(zip(ROW_COLUMNS, self.row_values()))
+
+    def row_values(self) -> list:
+        """The values of :meth:`to_row`, in :data:`ROW_COLUMNS` order (what the per-job CSV writes).
+
+        >>> r = JobRecord("a", 0, 2, 1, 1, 4, 0, 3, None, 3, 1.0, (Segment(1, 4, ((0, 2),)),))
+        >>> r.row_values()
+        ['a', 0, 2, 1, 1, 4, 4, 1, 0, 1, 1.0, 3, '0:2']
+        """
+        arrival, start, completion, segments = self.arrival, self.start, self.completion, self.segments
+        weight, p_star = self.weight, self.processing_time
+        if len(segments) == 1:
+            servers = segments[0].servers
+            spanned, placement = len(servers), placement_string(servers)
+        else:
+            spanned = max([len(s.servers) for s in segments]) if segments else 0
+            placement = placement_string(segments[-1].servers) if segments else ""
+        if (type(arrival) is int and type(start) is int and type(completion) is int and type(weight) is int
+                and type(p_star) is int):   # an integer run (nothing for _num to convert)
+            return [self.id, arrival, self.gpus, weight, start, completion, completion - arrival,
+                    start - arrival, self.preemptions, spanned, self.beta, p_star, placement]
+        return [self.id, _num(arrival), self.gpus, _num(weight), _num(start), _num(completion),
+                None if completion is None else _num(completion - arrival),     # jct
+                None if start is None else _num(start - arrival),               # queueing_delay
+                self.preemptions, spanned, self.beta, _num(p_star), placement]
+
+    def _plain_csv_line(self) -> str | None:
+        """The per-job CSV line of a record of an integer run (int times, weight and size, a
+        float beta, an id the csv module writes as is): the line ``csv.writer`` writes for
+        :meth:`row_values`, formatted directly; None for any other record (the caller then asks
+        the csv module).
+
+        >>> JobRecord("a", 0, 2, 1, 1, 4, 0, 3, None, 3, 1.0, (Segment(1, 4, ((0, 2),)),))._plain_csv_line()
+        'a,0,2,1,1,4,4,1,0,1,1.0,3,0:2\\n'
+        """
+        job_id, arrival, start, completion = self.id, self.arrival, self.start, self.completion
+        weight, p_star, beta, gpus, preemptions = (self.weight, self.processing_time, self.beta, self.gpus,
+                                                   self.preemptions)
+        if not (type(arrival) is int and type(start) is int and type(completion) is int and type(weight) is int
+                and type(p_star) is int and type(beta) is float and type(gpus) is int
+                and type(preemptions) is int and type(job_id) is str and job_id
+                and not _NEEDS_QUOTES.search(job_id)):
+            return None
+        segments = self.segments
+        if len(segments) == 1:
+            servers = segments[0].servers
+            spanned, placement = len(servers), placement_string(servers)
+        else:
+            spanned = max([len(s.servers) for s in segments]) if segments else 0
+            placement = placement_string(segments[-1].servers) if segments else ""
+        if _NEEDS_QUOTES.search(placement):
+            return None
+        return (f"{job_id},{arrival},{gpus},{weight},{start},{completion},{completion - arrival},"
+                f"{start - arrival},{preemptions},{spanned},{beta!r},{p_star},{placement}\n")
+
+
+#: What makes the csv module quote a field (with its default dialect and a "\\n" line end).
+_NEEDS_QUOTES = re.compile(r'[,"\r\n]')
+
+#: The columns of :meth:`JobRecord.to_row` and of the per-job CSV.
+ROW_COLUMNS = ("job_id", "arrival", "gpus", "weight", "start_time", "finish_time", "jct", "queue_delay",
+               "preemptions", "servers_spanned", "beta", "processing_time", "placement")
 
 
 @dataclass(frozen=True)
@@ -173,12 +242,21 @@ class SimResult:
 
     def jobs_csv(self) -> str:
         """Per-job CSV (columns of :meth:`JobRecord.to_row`)."""
-        buf = io.StringIO()
-        rows = [r.to_row() for r in self.records]
-        writer = csv.writer(buf, lineterminator="\n")  # rows share to_row's key order: no DictWriter
-        writer.writerow(list(rows[0]) if rows else ["job_id"])
-        writer.writerows([list(row.values()) for row in rows])
-        return buf.getvalue()
+        lines = [",".join(ROW_COLUMNS) + "\n" if self.records else "job_id\n"]
+        append = lines.append
+        buf = writer = None
+        for r in self.records:
+            line = r._plain_csv_line()
+            if line is None:   # the csv module's line of row_values()
+                if writer is None:
+                    buf = io.StringIO()
+                    writer = csv.writer(buf, lineterminator="\n")
+                buf.seek(0)
+                buf.truncate()
+                writer.writerow(r.row_values())
+                line = buf.getvalue()
+            append(line)
+        return "".join(lines)
 
     def to_dict(self, *, jobs: bool = False) -> dict:
         out = {"policy": self.label, "options": dict(self.options),

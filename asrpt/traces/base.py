@@ -149,6 +149,27 @@ def read_csv_rows(path: str, required: Sequence[str], optional: Sequence[str] = 
     TraceError
         Missing file, empty file, or required columns absent (naming them).
     """
+    def rows() -> Iterator[tuple[int, dict]]:
+        for line, values in records:
+            yield line, ({"__error__": values} if type(values) is str else dict(zip(header, values)))
+
+    header, records = read_csv_records(path, required)
+    return header, rows()
+
+
+def read_csv_records(path: str, required: Sequence[str]) -> tuple[list[str], Iterator[tuple[int, list | str]]]:
+    """:func:`read_csv_rows` without the dicts: ``(line number, values)`` per data row, the
+    values a list in header order, or the message (a str) for a row with the wrong number of
+    fields. Same header checks, same errors, same rows.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+    ...     _ = f.write("a,b\\n1,2\\n\\n3\\n")
+    >>> header, rows = read_csv_records(f.name, ["a"])
+    >>> header, list(rows)
+    (['a', 'b'], [(2, ['1', '2']), (4, '1 fields, header has 2')])
+    >>> os.unlink(f.name)
+    """
     source = os.fspath(path)
     try:
         if source.endswith(".gz"):
@@ -173,22 +194,23 @@ def read_csv_rows(path: str, required: Sequence[str], optional: Sequence[str] = 
         fh.close()
         raise TraceError(f"{source}: header lacks column(s) {', '.join(missing)} "
                          f"(found: {', '.join(header)})")
+    width = len(header)
 
-    def rows() -> Iterator[tuple[int, dict]]:
+    def records() -> Iterator[tuple[int, list | str]]:
         with fh:
             try:
                 for values in reader:
-                    line = reader.line_num
-                    if not values or all(not v.strip() for v in values):
-                        continue
-                    if len(values) != len(header):
-                        yield line, {"__error__": f"{len(values)} fields, header has {len(header)}"}
-                        continue
-                    yield line, dict(zip(header, values))
+                    if len(values) != width or not values[0].strip():  # (rare: look closer)
+                        if not values or all(not v.strip() for v in values):
+                            continue    # a blank line
+                        if len(values) != width:
+                            yield reader.line_num, f"{len(values)} fields, header has {width}"
+                            continue
+                    yield reader.line_num, values
             except (csv.Error, UnicodeDecodeError, OSError, EOFError) as exc:
                 raise TraceError(f"{source}:{reader.line_num}: unreadable: {exc}") from None
 
-    return header, rows()
+    return header, records()
 
 
 def parse_timestamp(text: str) -> float:
@@ -278,6 +300,8 @@ def abstract_job(report: TraceReport, line: int, job_id, arrival, gpus, processi
                                      or type(v) is str and v.isascii() for v in meta.values()))
             and (type(arrival) is int and type(processing_time) is int
                  or processing_time >= _RESOLUTION * math.ulp(float(arrival) + float(processing_time)))):
+        if not meta:
+            return Job._abstract(job_id, arrival, gpus, processing_time, instances, user, status)
         return Job._checked({"id": job_id, "arrival": arrival, "gpus": gpus,
                              "processing_time": processing_time, "instances": instances,
                              "user": user, "status": status,

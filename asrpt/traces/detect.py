@@ -6,6 +6,7 @@ import csv
 import gzip
 import os
 
+from .._gc import gc_paused
 from .._validation import Options, validate_params
 from ..errors import TraceError
 from ..instance import Cluster, Instance
@@ -62,6 +63,11 @@ def read_trace(path, *, format: str = "auto", cluster: Cluster | None = None, st
     carry none: 64 x 8 if omitted). ``start``/``limit`` select a window of Philly or of any imported trace by
     arrival order; ``dnn`` gives trace jobs models (:mod:`asrpt.traces.assign`).
     """
+    with gc_paused():   # (readers build many objects and no reference cycles: asrpt._gc)
+        return _read_trace(path, format, cluster, start, limit, dnn, seed)
+
+
+def _read_trace(path, format, cluster, start, limit, dnn, seed):
     fmt = detect_format(path) if format == "auto" else format
     if fmt == "instance":
         inst = load_instance(path)

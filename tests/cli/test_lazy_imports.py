@@ -43,6 +43,14 @@ def test_abstract_simulation_loads_neither_scipy_nor_the_placement_stack():
     assert code == 0 and set(heavy) <= {"numpy"}
 
 
+def test_fifo_and_sjf_simulations_load_no_heavy_package():
+    """FIFO and SJF with the oracle draw no random numbers and fit no model: not even numpy (the
+    predictors and the seed helpers import it on first use)."""
+    code, heavy = loaded(["simulate", "instances/small-cluster.json", "--policy", "fifo,sjf,sjf-duration",
+                          "--placement", "first_fit"])
+    assert code == 0 and heavy == []
+
+
 def test_unknown_command_and_help_still_list_every_command():
     probe = subprocess.run([sys.executable, "-m", "asrpt", "nosuch"], capture_output=True, text=True)
     assert probe.returncode == 2 and "'worst-case'" in probe.stderr and "'validate'" in probe.stderr

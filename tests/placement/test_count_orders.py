@@ -35,3 +35,21 @@ def _reference(order, free, per, count):
 def test_count_orders_match_their_definitions(free, per, count, order):
     assert count_allocation(order, free, per, count) == _reference(order, free, per, count)
     assert count_allocation(order, tuple(free), per, count) == _reference(order, free, per, count)
+
+
+@settings(max_examples=200, deadline=None)
+@given(free=st.lists(st.integers(0, 8), min_size=1, max_size=12), gpus=st.integers(1, 24),
+       order=st.sampled_from(["first_fit", "most_free", "best_fit", "spread"]))
+def test_reserve_gives_the_servers_of_allocate(free, gpus, order):
+    """What the engine holds back for a blocked job (reserve, unpriced) is what allocate gives."""
+    from asrpt.instance import Cluster, Instance, Job
+    from asrpt.placement import make_placer
+    from asrpt.state import job_views
+
+    cluster = Cluster.homogeneous(max(len(free), 3), 8, "A100")
+    free = free + [0] * (cluster.n_servers - len(free))
+    view, = job_views(Instance(cluster, (Job("j", 0, gpus, processing_time=5),)))
+    placer = make_placer(order)
+    alloc = placer.allocate(view, free, cluster)
+    assert placer.reserve(view, free, cluster) == (None if alloc is None else alloc.servers)
+    assert super(type(placer), placer).reserve(view, free, cluster) == placer.reserve(view, free, cluster)

@@ -2,7 +2,7 @@
 implementations (tests/policies/reference/), decision by decision, on random instances (issue 18)."""
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, settings, strategies as st
 
 from asrpt.policies.gavel import Gavel
 from asrpt.policies.themis import Themis
@@ -68,3 +68,22 @@ def test_identical_decisions_on_gang_instances(instance):
 def test_identical_decisions_on_dnn_instances(instance):
     for name, params in VARIANTS[1:2] + VARIANTS[4:5]:
         same_run(instance, name, params, preemption_cost=1.5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 3)), unique=True, max_size=40), st.randoms())
+def test_merged_views_is_the_sort_of_both_runs(keys, rnd):
+    """The run-by-run merge of the priority orders reads the sort of the two sorted runs (a list
+    or a SortedList first, with long runs and interleaved entries alike)."""
+    from sortedcontainers import SortedList
+
+    from asrpt.policies._incremental import merged_views
+
+    entries = [(k, i) for i, k in enumerate(keys)]
+    rnd.shuffle(entries)
+    cut = rnd.randint(0, len(entries))
+    a, b = sorted(entries[:cut]), sorted(entries[cut:])
+    views = {i: f"v{i}" for _, i in entries}
+    want = [views[i] for _, i in sorted(entries)]
+    assert list(merged_views(a, b, views)) == want
+    assert list(merged_views(SortedList(a), b, views)) == want

@@ -1,0 +1,246 @@
+"""The fast paths of the PAI reader, the instance checks, the per-job CSV, the indented JSON and
+the engine's smallest waiting demand, each against its slow twin (issue 18): same jobs, same
+reports, same problems, same bytes, same answers, on random and boundary inputs."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import random
+from fractions import Fraction
+
+import pytest
+
+from asrpt._json import dumps_indented, jsonable
+from asrpt.instance import Cluster, Instance, Job, Server, _instance_problems_by_job, _no_instance_problems, id_key
+from asrpt.sim.engine import _Smallest
+from asrpt.sim.records import ROW_COLUMNS, JobRecord, Segment, SimResult
+from asrpt.state import _id_key
+from asrpt.traces.base import TraceReport, abstract_job, read_csv_rows, trace_status
+from asrpt.traces.pai import PAI_COLUMNS, _number, read_pai
+
+
+def _read_pai_reference(path, cluster):
+    """The PAI reader as it was before its fast path: a dict per row, every job through
+    ``abstract_job`` and the instance through ``Instance`` (the slow twin)."""
+    source = os.fspath(path)
+    header, rows = read_csv_rows(source, PAI_COLUMNS)
+    report = TraceReport(source, ignored_columns=tuple(c for c in header if c not in PAI_COLUMNS + ("status",)))
+    jobs, seen, cpu_rows = [], set(), 0
+    M, G = cluster.total_gpus, cluster.max_server_gpus
+    for line, row in report.readable_rows(rows):
+        job_id = row["job_id"].strip()
+        try:
+            submit = _number(row["submit_time"])
+            duration = _number(row["duration"])
+            n_inst, per = int(row["num_inst"]), int(row["num_gpu"])
+            cpus = float(row["num_cpu"] or 0)
+        except ValueError as exc:
+            report.bad(line, f"not a number: {exc}")
+            continue
+        if not job_id:
+            report.bad(line, "empty job_id")
+        elif job_id in seen:
+            report.bad(line, f"duplicate job_id {job_id!r}")
+        elif submit < 0 or duration <= 0:
+            report.bad(line, f"submit_time {submit} or duration {duration} out of range")
+        elif n_inst < 1 or per < 1:
+            report.bad(line, f"num_inst {n_inst} and num_gpu {per} must be >= 1")
+        elif n_inst * per > M:
+            report.filtered[f"needs more than the cluster's {M} GPUs"] += 1
+        elif per > G:
+            report.filtered[f"an instance needs more than a server's {G} GPUs"] += 1
+        else:
+            job = abstract_job(report, line, job_id, submit, n_inst * per, duration, instances=n_inst,
+                               user=row["user"].strip() or None, status=trace_status(row.get("status")))
+            if job is None:
+                continue
+            if cpus:
+                cpu_rows += 1
+            seen.add(job_id)
+            jobs.append(job)
+    if cpu_rows:
+        report.notes.append(f"{cpu_rows} rows ask for CPUs; asrpt schedules GPUs only and ignored them")
+    report.jobs = len(jobs)
+    report.check_readable()
+    return Instance(cluster, tuple(jobs), {"source": "pai", "file": os.path.basename(source)}), report
+
+
+_TIMES = ["0", "1", "17", " 3 ", "2.5", "1e3", "1e12", "1e13", "-1", "0.0", "x", "", "nan", "inf", "1e-300",
+          "123456789012345678901"]
+_COUNTS = ["1", "2", "4", "8", "3", "0", "-1", "16", "2.0", "", " 1"]
+_CPUS = ["0", "", "0.0", "6", "x", " 0"]
+_IDS = ["{k}", "j{k}", " {k} ", "", "dup", "a,b", "é{k}", "x" * 300, "tab\t{k}"]
+_USERS = ["u", "", " ", "b436b2", "ü", "v" * 300]
+_STATUSES = ["Terminated", "Failed", "", "Running", "Pass"]
+
+
+def _random_pai(rng, path, status: bool) -> None:
+    header = list(PAI_COLUMNS) + (["status"] if status else []) + ["extra"]
+    rng.shuffle(header)
+    lines = [",".join(header)]
+    for k in range(rng.randrange(1, 120)):
+        r = rng.random()
+        if r < 0.03:
+            lines.append("")
+            continue
+        if r < 0.06:
+            lines.append("1,2")
+            continue
+        values = {"job_id": rng.choice(_IDS[:3] if rng.random() < 0.8 else _IDS).format(k=k),
+                  "user": rng.choice(_USERS), "submit_time": rng.choice(_TIMES[:7] if rng.random() < 0.8 else _TIMES),
+                  "duration": rng.choice(_TIMES[1:7] if rng.random() < 0.8 else _TIMES),
+                  "num_inst": rng.choice(_COUNTS[:3] if rng.random() < 0.8 else _COUNTS),
+                  "num_gpu": rng.choice(_COUNTS[:4] if rng.random() < 0.8 else _COUNTS),
+                  "num_cpu": rng.choice(_CPUS), "status": rng.choice(_STATUSES), "extra": "z"}
+        out = io.StringIO()
+        csv.writer(out, lineterminator="").writerow([values[c] for c in header])
+        lines.append(out.getvalue())
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_read_pai_equals_its_reference(tmp_path, seed):
+    rng = random.Random(seed)
+    path = tmp_path / f"pai{seed}.csv"
+    _random_pai(rng, path, status=seed % 2 == 0)
+    cluster = rng.choice([Cluster.homogeneous(2, 8), Cluster.from_spec("8,8,4"), Cluster.homogeneous(1, 4096)])
+    try:
+        want = _read_pai_reference(path, cluster)
+    except Exception as exc:   # the same error, with the same message
+        with pytest.raises(type(exc)) as info:
+            read_pai(path, cluster)
+        assert str(info.value) == str(exc)
+        return
+    got = read_pai(path, cluster)
+    assert got[0] == want[0] and got[1].to_dict() == want[1].to_dict()
+    assert got[0].n_jobs >= 1 and got[1].malformed   # rows of both kinds
+    for a, b in zip(got[0].jobs, want[0].jobs):
+        assert all(type(getattr(a, f)) is type(getattr(b, f)) for f in ("id", "arrival", "gpus", "processing_time",
+                                                                           "instances", "user", "status", "meta"))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_instance_checks_at_once_agree_with_job_by_job(seed):
+    rng = random.Random(seed)
+    for _ in range(300):
+        cluster = Cluster(tuple(Server(rng.choice([1, 2, 4, 8]))
+                                for _ in range(rng.randrange(1, 5))))
+        jobs = []
+        for k in range(rng.randrange(0, 6)):
+            inst = rng.choice([None, 1, 2, 3, 4])
+            per = rng.choice([1, 2, 3, 4, 8])
+            gpus = per * (inst or rng.randrange(1, 4))
+            jobs.append(Job(rng.choice([str(k), str(k), "same"]), 0, gpus, processing_time=1, instances=inst))
+        assert _no_instance_problems(cluster, jobs) == (not _instance_problems_by_job(cluster, jobs))
+
+
+def test_digit_ids_key_as_id_key():
+    for text in ["0", "7", "40123", "007", "0x1", "j9", "9j", "", "²", "١٢", "1 2", "-3", "+4"]:
+        assert _id_key(text) == id_key(text), text
+
+
+def _random_record(rng, k):
+    kind = rng.random()
+    if kind < 0.6:
+        t = [rng.randrange(0, 10**6) for _ in range(3)]
+    elif kind < 0.8:
+        t = [rng.random() * 1e5 for _ in range(3)]
+    else:
+        t = [Fraction(rng.randrange(1, 1000), rng.choice([1, 3, 7])) for _ in range(3)]
+    a, s, c = sorted(t)
+    ran = rng.random() < 0.9
+    segments = tuple(Segment(s, c, tuple((h, rng.choice([1, 4, 8])) for h in rng.sample(range(8), rng.randrange(1, 3))))
+                     for _ in range(rng.choice([1, 1, 1, 2]))) if ran else ()
+    job_id = rng.choice([str(k), f"j{k}", f"a,{k}", f'q"{k}', f" {k} "])
+    weight = rng.choice([1, 2, 0.5, Fraction(1, 3)])
+    p_star = rng.choice([c - s if ran else 5, 7, 2.5])
+    return JobRecord(job_id, a, 4, weight, s if ran else None, c if ran else None, rng.randrange(3), 5,
+                     None, p_star, rng.choice([1.0, 1.25]), segments)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_jobs_csv_equals_the_csv_module(seed):
+    rng = random.Random(seed)
+    records = tuple(_random_record(rng, k) for k in range(400))
+    want = io.StringIO()
+    writer = csv.writer(want, lineterminator="\n")
+    writer.writerow(ROW_COLUMNS)
+    writer.writerows([r.row_values() for r in records])
+    result = SimResult("fifo", records, {})
+    assert result.jobs_csv() == want.getvalue()
+    assert 20 < sum(r._plain_csv_line() is not None for r in records) < 380   # both paths are exercised
+    assert [r.to_row() for r in records] == [dict(zip(ROW_COLUMNS, r.row_values())) for r in records]
+    assert SimResult("fifo", (), {}).jobs_csv() == "job_id\n"
+
+
+def test_smallest_agrees_with_a_sorted_list():
+    rng = random.Random(5)
+    s, ref = _Smallest(), []
+    for _ in range(5000):
+        if ref and rng.random() < 0.5:
+            g = rng.choice(ref)
+            ref.remove(g)
+            s.remove(g)
+        else:
+            g = rng.choice([1, 1, 2, 4, 8, 16, 3])
+            ref.append(g)
+            s.add(g)
+        assert bool(s) == bool(ref)
+        if ref:
+            assert s.smallest() == min(ref)
+
+
+def _random_json(rng, depth=0):
+    r = rng.random()
+    if depth < 4 and r < 0.3:
+        return {rng.choice(["a", "b", "é", "\n", 'q"', "k%d" % rng.randrange(9)]): _random_json(rng, depth + 1)
+                for _ in range(rng.randrange(0, 5))}
+    if depth < 4 and r < 0.45:
+        return [_random_json(rng, depth + 1) for _ in range(rng.randrange(0, 4))]
+    if depth < 4 and r < 0.5:
+        return tuple(_random_json(rng, depth + 1) for _ in range(rng.randrange(0, 3)))
+    return rng.choice([0, -3, 10**30, 1.5, -0.0, 1e300, 3.14159, None, True, False, "s", "ünï", "\u2028", "",
+                       "a\\b", Fraction(1, 3), Fraction(4, 2), float("inf")])
+
+
+def test_dumps_indented_equals_the_json_module():
+    rng = random.Random(3)
+    for _ in range(3000):
+        x = jsonable(_random_json(rng))
+        assert dumps_indented(x) == json.dumps(x, indent=2, allow_nan=False)
+        assert dumps_indented(x, indent=4) == json.dumps(x, indent=4, allow_nan=False)
+    odd = {1: 2, 2.5: [3], None: {"x": ()}, False: "f"}
+    assert dumps_indented(odd) == json.dumps(odd, indent=2, allow_nan=False)
+    for bad in ({"n": float("nan")}, [float("inf")], {(1, 2): 3}):   # the json module's own errors
+        with pytest.raises((ValueError, TypeError)) as want:
+            json.dumps(bad, indent=2, allow_nan=False)
+        with pytest.raises(type(want.value), match=".*"):
+            dumps_indented(bad)
+
+
+def _walk(free, per, count):
+    """count_allocation's general walk over servers in id order (the slow twin of its first_fit path)."""
+    remaining, out = count, []
+    for h in range(len(free)):
+        k = free[h] // per
+        if k:
+            k = min(k, remaining)
+            out.append((h, k * per))
+            remaining -= k
+            if not remaining:
+                break
+    return None if remaining else tuple(out)
+
+
+def test_first_fit_allocation_equals_the_general_walk():
+    from asrpt.placement.placers import count_allocation
+
+    rng = random.Random(0)
+    for _ in range(20000):
+        free = [rng.randrange(0, 9) for _ in range(rng.randrange(1, 8))]
+        per, count = rng.choice([1, 2, 3, 4, 8]), rng.randrange(0, 12)
+        assert count_allocation("first_fit", free, per, count) == _walk(free, per, count)
