@@ -220,7 +220,7 @@ class ClusterView:
     ``completed``, ``just_started`` and ``just_stopped`` lists, ``free`` (idle GPUs per server),
     ``free_total``, ``total_gpus``, ``n_done``, ``states`` (per job: ``status``, ``first_start``,
     ``preemptions``, ``servers``, ``tau``, ``work``), ``executed_time(i)``, ``work_done(i)`` and
-    ``running_progress()``.
+    ``running_progress()`` (and may offer ``running_arrays()``).
 
     Attributes
     ----------
@@ -332,6 +332,23 @@ class ClusterView:
         [('a', 1)]
         """
         return self._e.running_progress()
+
+    def running_arrays(self):
+        """The array form of :meth:`running_progress`: ``(index, done, tau, stopping)``, numpy
+        arrays over the running jobs in the order of :attr:`running` (job indices, work done now,
+        iteration time, stopping flags; fresh copies, bit for bit the values
+        :meth:`running_progress` gives), or None where float arrays could not hold them exactly
+        (exact runs with ints or Fractions beyond floats, abstract jobs): policies then use
+        :meth:`running_progress`. An engine without it gives None.
+
+        >>> from asrpt.sim import simulate
+        >>> seen = []
+        >>> _ = simulate(two_server_instance, "fifo", observer=lambda v, d: seen.append(v.running_arrays()))
+        >>> seen[1] is None     # abstract jobs
+        True
+        """
+        arrays = getattr(self._e, "running_arrays", None)
+        return None if arrays is None else arrays()
 
     def running_executed(self) -> list:
         """``(job, executed time, stopping)`` for every running job, in the order of

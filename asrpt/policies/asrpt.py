@@ -43,7 +43,10 @@ of :mod:`asrpt.theory.certificate` read them).
 Cost: the orders are maintained incrementally. Waiting jobs sit in a sorted list whose keys change
 only when a prediction changes; running jobs (at most M) are ranked at each decision and merged
 in; overdue jobs sit in a sorted list by C~. A decision costs O(R log R + log n) for R running
-jobs plus the prefix the engine reads, never O(number of waiting or finished jobs).
+jobs plus the prefix the engine reads, never O(number of waiting or finished jobs). The running
+jobs' adaptive step and keys are computed in numpy where the engine's progress and the
+predictions are floats (:mod:`asrpt.policies._running`, the same numbers; exact runs keep the
+Python loop).
 """
 
 from __future__ import annotations
@@ -51,10 +54,10 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from bisect import bisect_left
 from numbers import Real
 from operator import itemgetter
 
+import numpy as np
 from sortedcontainers import SortedList
 
 from .._validation import Interval, Options
@@ -64,6 +67,7 @@ from ..single.gang import GangSRPTMachine
 from ..single.srpt import SRPTMachine
 from ..sizes import exact_div, exact_mul, integral
 from ..state import VirtualRun
+from ._running import ArrayRun, JobTable, RunningLeft, SortedCrossings, TupleRun, merged
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["ASRPT"]
@@ -178,6 +182,7 @@ class ASRPT(PredictorPolicy):
         self._stored: dict[int, tuple] = {}         # fluid: index -> its entry in _unfinished
         self._fresh: list = []                      # fluid: finished jobs not yet collected
         self._waiting = SortedList()                # (remaining GPU-time, arrival, tie, index)
+        self._table = JobTable()                    # per-job arrays for the numpy pass (_adaptive_arrays)
         self._wentry: dict[int, tuple] = {}
         self._overdue = SortedList()                # (C~, tie, index) of overdue active jobs
         self._oentry: dict[int, tuple] = {}
@@ -292,20 +297,17 @@ class ASRPT(PredictorPolicy):
         # (The adaptive step of this decision keyed the running jobs, in _rkeys.)
         running = self._rkeys
         if running is None:
+            running = self._running_run(view)
+        if running is None:
             left = self._left.get
             running = [self._rank_key(view, j, left(j.index)) for j in view.running]
-        running.sort()
-        waiting = self._waiting
+        if type(running) is list:
+            running.sort()
+            running = TupleRun(running)
         # Running jobs ahead of every waiting one come first as they are; the others are merged.
-        k = bisect_left(running, waiting[0]) if waiting and running else len(running)
         if skip:
-            head = [views[e[3]] for e in running[:k] if e[3] not in skip]
-        else:
-            head = [views[e[3]] for e in running[:k]]
-        tail = heapq.merge(running[k:], waiting) if k < len(running) else waiting
-        if skip:
-            return itertools.chain(head, (views[e[3]] for e in tail if e[3] not in skip))
-        return itertools.chain(head, (views[e[3]] for e in tail))
+            return merged(running, self._waiting, views, skip)
+        return merged(running, self._waiting, views)
 
     def _observe(self, view) -> None:
         """Jobs the engine started or stopped since the last view: started ones leave the waiting
@@ -335,6 +337,7 @@ class ASRPT(PredictorPolicy):
         i = job.index
         work = self.tracker_.predicted[i]
         self._views[i] = job
+        self._table.add(job)
         self._tie[i] = job.key
         self._active.add(i)
         size = self._virtual_size(job, work)
@@ -447,7 +450,73 @@ class ASRPT(PredictorPolicy):
     def _adaptive_step(self, view) -> None:
         """Re-predict running jobs whose work done reached their prediction (step 3), in the
         view's order of running jobs; key them for the ranking (``_rkeys``) and note when each
-        reaches its (new) prediction (``_cross``, a heap read by :meth:`_next_crossing`)."""
+        reaches its (new) prediction (``_cross``, a heap read by :meth:`_next_crossing`). In numpy
+        where the values are floats (:meth:`_adaptive_arrays`, the same numbers)."""
+        if not self._adaptive_arrays(view):
+            self._adaptive_tuples(view)
+
+    def _adaptive_arrays(self, view) -> bool:
+        """The numpy form of :meth:`_adaptive_tuples` (the same IEEE operations in the same order):
+        ``_rkeys`` becomes an :class:`~asrpt.policies._running.ArrayRun`; False (nothing done)
+        where the engine's arrays or the predictions are not all floats. Jobs that reached their
+        prediction are resized in Python, in running order."""
+        table = self._table
+        if table.exact:
+            return False
+        got = view.running_arrays()
+        if got is None:
+            return False
+        idx, done, tau, _ = got
+        tracker = self.tracker_
+        preds = tracker.prediction_array()
+        if preds is None:
+            return False
+        now = view.now
+        rest = preds[idx] - done
+        # prediction_reached: rest <= 0 or now + rest * tau <= now; with tau > 0 the first
+        # implies the second
+        hit = now + rest * tau <= now
+        if np.count_nonzero(hit):
+            reached = np.flatnonzero(hit)
+            views = self._views
+            who = idx[reached].tolist()
+            for i in who:
+                job = views[i]
+                self._resize(view, job, tracker.overrun(view, job, self.adaptive))
+            preds = tracker.prediction_array()
+            if preds is None:                    # a new prediction floats cannot hold
+                self._adaptive_tuples(view, set(who))
+                return True
+            rest[reached] = preds[idx[reached]] - done[reached]
+        self._left = RunningLeft(idx, rest, {})
+        pos = rest > 0
+        if np.count_nonzero(pos) == len(idx):    # (the usual case: nothing to leave out)
+            self._cross = SortedCrossings(now + rest * tau, idx)
+        else:
+            self._cross = SortedCrossings(now + rest[pos] * tau[pos], idx[pos])
+        tau_star, gpus, rank = table.columns(idx)
+        # (0 if rest < 0 else rest) * tau* * gpus: rest is never -0.0 (a difference x - y)
+        self._rkeys = ArrayRun(np.maximum(rest, 0.0) * tau_star * gpus, idx, table, rank)
+        return True
+
+    def _running_run(self, view):
+        """Without the adaptive step: the running jobs' ``_rank_key`` in numpy (an
+        :class:`~asrpt.policies._running.ArrayRun`, the same numbers), or None where the values
+        are not all floats."""
+        table = self._table
+        got = None if table.exact else view.running_arrays()
+        preds = None if got is None else self.tracker_.prediction_array()
+        if preds is None:
+            return None
+        idx, done, _, _ = got
+        rest = preds[idx] - done
+        np.maximum(rest, 0.0, out=rest)
+        tau_star, gpus, rank = table.columns(idx)
+        return ArrayRun(rest * tau_star * gpus, idx, table, rank)
+
+    def _adaptive_tuples(self, view, raised=frozenset()) -> None:
+        """The Python path of :meth:`_adaptive_step`; jobs in ``raised`` already got their new
+        prediction in this pass."""
         tracker, pred = self.tracker_, self.tracker_.predicted
         left = self._left = {}
         keys = self._rkeys = []
@@ -456,7 +525,7 @@ class ASRPT(PredictorPolicy):
         for job, done, tau, _ in view.running_progress():
             i = job.index
             rest = pred[i] - done
-            if prediction_reached(now, rest, tau):
+            if i not in raised and prediction_reached(now, rest, tau):
                 self._resize(view, job, tracker.overrun(view, job, self.adaptive))
                 rest = pred[i] - done
             left[i] = rest

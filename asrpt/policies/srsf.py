@@ -47,45 +47,43 @@ running jobs, whose remaining sizes shrink, are re-keyed at each decision; the o
 of the two sorted runs. A decision costs O(R log R + k log W + A) for k changed jobs (the O(A)
 is the merge and the list handed to the engine, in C), against O(A log A) with A key
 computations before; the decisions are identical (tests/policies/test_srsf_incremental.py).
+The R running jobs are keyed in numpy where the engine's progress and the predictions are floats
+(:mod:`asrpt.policies._running`: the same IEEE operations in the same order, so the same keys;
+exact runs keep the Python loop; tests/policies/test_running_arrays.py).
 """
 
 from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, insort
-from operator import itemgetter
 from numbers import Real
+
+import numpy as np
 
 from .._validation import Interval, Options
 from ..predict.base import prediction_reached
 from ..sizes import exact_mul
+from ._running import ArrayRun, JobTable, RunningLeft, SortedCrossings, TupleRun, floaty, merged
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["SRSF"]
 
 
 class _MergedOrder:
-    """The sorted running and waiting entries read as one priority order, lazily and as often as
-    asked (the engine reads a prefix; entries are unique, so the merge is the sort of both): the
-    running jobs ahead of every waiting one first, then the merge of the rest."""
+    """The sorted running entries (a :class:`~asrpt.policies._running.TupleRun` or
+    :class:`~asrpt.policies._running.ArrayRun`) and the sorted waiting ones read as one priority
+    order, lazily and as often as asked (the engine reads a prefix): :func:`merged`."""
 
     __slots__ = ("_running", "_waiting", "_views")
 
-    def __init__(self, running: list, waiting: list, views: dict):
+    def __init__(self, running, waiting: list, views: dict):
         self._running, self._waiting, self._views = running, waiting, views
 
     def __len__(self) -> int:
         return len(self._running) + len(self._waiting)
 
     def __iter__(self):
-        running, waiting, view_of = self._running, self._waiting, self._views.__getitem__
-        k = bisect_left(running, waiting[0]) if waiting and running else len(running)
-        yield from [view_of(e[3]) for e in running[:k]]
-        tail = heapq.merge(running[k:], waiting) if k < len(running) else waiting
-        yield from map(view_of, map(_INDEX, tail))
-
-
-_INDEX = itemgetter(3)
+        return merged(self._running, self._waiting, self._views)
 
 
 @register_policy("srsf")
@@ -147,10 +145,15 @@ class SRSF(PredictorPolicy):
         self._pending: dict[int, object] = {}  # jobs whose state changed since they were keyed
         self._left: dict[int, object] = {}     # index -> predicted remaining work, last keyed
         self._cross: list = []                 # heap (time it reaches its prediction, index) of running jobs
+        self._table = JobTable()               # per-job arrays for the numpy pass (_running_arrays)
+        self._running_left = None              # the running jobs' _left from the numpy pass (RunningLeft)
 
     def _note_changes(self, view) -> None:
         """Record the view's deltas (shown once, to decide or next_wake, whichever comes first)."""
         pending = self._pending
+        add = self._table.add
+        for job in view.arrived:
+            add(job)
         for group in (view.arrived, view.started, view.stopped):
             for job in group:
                 pending[job.index] = job
@@ -194,21 +197,78 @@ class SRSF(PredictorPolicy):
             size = size * (1 - self.epsilon)
         return size
 
-    def _running_keys(self, view, pred) -> list:
-        """The ranking entries of the running jobs, whose remaining sizes move: ``_size`` of each
-        (the same arithmetic), from one pass over the engine's progress; also notes when each
-        reaches its prediction (``_cross``, a heap read by :meth:`_next_crossing`)."""
+    def _running_keys(self, view, pred):
+        """The ranking entries of the running jobs, whose remaining sizes move, as a sorted run
+        (:mod:`asrpt.policies._running`): ``_size`` of each (the same arithmetic), from one pass
+        over the engine's progress, in numpy where the values are floats
+        (:meth:`_running_arrays`); also notes when each reaches its prediction (``_cross``, a heap
+        read by :meth:`_next_crossing`)."""
+        run = self._running_arrays(view, pred)
+        if run is None:
+            entries = self._running_tuples(view, pred)
+            entries.sort()
+            run = TupleRun(entries)
+        return run
+
+    def _running_arrays(self, view, pred):
+        """The numpy form of :meth:`_running_tuples` (the same numbers: the same IEEE operations in
+        the same order), or None (nothing done) where the engine's arrays or the predictions are not
+        all floats; jobs that reached their prediction are raised in Python, in running order."""
+        epsilon = self.epsilon
+        if self._table.exact or (epsilon and type(epsilon) is not float):
+            return None
+        got = view.running_arrays()
+        if got is None:
+            return None
+        idx, done, tau, stopping = got
+        preds = self.tracker_.prediction_array()
+        if preds is None:
+            return None
+        work = preds[idx]
+        now = view.now
+        left = work - done
+        # prediction_reached: left <= 0 or now + left * tau <= now; with tau > 0 the first implies
+        # the second
+        if self.adaptive != "off" and np.count_nonzero(hit := now + left * tau <= now):
+            reached = np.flatnonzero(hit)
+            views = self._views
+            who = idx[reached].tolist()
+            raised = [self._raise_prediction(view, views[i]) for i in who]
+            if not all(map(floaty, raised)):   # a new prediction floats cannot hold
+                return TupleRun(sorted(self._running_tuples(view, pred, set(who))))
+            work[reached] = raised
+            left[reached] = work[reached] - done[reached]
+        np.maximum(left, 0.0, out=left)
+        t = self._table
+        tau_star, gpus, rank = t.columns(idx)
+        size = left * tau_star
+        if self.key == "gpu_time":
+            size = size * gpus
+        if epsilon:
+            size = np.where(stopping, size, size * (1 - epsilon))
+        self._running_left = RunningLeft(idx, left, self._left)
+        pos = left > 0
+        if np.count_nonzero(pos) == len(idx):    # (the usual case: nothing to leave out)
+            self._cross = SortedCrossings(now + left * tau, idx)
+        else:
+            self._cross = SortedCrossings(now + left[pos] * tau[pos], idx[pos])
+        return ArrayRun(size, idx, t, rank)
+
+    def _running_tuples(self, view, pred, raised=frozenset()) -> list:
+        """The ranking entries ``(size, arrival, key, index)`` of the running jobs (the Python
+        path); jobs in ``raised`` already got their new prediction in this pass."""
         now = view.now
         adaptive = self.adaptive != "off"
         gpu_time = self.key == "gpu_time"
         epsilon = self.epsilon
         left_of = self._left
+        self._running_left = None
         running = []
         cross = self._cross = []
         for job, done, tau, stopping in view.running_progress():
             i = job.index
             work = pred[i]
-            if adaptive:
+            if adaptive and i not in raised:
                 rest = work - done
                 if prediction_reached(now, rest, tau):
                     work = self._raise_prediction(view, job)
@@ -235,7 +295,8 @@ class SRSF(PredictorPolicy):
 
     def _next_crossing(self, view):
         """The tracker's next crossing from the ones noted at the decision (``_cross``)."""
-        return self.tracker_.noted_crossing(view, self._left, self._cross, self._views)
+        left = self._running_left if self._running_left is not None else self._left
+        return self.tracker_.noted_crossing(view, left, self._cross, self._views)
 
     def decide(self, view):
         tracker = self.tracker_
@@ -255,7 +316,6 @@ class SRSF(PredictorPolicy):
                 entry_of[i] = entry
                 insort(waiting, entry)
         self._pending.clear()
-        running.sort()
         return Decision(_MergedOrder(running, waiting, self._views), backfill=True)
 
     def next_wake(self, view):

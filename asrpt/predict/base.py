@@ -48,6 +48,8 @@ from collections import defaultdict
 from numbers import Integral, Real
 from typing import Any
 
+import numpy as np
+
 from .._validation import Interval
 from ..errors import InvalidParameterError
 from ..registry import Registry
@@ -441,6 +443,8 @@ class PredictionTracker:
         self.predictor.reset(seed)
         self.siblings = siblings
         self.predicted: dict[int, Any] = {}
+        self._array = np.zeros(64)                # float64 copy of `predicted` (prediction_array)
+        self._exact = False                       # a prediction a float cannot hold was recorded
         self.initial_by_id: dict[str, Any] = {}   # first prediction of every job seen
         self.latest_by_id: dict[str, Any] = {}    # its last prediction (after adaptive updates)
         self.revised: list = []                   # jobs re-predicted in the last update
@@ -492,7 +496,7 @@ class PredictionTracker:
                     self.n_revised += 1
         for job in view.arrived:
             value = self._check(job, self.predictor.predict(job, truth=self._truth(view, job)))
-            self.predicted[job.index] = value
+            self._store(job.index, value)
             self.initial_by_id[job.id] = self.latest_by_id[job.id] = value
             if self.siblings:
                 keys = self.predictor.sibling_keys(job)
@@ -502,13 +506,37 @@ class PredictionTracker:
                         self._by_key[key][job.index] = job
         return list(view.arrived)
 
+    def _store(self, i: int, value) -> None:
+        self.predicted[i] = value
+        t = type(value)
+        if t is float or (t is int and -2 ** 53 < value < 2 ** 53):
+            if i >= len(self._array):
+                grown = np.zeros(max(2 * len(self._array), i + 1))
+                grown[:len(self._array)] = self._array
+                self._array = grown
+            self._array[i] = value
+        else:
+            self._exact = True
+
+    def prediction_array(self):
+        """``predicted`` as a float64 array indexed by job index (read-only use; entries of jobs
+        not predicted are meaningless), or None once a prediction that is not a float or an int
+        below 2**53 was recorded (exact runs): the values bit for bit where it is not None.
+
+        >>> from asrpt.predict import make_predictor
+        >>> t = PredictionTracker(make_predictor("oracle"))
+        >>> t.prediction_array()[:2].tolist()
+        [0.0, 0.0]
+        """
+        return None if self._exact else self._array
+
     def repredict(self, view, job):
         """The predictor's new prediction given the work done (not yet recorded: see :meth:`set`)."""
         return self.predictor.predict(job, attained=view.attained_work(job), truth=self._truth(view, job))
 
     def set(self, job, value) -> None:
         """Record a new prediction for ``job`` (an adaptive update)."""
-        self.predicted[job.index] = value
+        self._store(job.index, value)
         self.latest_by_id[job.id] = value
 
     def overrun(self, view, job, rule: str):
@@ -565,7 +593,9 @@ class PredictionTracker:
     def noted_crossing(self, view, left, noted, views):
         """:meth:`next_crossing` from crossings a policy noted while deciding (a one-pass
         adaptive step): ``noted`` is a heap of ``(time, index)`` at the decision (popped here as
-        it goes stale), ``left`` the predicted remaining work then, ``views`` index -> job view.
+        it goes stale), or an object read the same way with ``noted[0]`` and ``popleft()`` (entries
+        in ascending order: a policy's sorted arrays), ``left`` the predicted remaining work
+        then (read with ``get``), ``views`` index -> job view.
         The earliest noted crossing of a job still running (not stopping) counts; jobs started
         since the decision (their iteration time may be new) are computed afresh."""
         now = view.now
@@ -591,7 +621,10 @@ class PredictionTracker:
                     if wake is None or t < wake:
                         wake = t
                     break
-            heapq.heappop(noted)
+            if type(noted) is list:
+                heapq.heappop(noted)
+            else:
+                noted.popleft()
         return wake
 
     def report(self) -> dict:

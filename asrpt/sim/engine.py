@@ -53,6 +53,8 @@ import time as _time
 from numbers import Real
 from typing import Callable
 
+import numpy as np
+
 from .._gc import gc_paused
 from .._validation import Interval, Options, validate_params
 from ..errors import AsrptError, InvalidParameterError
@@ -70,6 +72,41 @@ _ARRIVED, _WAITING, _RUNNING, _STOPPING, _DONE = (int(s) for s in (
 _INF = math.inf
 _INDEX_OF = operator.attrgetter("index")
 _new, _put = object.__new__, object.__setattr__
+_FLOAT_EXACT = 2 ** 53   # ints below this (in magnitude) are floats exactly
+
+
+def _floaty(x) -> bool:
+    """True when ``x`` is a float, or an int that a float holds exactly (so float64 arithmetic on
+    it gives the bits Python's mixed int/float arithmetic gives)."""
+    t = type(x)
+    return t is float or (t is int and -_FLOAT_EXACT < x < _FLOAT_EXACT)
+
+
+class _ProgressArrays:
+    """Float64 copies of the per-job progress state, one row each for ``done``, the time progress
+    resumes from (``max(restart_until, t_last)``) and ``tau`` (``state``), written by the engine
+    wherever a running job's values change (``sync``), for :meth:`_Engine.running_arrays`.
+    ``exact`` turns on for good once a synced value is not :func:`_floaty` or a job runs without
+    an iteration time (abstract jobs): the arrays are then never read, and policies keep their
+    Python path."""
+
+    __slots__ = ("state", "mark", "exact")
+
+    def __init__(self, states):
+        n = len(states)
+        self.state = np.ones((3, n))
+        self.mark = np.zeros(n, dtype=bool)   # scratch: the stopping jobs, set and cleared per call
+        self.exact = False
+        for i, st in enumerate(states):
+            if st.status in (_RUNNING, _STOPPING):
+                self.sync(i, st)
+
+    def sync(self, i: int, st) -> None:
+        done, t_last, restart, tau = st.done, st.t_last, st.restart_until, st.tau
+        if type(tau) is not float or not (_floaty(done) and _floaty(t_last) and _floaty(restart)):
+            self.exact = True
+            return
+        self.state[:, i] = (done, restart if restart > t_last else t_last, tau)
 
 
 class _JobState:
@@ -175,6 +212,8 @@ class Observer:
 
 
 class _Engine:
+    arrays: _ProgressArrays | None = None   # built at the first running_arrays() call
+
     def __init__(self, instance: Instance, policy, placer: Placer, preemption_cost, seed,
                  check_invariants: bool, progress: Callable | None, preemption_point: str = "iteration",
                  observer=None):
@@ -260,6 +299,38 @@ class _Engine:
             append((jv, done, jv.tau_star if tau is None else tau, st.status == _STOPPING))
         return out
 
+    def running_arrays(self):
+        """``(index, done, tau, stopping)``: numpy arrays over the running jobs in the order of
+        ``running`` (job indices, work done now, iteration time, stopping flags), the values
+        :meth:`running_progress` gives, bit for bit (the same IEEE operations in the same order);
+        or None when they would not be (a value that is not a float or an int below 2**53, as in
+        exact runs with Fractions, or an abstract job)."""
+        arr = self.arrays
+        if arr is None:
+            arr = self.arrays = _ProgressArrays(self.states)
+        now = self.now
+        if arr.exact or not _floaty(now):
+            return None
+        running = self.running
+        idx = np.fromiter(running, dtype=np.intp, count=len(running))
+        done, eff, tau = arr.state.take(idx, axis=1)
+        # progress (now - eff) / tau where now > eff, else 0 (then 0 / tau: the same +0.0 that
+        # running_progress adds)
+        delta = now - eff
+        np.maximum(delta, 0.0, out=delta)
+        delta /= tau
+        done += delta
+        stopping = self.stopping
+        if stopping:
+            mark = arr.mark
+            s = np.fromiter(stopping, dtype=np.intp, count=len(stopping))
+            mark[s] = True
+            flags = mark[idx]
+            mark[s] = False
+        else:
+            flags = np.zeros(len(idx), dtype=bool)
+        return idx, done, tau, flags
+
     def running_executed(self) -> list:
         """``(view, executed time, stopping)`` of every running job, in the order of ``running``:
         what ``executed_time`` and ``ClusterView.is_stopping`` give one by one."""
@@ -325,6 +396,8 @@ class _Engine:
         if st.first_start is None:
             st.first_start = now
         st.version += 1
+        if self.arrays is not None:
+            self.arrays.sync(i, st)
         self.started.append(i)  # removed from `waiting` after the scan (the order may be a live view)
         if self.waiting_gpus is not None and not jv.instances:
             self.waiting_gpus.remove(jv.gpus)
@@ -460,6 +533,8 @@ class _Engine:
         st.restart_until = restart_until
         st.preemptions -= 1
         st.version += 1
+        if self.arrays is not None:
+            self.arrays.sync(i, st)
         self.just_stopped.remove(jv)
         self.started.append(i)
         if self.waiting_gpus is not None and not jv.instances:
@@ -514,6 +589,8 @@ class _Engine:
         st = self.states[i]
         now = self.now
         self._advance(st, now)
+        if self.arrays is not None:
+            self.arrays.sync(i, st)
         if st.tau is None or now <= st.restart_until or self.immediate:
             tau, restart_until, executed = st.tau, st.restart_until, st.executed
             self._stop_now(i, st)

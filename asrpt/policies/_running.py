@@ -1,0 +1,280 @@
+"""The running-job pass of the remaining-size policies (SRSF/SRTF and A-SRPT) in numpy.
+
+At every decision these policies key every running job by its predicted remaining size, which
+moves with time. Where the engine offers its progress as float arrays
+(:meth:`~asrpt.state.ClusterView.running_arrays`) and every value involved is a float (or an int
+a float holds exactly), the keys are computed as arrays with the same IEEE operations in the same
+order as the Python loop, so they are the same numbers; this module owns the pieces both policies
+share:
+
+- :class:`JobTable`: per-job arrays (arrival rank, tau*, GPUs, the view, arrival, key), filled as
+  the policy first sees each job;
+- :class:`RunningLeft` and :class:`SortedCrossings`: the predicted remaining work and the crossing
+  times noted at the decision, from arrays, read by the tracker's ``noted_crossing``;
+- :class:`TupleRun` and :class:`ArrayRun`: a sorted run of running entries ``(size, arrival, key,
+  index)``, as tuples (the Python path) or as arrays sorted by ``(size, arrival rank)`` (the same
+  order: jobs arrive in ``(arrival, key, index)`` order), and :func:`merged`, the run read with a
+  sorted list of waiting entries as one priority order of job views (for arrays: slices of one
+  list of views between the waiting entries read, found by bisection; no tuple per running job).
+
+Exact runs (Fractions, ints beyond floats) keep the Python path; tests compare both
+(tests/policies/test_running_arrays.py).
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left, bisect_right
+from itertools import chain
+from operator import itemgetter
+
+import numpy as np
+
+__all__ = ["floaty", "JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "ArrayRun", "merged"]
+
+_FLOAT_EXACT = 2 ** 53
+_INDEX = itemgetter(3)
+
+
+def floaty(x) -> bool:
+    """True when ``x`` is a float or an int below 2**53 in magnitude (a float holds it exactly, so
+    float64 arithmetic on it gives the bits of Python's mixed int/float arithmetic).
+
+    >>> from fractions import Fraction
+    >>> floaty(0.5), floaty(3), floaty(2 ** 53), floaty(Fraction(1, 2))
+    (True, True, False, False)
+    """
+    t = type(x)
+    return t is float or (t is int and -_FLOAT_EXACT < x < _FLOAT_EXACT)
+
+
+class JobTable:
+    """Per-job arrays indexed by job index, grown as jobs are added (in arrival order): one float64
+    row each for tau*, the GPU count and the rank (``cols``, gathered at once by
+    :meth:`columns`), and object arrays of the views, arrivals and keys.
+
+    ``rank`` is the order in which jobs were added: for jobs added in the engine's arrival order
+    it sorts like ``(arrival, key, index)``. ``exact`` turns on for good once a job's tau* is not a
+    float (the arrays are then not used).
+
+    >>> from asrpt.state import job_views
+    >>> t = JobTable()
+    >>> for job in job_views(two_server_instance):
+    ...     t.add(job)
+    >>> t.rank[:3].tolist(), t.exact          # abstract jobs: tau* is the int 1
+    ([0.0, 1.0, 2.0], True)
+    """
+
+    __slots__ = ("cols", "views", "arrival", "key", "n", "exact")
+
+    def __init__(self, capacity: int = 64):
+        self.n = 0
+        self.exact = False
+        self.cols = np.zeros((3, 0))
+        self.views = self.arrival = self.key = np.empty(0, dtype=object)
+        self._grow(capacity)
+
+    def _grow(self, cap: int) -> None:
+        cols = np.zeros((3, cap))
+        cols[:, :self.cols.shape[1]] = self.cols
+        self.cols = cols
+        objects = []
+        for prev in (self.views, self.arrival, self.key):
+            new = np.empty(cap, dtype=object)
+            new[:len(prev)] = prev
+            objects.append(new)
+        self.views, self.arrival, self.key = objects
+
+    @property
+    def tau_star(self):
+        return self.cols[0]
+
+    @property
+    def gpus(self):
+        return self.cols[1]
+
+    @property
+    def rank(self):
+        return self.cols[2]
+
+    def columns(self, index):
+        """``(tau_star, gpus, rank)`` of the jobs ``index`` (an int array), in one gather."""
+        return self.cols.take(index, axis=1)
+
+    def add(self, job) -> None:
+        """Record ``job`` (a JobView), ranked after every job added before."""
+        i = job.index
+        if i >= self.cols.shape[1]:
+            self._grow(max(2 * self.cols.shape[1], i + 1))
+        if type(job.tau_star) is not float or not floaty(job.gpus):
+            self.exact = True
+        self.cols[:, i] = (job.tau_star if type(job.tau_star) is float else 0.0, job.gpus, self.n)
+        self.n += 1
+        self.views[i] = job
+        self.arrival[i] = job.arrival
+        self.key[i] = job.key
+
+
+class RunningLeft:
+    """Predicted remaining work by job index: the running jobs' from arrays (``index``,
+    ``left``, at the decision), the others' from the dict ``rest`` (what
+    :meth:`~asrpt.predict.base.PredictionTracker.noted_crossing` reads with ``get``)."""
+
+    __slots__ = ("index", "left", "rest")
+
+    def __init__(self, index, left, rest: dict):
+        self.index, self.left, self.rest = index, left, rest
+
+    def get(self, i, default=None):
+        pos = np.flatnonzero(self.index == i)
+        if len(pos):
+            return self.left[pos[0]].item()
+        return self.rest.get(i, default)
+
+
+class SortedCrossings:
+    """``(time, index)`` entries in ascending order, from arrays, read as
+    :meth:`~asrpt.predict.base.PredictionTracker.noted_crossing` reads a heap: ``noted[0]``,
+    ``popleft()``, truth. Sorted only if more than the first entry is read (the first is the
+    minimum)."""
+
+    __slots__ = ("when", "who", "pos", "sorted")
+
+    def __init__(self, when, who):
+        self.when, self.who, self.pos, self.sorted = when, who, 0, False
+
+    def __len__(self) -> int:
+        return len(self.when) - self.pos
+
+    def __getitem__(self, k: int) -> tuple:
+        if k != 0:
+            raise IndexError("only the first entry is read")
+        if self.sorted:
+            return self.when[self.pos].item(), self.who[self.pos].item()
+        when = self.when
+        p = int(when.argmin())
+        t = when[p]
+        if np.count_nonzero(when == t) > 1:       # equal times: the smallest index first
+            return t.item(), self.who[when == t].min().item()
+        return t.item(), self.who[p].item()
+
+    def popleft(self) -> None:
+        if not self.sorted:
+            order = np.lexsort((self.who, self.when))
+            self.when, self.who, self.sorted = self.when[order], self.who[order], True
+        self.pos += 1
+
+
+class TupleRun:
+    """A sorted list of entries ``(size, arrival, key, index)`` (the Python path)."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self, entries: list):
+        self.entries = entries
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def count_below(self, entry) -> int:
+        return bisect_left(self.entries, entry)
+
+    def head(self, k: int, views: dict, skip) -> list:
+        if skip:
+            return [views[e[3]] for e in self.entries[:k] if e[3] not in skip]
+        return [views[e[3]] for e in self.entries[:k]]
+
+    def tail(self, k: int) -> list:
+        return self.entries[k:]
+
+
+class ArrayRun:
+    """Running entries as arrays, sorted by ``(size, rank)``: the order of the tuples
+    ``(size, arrival, key, index)`` (``rank`` from a :class:`JobTable`)."""
+
+    __slots__ = ("size", "rank", "index", "table")
+
+    def __init__(self, size, index, table: JobTable, rank=None):
+        if rank is None:
+            rank = table.rank[index]
+        order = np.lexsort((rank, size))
+        self.size, self.rank, self.index, self.table = size[order], rank[order], index[order], table
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def merge(self, waiting, views: dict, skip=()):
+        """The views of this run merged with the sorted waiting entries, as one iterator: before
+        each waiting entry every running one that sorts below it (found by bisection on the
+        sizes, then on the ranks among equal sizes), as slices of one list of views (read in C;
+        Python runs once per waiting entry read, not once per job)."""
+        return chain.from_iterable(self._chunks(waiting, views, skip))
+
+    def _chunks(self, waiting, views: dict, skip):
+        index = self.index
+        if skip:
+            keep = ~np.isin(index, list(skip))
+            index, sizes, ranks = index[keep], self.size[keep], self.rank[keep]
+        else:
+            sizes, ranks = self.size, self.rank
+        run = self.table.views[index].tolist()
+        n = len(run)
+        if not waiting:
+            yield run
+            return
+        rank_of = self.table.rank
+        size_list = None
+        pos = 0
+        it = iter(waiting)
+        for entry in it:
+            if pos < n:
+                size = entry[0]
+                if type(size) is float:             # bisect in numpy (a float64 holds it)
+                    k = int(sizes.searchsorted(size))
+                    if k < n and sizes[k] == size:  # equal sizes: by (arrival, key, index), the rank
+                        hi = int(sizes.searchsorted(size, "right"))
+                        k += int(ranks[k:hi].searchsorted(rank_of[entry[3]]))
+                else:                               # compared as Python numbers
+                    if size_list is None:
+                        size_list = sizes.tolist()
+                    k = bisect_left(size_list, size)
+                    if k < n and size_list[k] == size:
+                        hi = bisect_right(size_list, size, k)
+                        k += int(ranks[k:hi].searchsorted(rank_of[entry[3]]))
+                if k > pos:
+                    yield run[pos:k]
+                    pos = k
+            i = entry[3]
+            if not (skip and i in skip):
+                yield (views[i],)
+            if pos >= n:
+                break
+        yield run[pos:]
+        if skip:
+            yield (views[e[3]] for e in it if e[3] not in skip)
+        else:
+            yield map(views.__getitem__, map(_INDEX, it))
+
+
+def merged(running, waiting, views: dict, skip=()):
+    """An iterator over the job views in the order of the sorted run ``running`` merged with the
+    sorted list ``waiting`` (entries unique, so the merge is the sort of both), leaving out
+    indices in ``skip``: the running entries ahead of every waiting one first, as they are.
+
+    >>> views = {0: "a", 1: "b", 2: "c"}
+    >>> list(merged(TupleRun([(1.0, 0, (), 0), (5.0, 0, (), 2)]), [(2.0, 0, (), 1)], views))
+    ['a', 'b', 'c']
+    """
+    if type(running) is ArrayRun:
+        return running.merge(waiting, views, skip)
+    return _merged_tuples(running, waiting, views, skip)
+
+
+def _merged_tuples(running, waiting, views: dict, skip):
+    k = running.count_below(waiting[0]) if waiting and len(running) else len(running)
+    yield from running.head(k, views, skip)
+    tail = heapq.merge(running.tail(k), waiting) if k < len(running) else waiting
+    if skip:
+        yield from (views[e[3]] for e in tail if e[3] not in skip)
+    else:
+        yield from map(views.__getitem__, map(_INDEX, tail))
