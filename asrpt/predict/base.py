@@ -48,8 +48,6 @@ from collections import defaultdict
 from numbers import Integral, Real
 from typing import Any
 
-import numpy as np
-
 from .._validation import Interval
 from ..errors import InvalidParameterError
 from ..registry import Registry
@@ -443,7 +441,7 @@ class PredictionTracker:
         self.predictor.reset(seed)
         self.siblings = siblings
         self.predicted: dict[int, Any] = {}
-        self._array = np.zeros(64)                # float64 copy of `predicted` (prediction_array)
+        self._array = None                        # float64 copy of `predicted`, from the first prediction_array()
         self._exact = False                       # a prediction a float cannot hold was recorded
         self.initial_by_id: dict[str, Any] = {}   # first prediction of every job seen
         self.latest_by_id: dict[str, Any] = {}    # its last prediction (after adaptive updates)
@@ -510,11 +508,15 @@ class PredictionTracker:
         self.predicted[i] = value
         t = type(value)
         if t is float or (t is int and -2 ** 53 < value < 2 ** 53):
-            if i >= len(self._array):
-                grown = np.zeros(max(2 * len(self._array), i + 1))
-                grown[:len(self._array)] = self._array
-                self._array = grown
-            self._array[i] = value
+            array = self._array
+            if array is not None:
+                if i >= len(array):
+                    import numpy as np
+
+                    grown = np.zeros(max(2 * len(array), i + 1))
+                    grown[:len(array)] = array
+                    array = self._array = grown
+                array[i] = value
         else:
             self._exact = True
 
@@ -528,7 +530,16 @@ class PredictionTracker:
         >>> t.prediction_array()[:2].tolist()
         [0.0, 0.0]
         """
-        return None if self._exact else self._array
+        if self._exact:
+            return None
+        if self._array is None:   # built at the first call (policies that never ask load no numpy)
+            import numpy as np
+
+            array = np.zeros(max(64, 1 + max(self.predicted, default=0)))
+            for i, value in self.predicted.items():
+                array[i] = value
+            self._array = array
+        return self._array
 
     def repredict(self, view, job):
         """The predictor's new prediction given the work done (not yet recorded: see :meth:`set`)."""

@@ -53,8 +53,6 @@ import time as _time
 from numbers import Real
 from typing import Callable
 
-import numpy as np
-
 from .._gc import gc_paused
 from .._validation import Interval, Options, validate_params
 from ..errors import AsrptError, InvalidParameterError
@@ -93,6 +91,8 @@ class _ProgressArrays:
     __slots__ = ("state", "mark", "exact")
 
     def __init__(self, states):
+        import numpy as np   # only runs whose policy reads the arrays load numpy
+
         n = len(states)
         self.state = np.ones((3, n))
         self.mark = np.zeros(n, dtype=bool)   # scratch: the stopping jobs, set and cleared per call
@@ -305,6 +305,8 @@ class _Engine:
         :meth:`running_progress` gives, bit for bit (the same IEEE operations in the same order);
         or None when they would not be (a value that is not a float or an int below 2**53, as in
         exact runs with Fractions, or an abstract job)."""
+        import numpy as np
+
         arr = self.arrays
         if arr is None:
             arr = self.arrays = _ProgressArrays(self.states)
