@@ -30,6 +30,7 @@ from typing import Sequence
 from .instance import Instance, Job, Number
 
 __all__ = [
+    "floaty",
     "integral",
     "exact_div",
     "exact_mul",
@@ -57,6 +58,21 @@ def integral(x: Number) -> Number:
     (2, 2.5, 3)
     """
     return int(x) if isinstance(x, float) and x.is_integer() else x
+
+
+def floaty(x) -> bool:
+    """True when ``x`` is a float or an int below 2**53 in magnitude: a float holds it exactly, so
+    float64 arithmetic on it (numpy's) gives the bits of Python's mixed int/float arithmetic.
+
+    >>> from fractions import Fraction
+    >>> floaty(0.5), floaty(3), floaty(2 ** 53), floaty(Fraction(1, 2))
+    (True, True, False, False)
+    """
+    t = type(x)
+    return t is float or (t is int and -_FLOAT_EXACT < x < _FLOAT_EXACT)
+
+
+_FLOAT_EXACT = 2 ** 53
 
 
 def exact_div(a: Number, b: Number) -> Number:

@@ -30,22 +30,11 @@ from operator import itemgetter
 
 import numpy as np
 
-__all__ = ["floaty", "JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "ArrayRun", "merged"]
+from ..sizes import floaty
 
-_FLOAT_EXACT = 2 ** 53
+__all__ = ["JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "ArrayRun", "merged"]
+
 _INDEX = itemgetter(3)
-
-
-def floaty(x) -> bool:
-    """True when ``x`` is a float or an int below 2**53 in magnitude (a float holds it exactly, so
-    float64 arithmetic on it gives the bits of Python's mixed int/float arithmetic).
-
-    >>> from fractions import Fraction
-    >>> floaty(0.5), floaty(3), floaty(2 ** 53), floaty(Fraction(1, 2))
-    (True, True, False, False)
-    """
-    t = type(x)
-    return t is float or (t is int and -_FLOAT_EXACT < x < _FLOAT_EXACT)
 
 
 class JobTable:

@@ -63,7 +63,8 @@ import numpy as np
 from .._validation import Interval, Options
 from ..predict.base import prediction_reached
 from ..sizes import exact_mul
-from ._running import ArrayRun, JobTable, RunningLeft, SortedCrossings, TupleRun, floaty, merged
+from ..sizes import floaty
+from ._running import ArrayRun, JobTable, RunningLeft, SortedCrossings, TupleRun, merged
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["SRSF"]

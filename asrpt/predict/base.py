@@ -51,6 +51,7 @@ from typing import Any
 from .._validation import Interval
 from ..errors import InvalidParameterError
 from ..registry import Registry
+from ..sizes import floaty
 from ..random import job_generator
 from ..state import QUANTILE_LEVELS, JobView, Predictor
 
@@ -506,8 +507,7 @@ class PredictionTracker:
 
     def _store(self, i: int, value) -> None:
         self.predicted[i] = value
-        t = type(value)
-        if t is float or (t is int and -2 ** 53 < value < 2 ** 53):
+        if floaty(value):
             array = self._array
             if array is not None:
                 if i >= len(array):

@@ -57,6 +57,7 @@ from .._gc import gc_paused
 from .._validation import Interval, Options, validate_params
 from ..errors import AsrptError, InvalidParameterError
 from ..instance import Instance
+from ..sizes import floaty
 from ..state import Allocation, ClusterView, CompletedJob, JobStatus, JobView, Placer, Policy, job_views
 from .metrics import summarize
 from .records import JobRecord, Segment, SimResult, check_records
@@ -70,21 +71,13 @@ _ARRIVED, _WAITING, _RUNNING, _STOPPING, _DONE = (int(s) for s in (
 _INF = math.inf
 _INDEX_OF = operator.attrgetter("index")
 _new, _put = object.__new__, object.__setattr__
-_FLOAT_EXACT = 2 ** 53   # ints below this (in magnitude) are floats exactly
-
-
-def _floaty(x) -> bool:
-    """True when ``x`` is a float, or an int that a float holds exactly (so float64 arithmetic on
-    it gives the bits Python's mixed int/float arithmetic gives)."""
-    t = type(x)
-    return t is float or (t is int and -_FLOAT_EXACT < x < _FLOAT_EXACT)
 
 
 class _ProgressArrays:
     """Float64 copies of the per-job progress state, one row each for ``done``, the time progress
     resumes from (``max(restart_until, t_last)``) and ``tau`` (``state``), written by the engine
     wherever a running job's values change (``sync``), for :meth:`_Engine.running_arrays`.
-    ``exact`` turns on for good once a synced value is not :func:`_floaty` or a job runs without
+    ``exact`` turns on for good once a synced value is not :func:`~asrpt.sizes.floaty` or a job runs without
     an iteration time (abstract jobs): the arrays are then never read, and policies keep their
     Python path."""
 
@@ -103,7 +96,7 @@ class _ProgressArrays:
 
     def sync(self, i: int, st) -> None:
         done, t_last, restart, tau = st.done, st.t_last, st.restart_until, st.tau
-        if type(tau) is not float or not (_floaty(done) and _floaty(t_last) and _floaty(restart)):
+        if type(tau) is not float or not (floaty(done) and floaty(t_last) and floaty(restart)):
             self.exact = True
             return
         self.state[:, i] = (done, restart if restart > t_last else t_last, tau)
@@ -311,7 +304,7 @@ class _Engine:
         if arr is None:
             arr = self.arrays = _ProgressArrays(self.states)
         now = self.now
-        if arr.exact or not _floaty(now):
+        if arr.exact or not floaty(now):
             return None
         running = self.running
         idx = np.fromiter(running, dtype=np.intp, count=len(running))
