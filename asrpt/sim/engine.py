@@ -427,15 +427,14 @@ class _Engine:
         jobs of shapes that may still start: what the scan of every waiting job does, since it
         would skip every other job (too large for ``free_total``, or of a shape refused earlier in
         the pass, see ``_decide``)."""
-        queues, states, views, entry = self.shape_queues, self.states, self.views, self.entry
-        try_start = self._try_start
+        queues, views = self.shape_queues, self.views
+        try_start, drop_stale = self._try_start, self._drop_stale
         heap = []
         empty = None
         for shape, q in queues.items():
             if shape[0] * shape[1] > free_total:
                 continue
-            while q and (states[q[0][1]].status != _WAITING or entry[q[0][1]] != q[0][0]):
-                q.popleft()
+            drop_stale(q)
             if q:
                 heap.append((q[0][0], shape))
             elif empty is None:
@@ -454,8 +453,7 @@ class _Engine:
                 if not free_total:
                     return
                 q.popleft()
-                while q and (states[q[0][1]].status != _WAITING or entry[q[0][1]] != q[0][0]):
-                    q.popleft()
+                drop_stale(q)
                 if not q:
                     return
             return
@@ -477,12 +475,18 @@ class _Engine:
             if not free_total:
                 return
             q.popleft()
-            while q and (states[q[0][1]].status != _WAITING or entry[q[0][1]] != q[0][0]):
-                q.popleft()
+            drop_stale(q)
             if q:
                 heapq.heapreplace(heap, (q[0][0], shape))
             else:
                 heapq.heappop(heap)
+
+    def _drop_stale(self, q) -> None:
+        """Pop the entries at the front of a shape queue whose job no longer waits under that
+        entry (it started, or left and waits again under a newer one)."""
+        states, entry = self.states, self.entry
+        while q and (states[q[0][1]].status != _WAITING or entry[q[0][1]] != q[0][0]):
+            q.popleft()
 
     def _shape_leaves(self, i: int) -> None:
         per, count = self.shapes[i]

@@ -80,6 +80,17 @@ class Segment:
 _new, _put = object.__new__, object.__setattr__
 
 
+def _spanned_placement(segments) -> tuple[int, str]:
+    """(the most servers one segment spanned, the placement string of the last segment) of a
+    job's segments: the per-job CSV's ``servers_spanned`` and ``placement``."""
+    if len(segments) == 1:
+        servers = segments[0].servers
+        return len(servers), placement_string(servers)
+    if not segments:
+        return 0, ""
+    return max([len(s.servers) for s in segments]), placement_string(segments[-1].servers)
+
+
 @dataclass(frozen=True)
 class JobRecord:
     """The life of one job in a run.
@@ -151,12 +162,7 @@ class JobRecord:
         """
         arrival, start, completion, segments = self.arrival, self.start, self.completion, self.segments
         weight, p_star = self.weight, self.processing_time
-        if len(segments) == 1:
-            servers = segments[0].servers
-            spanned, placement = len(servers), placement_string(servers)
-        else:
-            spanned = max([len(s.servers) for s in segments]) if segments else 0
-            placement = placement_string(segments[-1].servers) if segments else ""
+        spanned, placement = _spanned_placement(segments)
         if (type(arrival) is int and type(start) is int and type(completion) is int and type(weight) is int
                 and type(p_star) is int):   # an integer run (nothing for _num to convert)
             return [self.id, arrival, self.gpus, weight, start, completion, completion - arrival,
@@ -184,12 +190,7 @@ class JobRecord:
                 and not _NEEDS_QUOTES.search(job_id)):
             return None
         segments = self.segments
-        if len(segments) == 1:
-            servers = segments[0].servers
-            spanned, placement = len(servers), placement_string(servers)
-        else:
-            spanned = max([len(s.servers) for s in segments]) if segments else 0
-            placement = placement_string(segments[-1].servers) if segments else ""
+        spanned, placement = _spanned_placement(segments)
         if _NEEDS_QUOTES.search(placement):
             return None
         return (f"{job_id},{arrival},{gpus},{weight},{start},{completion},{completion - arrival},"
