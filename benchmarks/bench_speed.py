@@ -37,29 +37,38 @@ Rows:
   target of 30 s each (``--whole-policies``: a list, or ``all`` for every registered policy;
   ``--whole-base`` also runs the base tree, for ratios: slow).
 
-Measured (branch wt-18s against 4d2bd7a, ``--base 4d2bd7a``, 2 shared cores, CPU s; the run rows
-one run each with the trees taking turns, the others medians of 3; all outputs byte-identical)::
+Both trees are byte-compiled first (``compileall``): with ``PYTHONDONTWRITEBYTECODE`` set, as on
+the shared machine, every process would otherwise compile each module it imports.
 
-    asrpt --version                                  0.135 against 0.139   1.0x
-    asrpt validate small-cluster.json                0.150 against 0.147   1.0x
-    simulate 20k PAI fifo 64x8                       2.107 against 2.629   1.2x  (55.8x the PAI peer's 117.6 s)
-    simulate 20k PAI sjf-duration 64x8               3.511 against 3.374   1.0x
-    simulate 20k PAI fifo 1x4096                     2.379 against 2.298   1.0x
-    simulate 20k PAI sjf-duration 1x4096             3.435 against 3.377   1.0x
-    read_pai 20k jobs                                0.343 against 0.463   1.3x
-    asrpt run a-srpt[hierarchy]  20k DNN 64x8       57.3   against 89.1    1.6x
-    asrpt run srsf[hierarchy]                       44.5   against 64.7    1.5x
-    asrpt run sjf[hierarchy]                         5.7   against  7.4    1.3x
-    asrpt run qssf[hierarchy]                        5.8   against  6.3    1.1x
-    asrpt run tiresias                              33.8   against 58.5    1.7x
-    asrpt run gavel                                 56.2   against 68.1    1.2x
-    asrpt run themis[hierarchy]                     30.0   against 40.7    1.4x
-    asrpt run fifo                                   4.2   against  4.2    1.0x
-    asrpt run, 8 policies, sum                     237.6   against 339.0   1.4x  (target: 15 s)
+Measured 2026-12-01 (main at the end of issue 18's third round against 4296d5b, its start:
+``--base 4296d5b --repeat 3``, 2 shared cores at a load average of about 1, CPU s; the run rows
+one run each with the trees taking turns, the others medians of 3; every output byte-identical)::
 
-``--whole`` was not completed in that session: A-SRPT with the hierarchy predictor on the whole
-Philly trace with DNN jobs had used 167 s of CPU (under load) without finishing when it was
-stopped, against the 30 s target.
+    asrpt --version                                  0.099 against 0.139   1.4x
+    asrpt validate small-cluster.json                0.149 against 0.130   0.9x  (noise: 0.14 both, 5 runs)
+    simulate 20k PAI fifo 64x8                       1.514 against 2.475   1.6x  (77.7x the PAI peer's 117.6 s)
+    simulate 20k PAI sjf-duration 64x8               2.105 against 3.214   1.5x
+    simulate 20k PAI fifo 1x4096                     1.152 against 2.413   2.1x
+    simulate 20k PAI sjf-duration 1x4096             1.644 against 2.801   1.7x
+    read_pai 20k jobs                                0.253 against 0.441   1.7x
+    validate_params call (us)                        6.269 against 6.147   1.0x
+    srsf      10000 Philly jobs 64x8 (abstract)      9.328 against 15.641  1.7x  (reference copy)
+    themis    10000 Philly jobs 64x8 (abstract)      2.843 against 8.671   3.1x  (reference copy)
+    gavel     10000 Philly jobs 64x8 (abstract)      2.722 against 7.348   2.7x  (reference copy)
+    tiresias  10000 Philly jobs 64x8 (abstract)      2.804 against 14.756  5.3x  (reference copy)
+    gittins   10000 Philly jobs 64x8 (abstract)     20.445 against 25.776  1.3x  (reference copy)
+    asrpt run a-srpt[hierarchy]  20k DNN 64x8       30.3   against 46.7    1.5x
+    asrpt run srsf[hierarchy]                       17.3   against 39.6    2.3x
+    asrpt run sjf[hierarchy]                         4.0   against  5.5    1.4x
+    asrpt run qssf[hierarchy]                        4.1   against  6.4    1.6x
+    asrpt run tiresias                              10.6   against 36.9    3.5x
+    asrpt run gavel                                 27.8   against 54.2    2.0x
+    asrpt run themis[hierarchy]                     19.8   against 29.7    1.5x
+    asrpt run fifo                                   1.6   against  2.9    1.8x
+    asrpt run, 8 policies, sum                     115.4   against 221.9   1.9x  (target: 15 s)
+
+(Each run row is one child process per policy, so each pays the performance model's first
+evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
 
 Usage::
 
@@ -83,7 +92,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # this tree's asrpt, not whichever the environment has installed
 
-BASE = "4d2bd7a"  # main before the second round of issue 18 (this stop); 86182c8 before the first
+BASE = "4296d5b"  # main before the third round of issue 18; 4d2bd7a before the second, 86182c8 before the first
 PEER_FIFO = {"64x8": 117.6, "6500": 45.0}  # issue 18's measured PAI-simulator seconds (not re-run)
 PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel", "tiresias", "gittins",
          "run")
