@@ -71,7 +71,7 @@ one run each with the trees taking turns, the others medians of 3; every output 
 this tree only; the whole Philly trace, 82,247 jobs with DNN jobs on 64 x 8, simulation CPU s
 against the target of 30; last stop's figures in brackets): tiresias 68.3 (237.5), srsf 141.8
 (254.4), a-srpt 192.2 (317.7), fifo 8.2 (not run), sjf 25.8 (29.3), qssf 22.2 (28.7); gavel,
-run alone by the same child code, 522.9 (1,134.5).
+run alone by the same child code, 522.9 (1,134.5); themis, likewise, 480.7 (stopped unfinished at 540).
 
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
