@@ -17,7 +17,7 @@ import itertools
 from bisect import bisect_left, insort
 from typing import Any, Callable
 
-__all__ = ["WaitingOrder", "round_order", "merged_views"]
+__all__ = ["WaitingOrder", "round_order", "merged_views", "MergedOrder"]
 
 
 def round_order(policy, view, missing_key: Callable[[Any], Any]):
@@ -35,7 +35,7 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
         waiting = policy._waiting
         waiting.rebuild(view, lambda j: keys[j.index])
         if waiting.track_running:   # every active job by its key: the merge of the two sorted lists
-            order = _Merged(waiting.held, waiting.entries, waiting.views)
+            order = MergedOrder(waiting.held, waiting.entries, waiting.views)
         else:
             order = sorted(view.active(), key=lambda j: keys[j.index])
     else:
@@ -49,21 +49,24 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
     return order, wake
 
 
-class _Merged:
-    """``head`` (job views), then two sorted lists of ``(key, index)`` entries merged, read as
-    one priority order each time it is iterated (keys are unique, so the merge is the sort)."""
+class MergedOrder:
+    """``head`` (job views), then two sorted runs of entries merged by ``merge`` (default
+    :func:`merged_views`), read as one priority order each time it is iterated (the engine reads
+    a prefix; keys are unique, so the merge is the sort): the lazy order of the policies that
+    keep their entries sorted across decisions."""
 
-    __slots__ = ("_a", "_b", "_views", "_head")
+    __slots__ = ("_a", "_b", "_views", "_head", "_merge")
 
-    def __init__(self, a, b, views: dict, head=()):
+    def __init__(self, a, b, views: dict, head=(), merge=None):
         self._a, self._b, self._views, self._head = a, b, views, head
+        self._merge = merged_views if merge is None else merge
 
     def __len__(self) -> int:
         return len(self._head) + len(self._a) + len(self._b)
 
     def __iter__(self):
         yield from self._head
-        yield from merged_views(self._a, self._b, self._views)
+        yield from self._merge(self._a, self._b, self._views)
 
 
 def merged_views(a, b, views: dict):
@@ -212,8 +215,8 @@ class WaitingOrder:
                     pieces.append(held[prev:])
                     held = list(itertools.chain.from_iterable(pieces))
         if stopping:
-            return _Merged(sorted([(key_of(j), j.index) for j in stopping]), self.entries, self.views, held)
-        return _Merged((), self.entries, self.views, held)
+            return MergedOrder(sorted([(key_of(j), j.index) for j in stopping]), self.entries, self.views, held)
+        return MergedOrder((), self.entries, self.views, held)
 
     def jobs(self) -> list:
         """The waiting jobs in key order."""

@@ -32,7 +32,8 @@ import numpy as np
 
 from ..sizes import floaty
 
-__all__ = ["JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "ArrayRun", "merged"]
+__all__ = ["JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "ArrayRun", "merged", "running_inputs",
+           "crossings"]
 
 _INDEX = itemgetter(3)
 
@@ -243,6 +244,31 @@ class ArrayRun:
             yield (views[e[3]] for e in it if e[3] not in skip)
         else:
             yield map(views.__getitem__, map(_INDEX, it))
+
+
+def running_inputs(view, table: JobTable, tracker):
+    """The inputs of both policies' numpy pass: ``(index, done, tau, stopping, predictions)``,
+    the engine's running arrays (:meth:`~asrpt.state.ClusterView.running_arrays`) and the
+    tracker's float64 predictions, or None where floats cannot hold them all exactly (the
+    table's, the engine's or the tracker's values; the caller then takes its Python path)."""
+    if table.exact:
+        return None
+    got = view.running_arrays()
+    if got is None:
+        return None
+    preds = tracker.prediction_array()
+    if preds is None:
+        return None
+    return (*got, preds)
+
+
+def crossings(now, left, tau, index) -> "SortedCrossings":
+    """When each running job with predicted work ``left`` > 0 reaches its prediction,
+    ``now + left * tau``, for the tracker's ``noted_crossing``."""
+    pos = left > 0
+    if np.count_nonzero(pos) == len(index):    # (the usual case: nothing to leave out)
+        return SortedCrossings(now + left * tau, index)
+    return SortedCrossings(now + left[pos] * tau[pos], index[pos])
 
 
 def merged(running, waiting, views: dict, skip=()):

@@ -67,7 +67,7 @@ from ..single.gang import GangSRPTMachine
 from ..single.srpt import SRPTMachine
 from ..sizes import exact_div, exact_mul, integral
 from ..state import VirtualRun
-from ._running import ArrayRun, JobTable, RunningLeft, SortedCrossings, TupleRun, merged
+from ._running import ArrayRun, JobTable, RunningLeft, TupleRun, crossings, merged, running_inputs
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["ASRPT"]
@@ -460,17 +460,11 @@ class ASRPT(PredictorPolicy):
         ``_rkeys`` becomes an :class:`~asrpt.policies._running.ArrayRun`; False (nothing done)
         where the engine's arrays or the predictions are not all floats. Jobs that reached their
         prediction are resized in Python, in running order."""
-        table = self._table
-        if table.exact:
-            return False
-        got = view.running_arrays()
+        table, tracker = self._table, self.tracker_
+        got = running_inputs(view, table, tracker)
         if got is None:
             return False
-        idx, done, tau, _ = got
-        tracker = self.tracker_
-        preds = tracker.prediction_array()
-        if preds is None:
-            return False
+        idx, done, tau, _, preds = got
         now = view.now
         rest = preds[idx] - done
         # prediction_reached: rest <= 0 or now + rest * tau <= now; with tau > 0 the first
@@ -489,11 +483,7 @@ class ASRPT(PredictorPolicy):
                 return True
             rest[reached] = preds[idx[reached]] - done[reached]
         self._left = RunningLeft(idx, rest, {})
-        pos = rest > 0
-        if np.count_nonzero(pos) == len(idx):    # (the usual case: nothing to leave out)
-            self._cross = SortedCrossings(now + rest * tau, idx)
-        else:
-            self._cross = SortedCrossings(now + rest[pos] * tau[pos], idx[pos])
+        self._cross = crossings(now, rest, tau, idx)
         tau_star, gpus, rank = table.columns(idx)
         # (0 if rest < 0 else rest) * tau* * gpus: rest is never -0.0 (a difference x - y)
         self._rkeys = ArrayRun(np.maximum(rest, 0.0) * tau_star * gpus, idx, table, rank)
@@ -504,11 +494,10 @@ class ASRPT(PredictorPolicy):
         :class:`~asrpt.policies._running.ArrayRun`, the same numbers), or None where the values
         are not all floats."""
         table = self._table
-        got = None if table.exact else view.running_arrays()
-        preds = None if got is None else self.tracker_.prediction_array()
-        if preds is None:
+        got = running_inputs(view, table, self.tracker_)
+        if got is None:
             return None
-        idx, done, _, _ = got
+        idx, done, _, _, preds = got
         rest = preds[idx] - done
         np.maximum(rest, 0.0, out=rest)
         tau_star, gpus, rank = table.columns(idx)

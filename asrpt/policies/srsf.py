@@ -64,27 +64,11 @@ from .._validation import Interval, Options
 from ..predict.base import prediction_reached
 from ..sizes import exact_mul
 from ..sizes import floaty
-from ._running import ArrayRun, JobTable, RunningLeft, SortedCrossings, TupleRun, merged
+from ._incremental import MergedOrder
+from ._running import ArrayRun, JobTable, RunningLeft, TupleRun, crossings, merged, running_inputs
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["SRSF"]
-
-
-class _MergedOrder:
-    """The sorted running entries (a :class:`~asrpt.policies._running.TupleRun` or
-    :class:`~asrpt.policies._running.ArrayRun`) and the sorted waiting ones read as one priority
-    order, lazily and as often as asked (the engine reads a prefix): :func:`merged`."""
-
-    __slots__ = ("_running", "_waiting", "_views")
-
-    def __init__(self, running, waiting: list, views: dict):
-        self._running, self._waiting, self._views = running, waiting, views
-
-    def __len__(self) -> int:
-        return len(self._running) + len(self._waiting)
-
-    def __iter__(self):
-        return merged(self._running, self._waiting, self._views)
 
 
 @register_policy("srsf")
@@ -216,15 +200,10 @@ class SRSF(PredictorPolicy):
         the same order), or None (nothing done) where the engine's arrays or the predictions are not
         all floats; jobs that reached their prediction are raised in Python, in running order."""
         epsilon = self.epsilon
-        if self._table.exact or (epsilon and type(epsilon) is not float):
-            return None
-        got = view.running_arrays()
+        got = None if epsilon and type(epsilon) is not float else running_inputs(view, self._table, self.tracker_)
         if got is None:
             return None
-        idx, done, tau, stopping = got
-        preds = self.tracker_.prediction_array()
-        if preds is None:
-            return None
+        idx, done, tau, stopping, preds = got
         work = preds[idx]
         now = view.now
         left = work - done
@@ -248,11 +227,7 @@ class SRSF(PredictorPolicy):
         if epsilon:
             size = np.where(stopping, size, size * (1 - epsilon))
         self._running_left = RunningLeft(idx, left, self._left)
-        pos = left > 0
-        if np.count_nonzero(pos) == len(idx):    # (the usual case: nothing to leave out)
-            self._cross = SortedCrossings(now + left * tau, idx)
-        else:
-            self._cross = SortedCrossings(now + left[pos] * tau[pos], idx[pos])
+        self._cross = crossings(now, left, tau, idx)
         return ArrayRun(size, idx, t, rank)
 
     def _running_tuples(self, view, pred, raised=frozenset()) -> list:
@@ -317,7 +292,7 @@ class SRSF(PredictorPolicy):
                 entry_of[i] = entry
                 insort(waiting, entry)
         self._pending.clear()
-        return Decision(_MergedOrder(running, waiting, self._views), backfill=True)
+        return Decision(MergedOrder(running, waiting, self._views, merge=merged), backfill=True)
 
     def next_wake(self, view):
         """After the decision was applied: the first time a running job reaches its prediction

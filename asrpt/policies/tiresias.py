@@ -92,7 +92,7 @@ from numbers import Real
 from .._validation import Interval, Options
 from ..errors import InvalidParameterError
 from ..sizes import exact_div, exact_mul
-from ._incremental import WaitingOrder, merged_views
+from ._incremental import MergedOrder, WaitingOrder
 from .base import Decision, Policy, register_policy
 
 __all__ = ["Tiresias", "peer_gittins_table", "peer_gittins_index", "PEER_GITTINS_SAMPLE"]
@@ -666,7 +666,7 @@ class Tiresias(Policy):
         if self._queues is not None:
             self._queues.update(view)
             self._prev_now = view.now
-            return _MergedOrder(self._queues.held, waiting.entries, waiting.views)
+            return MergedOrder(self._queues.held, waiting.entries, waiting.views)
         state = {}
         held = []
         for job, executed, stopping in view.running_executed():
@@ -677,7 +677,7 @@ class Tiresias(Policy):
         held.sort()
         self._prev_now = view.now
         self._state = state
-        return _MergedOrder(held, waiting.entries, waiting.views)
+        return MergedOrder(held, waiting.entries, waiting.views)
 
     def decide(self, view):
         if self._peer is not None:
@@ -768,23 +768,6 @@ class Tiresias(Policy):
         if self._peer is not None:
             return {"promotions": self._peer.promotions}
         return {"promotions": self.promotions_}
-
-
-class _MergedOrder:
-    """Running jobs' and waiting jobs' sorted ``(key, index)`` entries, read as one priority order
-    (a lazy merge each time it is iterated, run by run: :func:`~asrpt.policies._incremental.merged_views`;
-    keys are unique, so the merge is the sort of both)."""
-
-    __slots__ = ("_held", "_waiting", "_views")
-
-    def __init__(self, held, waiting: list, views: dict):
-        self._held, self._waiting, self._views = held, waiting, views
-
-    def __len__(self) -> int:
-        return len(self._held) + len(self._waiting)
-
-    def __iter__(self):
-        return merged_views(self._held, self._waiting, self._views)
 
 
 class _RunningQueues:
