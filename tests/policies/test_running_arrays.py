@@ -15,32 +15,7 @@ from asrpt.policies.asrpt import ASRPT
 from asrpt.policies.srsf import SRSF
 from asrpt.sim import simulate
 
-from ._same_decisions import same_decisions
-
-
-def recording(cls):
-    """``cls`` logging each run's decisions and wake-ups (``runs``); the order is read once into a
-    list (A-SRPT's is a one-shot iterator)."""
-    class Recording(cls):
-        runs: list = []
-
-        def reset(self, cluster, *, seed=None):
-            super().reset(cluster, seed=seed)
-            self.log = []
-            type(self).runs.append(self.log)
-
-        def decide(self, view):
-            decision = super().decide(view)
-            order = list(decision.order)
-            self.log.append(("decide", view.now, tuple(j.index for j in order)))
-            return type(decision)(order, decision.backfill, decision.wake_at)
-
-        def next_wake(self, view):
-            wake = super().next_wake(view)
-            self.log.append(("wake", view.now, wake))
-            return wake
-
-    return Recording
+from ._same_decisions import recording, same_decisions
 
 
 class _PythonSRSF(SRSF):

@@ -10,30 +10,8 @@ from asrpt.instance import Cluster, Instance, Job
 from asrpt.policies.srsf import SRSF
 from asrpt.testing.strategies import dnn_instances, gang_instances
 
-from ._same_decisions import same_decisions
+from ._same_decisions import recording, same_decisions
 from .reference.srsf import ReferenceSRSF
-
-
-def recording(cls):
-    class Recording(cls):
-        runs: list = []  # simulate() runs a fresh copy: each run's log is appended here
-
-        def reset(self, cluster, *, seed=None):
-            super().reset(cluster, seed=seed)
-            self.log = []
-            type(self).runs.append(self.log)
-
-        def decide(self, view):
-            decision = super().decide(view)
-            self.log.append(("decide", view.now, tuple(j.index for j in decision.order)))
-            return decision
-
-        def next_wake(self, view):
-            wake = super().next_wake(view)
-            self.log.append(("wake", view.now, wake))
-            return wake
-
-    return Recording
 
 
 NEW, OLD = recording(SRSF), recording(ReferenceSRSF)
