@@ -39,29 +39,33 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+import operator
 from numbers import Real
 
 import numpy as np
 
 from .._validation import Interval, validate_params
 from ..errors import InvalidParameterError
+from ..sizes import exact_div, exact_mul
 from .base import register_policy
 from .tiresias import _DEFAULT_THRESHOLDS, Tiresias
 
 __all__ = ["TiresiasGittins", "gittins_index"]
 
 _REBUILD_FRACTION = 32
+_FIELDS = operator.attrgetter("gpus", "index", "arrival", "key")
 
 
 class _EmpiricalGittins:
     """Sorted GPU-time samples and their prefix sums; ``index(a, quantum)`` in O(log n)."""
 
-    __slots__ = ("values", "prefix", "pending")
+    __slots__ = ("values", "prefix", "pending", "_values_array", "_prefix_array")
 
     def __init__(self, samples=()):
         self.values: list[float] = sorted(float(s) for s in samples)
         self.prefix: list[float] = [0.0, *itertools.accumulate(self.values)]
         self.pending: list[float] = []
+        self._values_array = self._prefix_array = None   # numpy copies for indices(), made on use
 
     def __len__(self) -> int:
         return len(self.values)
@@ -73,6 +77,28 @@ class _EmpiricalGittins:
             self.values = sorted(self.values + self.pending)  # two sorted runs: linear merge
             self.prefix = [0.0, *itertools.accumulate(self.values)]
             self.pending = []
+            self._values_array = None
+
+    def indices(self, attained, quantum: float):
+        """:meth:`index` of each of the float64 array ``attained``, as a float64 array (the same
+        operations: the same numbers)."""
+        values = self._arrays()
+        prefix = self._prefix_array
+        n = len(self.values)
+        lo = values.searchsorted(attained, side="right")
+        hi = values.searchsorted(attained + quantum, side="right")
+        k = hi - lo
+        denominator = prefix[hi] - prefix[lo] - attained * k + quantum * (n - hi)
+        out = np.zeros(len(attained))
+        ok = (lo < n) & (denominator > 0)
+        np.divide(k, denominator, out=out, where=ok)
+        return out
+
+    def _arrays(self):
+        if self._values_array is None:
+            self._values_array = np.array(self.values, dtype=float)
+            self._prefix_array = np.array(self.prefix, dtype=float)
+        return self._values_array
 
     def index(self, attained, quantum) -> float:
         values = self.values
@@ -214,6 +240,8 @@ class TiresiasGittins(Tiresias):
         self._learn = self.samples is None
         self._table = _EmpiricalGittins(_check_samples(self.samples, type(self).__name__))
         self._quantum = float(self.quantum)
+        self._th_array = np.array(self.thresholds_, dtype=float)
+        self._arrays = None     # (index, queue, service, GPUs) of the running jobs keyed in numpy
 
         self.table_size_ = len(self._table)
 
@@ -229,6 +257,63 @@ class TiresiasGittins(Tiresias):
 
     def _within_queue_key(self, view, job, service, running: bool) -> tuple:
         return (-self._table.index(service, self._quantum), job.arrival, job.key)
+
+    def _running_entries(self, view) -> tuple[list, dict]:
+        """The running jobs' entries and state (:meth:`Tiresias._running_entries`), with the
+        services, queues and Gittins indices computed in numpy where every executed time is a
+        float: the same IEEE operations in the same order as ``exact_mul``, ``_queue`` and
+        ``_EmpiricalGittins.index`` (so the same keys; tests/policies/test_tiresias_incremental.py),
+        and the tuples built in C."""
+        progress = view.running_executed()
+        if not progress:
+            return [], {}
+        jobs, executed, _ = zip(*progress)
+        if set(map(type, executed)) != {float}:
+            return super()._running_entries(view)
+        gpus, indices, arrivals, keys = zip(*map(_FIELDS, jobs))
+        service = np.array(gpus, dtype=float) * np.array(executed)           # exact_mul
+        q = np.searchsorted(self._th_array, service + 1e-9 * np.maximum(1.0, service),
+                            side="right")                                      # _queue
+        index = self._table.indices(service, self._quantum)
+        queues = q.tolist()
+        held = list(zip(zip(queues, (-index).tolist(), arrivals, keys), indices))
+        state = dict(zip(indices, zip(queues, service.tolist(), executed, itertools.repeat(None))))
+        self._arrays = (np.array(indices), q, service, np.array(gpus, dtype=float))
+        return held, state
+
+    def next_wake(self, view):
+        """:meth:`Tiresias.next_wake`, over the arrays of the decision's running jobs where they
+        were keyed in numpy (the same operations: the same time)."""
+        arrays, self._arrays = self._arrays, None
+        if (arrays is None or self.promote_knob or self._peer is not None or self._queues is not None
+                or type(view.now) not in (float, int)):         # (an exact clock: Python numbers)
+            return super().next_wake(view)
+        self._waiting.note(view)  # this view shows the decision's starts and stops (once)
+        now = view.now
+        index, q, service, gpus = arrays
+        th = self._th_array
+        # left out: the jobs stopped by the decision (unless started again) and the ones stopping
+        gone = [j.index for j in view.stopped if not view.is_running(j)] + [j.index for j in view.stopping]
+        keep = q < len(th)
+        if gone:
+            keep &= ~np.isin(index, gone)
+        left = th[q[keep]] - service[keep]
+        t = now + left / gpus[keep]
+        t = t[t > now]
+        wake = t.min().item() if len(t) else None
+        state = self._state
+        th_list = self.thresholds_
+        for job in view.started:                  # started by this decision: not in the arrays
+            if job.index in state or view.is_stopping(job) or not view.is_running(job):
+                continue
+            service_j = exact_mul(job.gpus, view.executed_time(job))
+            qj = self._queue(service_j)
+            if qj < len(th_list):
+                left_j = th_list[qj] - service_j
+                tj = now + (left_j / job.gpus if type(left_j) is float else exact_div(left_j, job.gpus))
+                if tj > now and (wake is None or tj < wake):
+                    wake = tj
+        return wake
 
     def report(self) -> dict:
         return {**super().report(), "table_size": self.table_size_}

@@ -667,6 +667,16 @@ class Tiresias(Policy):
             self._queues.update(view)
             self._prev_now = view.now
             return MergedOrder(self._queues.held, waiting.entries, waiting.views)
+        held, state = self._running_entries(view)
+        held.sort()
+        self._prev_now = view.now
+        self._state = state
+        return MergedOrder(held, waiting.entries, waiting.views)
+
+    def _running_entries(self, view) -> tuple[list, dict]:
+        """The running jobs' entries ``((queue, *within-queue key), index)``, unsorted, and their
+        state ``index -> (queue, service, executed, None)``, keyed afresh (knob off, no running
+        queues kept: a subclass whose within-queue key moves with the service)."""
         state = {}
         held = []
         for job, executed, stopping in view.running_executed():
@@ -674,10 +684,7 @@ class Tiresias(Policy):
             q = self._queue(service)
             state[job.index] = (q, service, executed, None)
             held.append(((q,) + self._within_queue_key(view, job, service, not stopping), job.index))
-        held.sort()
-        self._prev_now = view.now
-        self._state = state
-        return MergedOrder(held, waiting.entries, waiting.views)
+        return held, state
 
     def decide(self, view):
         if self._peer is not None:

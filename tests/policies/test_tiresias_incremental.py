@@ -72,3 +72,21 @@ def test_identical_decisions_on_philly_dnn_jobs(thresholds):
     instance, _ = read_philly(path, limit=250, cluster=Cluster.from_spec("4x8", None), dnn=True, seed=0)
     log = same_run(instance, "tiresias", {"thresholds": thresholds}, preemption_cost=2.0)
     assert len(log) > 300
+
+
+@pytest.mark.parametrize("params", [{}, {"thresholds": (500.0, 4000.0), "quantum": 900.0},
+                                    {"samples": [60.0, 900.0, 3600.0, 40000.0, 2e5]}])
+def test_gittins_numpy_keys_identical_on_philly_dnn_jobs(params):
+    """2D-Gittins keys its running jobs in numpy where the executed times are floats (DNN jobs):
+    the decisions of the Python keys of the reference, on real DNN jobs with restarts, deep
+    queues and a Gittins table learned online or given."""
+    from importlib import resources
+
+    from asrpt.instance import Cluster
+    from asrpt.traces.philly import read_philly
+
+    path = str(resources.files("asrpt").joinpath("data/philly-40000-20000.csv.gz"))
+    instance, _ = read_philly(path, limit=250, cluster=Cluster.from_spec("4x8", None), dnn=True, seed=0)
+    log = same_run(instance, "gittins", params, preemption_cost=2.0)
+    assert len(log) > 300
+    assert max(len(entry[1]) for entry in log) > 30
