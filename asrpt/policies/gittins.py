@@ -46,7 +46,6 @@ import numpy as np
 
 from .._validation import Interval, validate_params
 from ..errors import InvalidParameterError
-from ..sizes import exact_div, exact_mul
 from .base import register_policy
 from .tiresias import _DEFAULT_THRESHOLDS, Tiresias
 
@@ -302,17 +301,12 @@ class TiresiasGittins(Tiresias):
         t = t[t > now]
         wake = t.min().item() if len(t) else None
         state = self._state
-        th_list = self.thresholds_
         for job in view.started:                  # started by this decision: not in the arrays
             if job.index in state or view.is_stopping(job) or not view.is_running(job):
                 continue
-            service_j = exact_mul(job.gpus, view.executed_time(job))
-            qj = self._queue(service_j)
-            if qj < len(th_list):
-                left_j = th_list[qj] - service_j
-                tj = now + (left_j / job.gpus if type(left_j) is float else exact_div(left_j, job.gpus))
-                if tj > now and (wake is None or tj < wake):
-                    wake = tj
+            t = self._jump(view, job, None)
+            if t is not None and t > now and (wake is None or t < wake):
+                wake = t
         return wake
 
     def report(self) -> dict:

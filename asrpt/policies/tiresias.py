@@ -741,8 +741,6 @@ class Tiresias(Policy):
             self._waiting.note(view)  # this view shows the decision's starts and stops (once)
         if self._queues is not None:
             return self._queues.next_crossing(view)
-        th = self.thresholds_
-        n_th = len(th)
         state = self._state
         wake = None
         stopping = {j.index for j in view.stopping}
@@ -750,17 +748,9 @@ class Tiresias(Policy):
             i = job.index
             if i in stopping:
                 continue
-            entry = state.get(i)
-            if entry is None:  # started by this decision (knob off: only running jobs are in state)
-                service = exact_mul(job.gpus, view.executed_time(job))
-                q = self._queue(service)
-            else:
-                q, service = entry[0], entry[1]
-            if q < n_th:
-                left = th[q] - service
-                t = now + (left / job.gpus if type(left) is float else exact_div(left, job.gpus))
-                if t > now and (wake is None or t < wake):
-                    wake = t
+            t = self._jump(view, job, state.get(i))
+            if t is not None and t > now and (wake is None or t < wake):
+                wake = t
         if self.promote_knob:
             knob = self.promote_knob
             for job in view.waiting:
@@ -770,6 +760,21 @@ class Tiresias(Policy):
                     if t > now and (wake is None or t < wake):
                         wake = t
         return wake
+
+    def _jump(self, view, job, entry):
+        """When the running ``job`` reaches its queue's threshold (None in the last queue), from
+        its decision state ``entry`` (None: started by this decision, keyed now; knob off, only
+        running jobs are in the state)."""
+        if entry is None:
+            service = exact_mul(job.gpus, view.executed_time(job))
+            q = self._queue(service)
+        else:
+            q, service = entry[0], entry[1]
+        th = self.thresholds_
+        if q >= len(th):
+            return None
+        left = th[q] - service
+        return view.now + (left / job.gpus if type(left) is float else exact_div(left, job.gpus))
 
     def report(self) -> dict:
         if self._peer is not None:
