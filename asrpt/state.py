@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import abc
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Iterator, Mapping, Sequence
 
 from ._validation import Params
@@ -63,7 +63,7 @@ class NotClairvoyantError(AsrptError):
     """A non-clairvoyant policy (or predictor) asked for a job's true size."""
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)   # slots: one per job, compact and quick to read
 class JobView:
     """What is known about a job at its arrival (never its true size).
 
@@ -120,23 +120,46 @@ def job_views(instance: Instance) -> list[JobView]:
     [('a', 1, 2), ('b', 1, 4), ('c', 1, 1)]
     """
     views = []
-    append, new, put = views.append, JobView.__new__, object.__setattr__
+    append, new = views.append, JobView.__new__
+    (s_index, s_id, s_key, s_arrival, s_gpus, s_weight, s_abstract, s_tau, s_pred, s_instances, s_model, s_par,
+     s_batch, s_precision, s_user, s_group, s_dataset, s_meta, s_seq) = _VIEW_SETTERS
     for i, (job, tau) in enumerate(zip(instance.jobs, best_iteration_times(instance))):
         job_id, model = job.id, job.model
-        if model is None:
-            tau_star, pred = 1, job.predicted_processing_time
-        else:
-            tau_star, pred = tau, job.predicted_iterations
-        # JobView(...) with the same fields in the same order, without the frozen __setattr__ per field
+        # JobView(...) with the same fields, without the frozen __setattr__ per field
         view = new(JobView)
-        put(view, "__dict__", {
-            "index": i, "id": job_id, "key": _id_key(job_id), "arrival": job.arrival, "gpus": job.gpus,
-            "weight": job.weight, "is_abstract": model is None, "tau_star": tau_star, "predicted_work": pred,
-            "instances": job.instances, "model": model, "parallelism": job.parallelism,
-            "batch_size": job.batch_size, "precision": job.precision, "user": job.user, "group": job.group,
-            "dataset": job.dataset, "meta": job.meta, "seq_len": job.seq_len})
+        s_index(view, i)
+        s_id(view, job_id)
+        s_key(view, _id_key(job_id))
+        s_arrival(view, job.arrival)
+        s_gpus(view, job.gpus)
+        s_weight(view, job.weight)
+        if model is None:
+            s_abstract(view, True)
+            s_tau(view, 1)
+            s_pred(view, job.predicted_processing_time)
+        else:
+            s_abstract(view, False)
+            s_tau(view, tau)
+            s_pred(view, job.predicted_iterations)
+        s_instances(view, job.instances)
+        s_model(view, model)
+        s_par(view, job.parallelism)
+        s_batch(view, job.batch_size)
+        s_precision(view, job.precision)
+        s_user(view, job.user)
+        s_group(view, job.group)
+        s_dataset(view, job.dataset)
+        s_meta(view, job.meta)
+        s_seq(view, job.seq_len)
         append(view)
     return views
+
+
+#: the slot setters of JobView's fields, in field order (they bypass the frozen ``__setattr__``)
+_VIEW_SETTERS = tuple(getattr(JobView, f.name).__set__ for f in fields(JobView))
+assert tuple(f.name for f in fields(JobView)) == (
+    "index", "id", "key", "arrival", "gpus", "weight", "is_abstract", "tau_star", "predicted_work", "instances",
+    "model", "parallelism", "batch_size", "precision", "user", "group", "dataset", "meta", "seq_len")
 
 
 def _id_key(job_id: str) -> tuple:
@@ -150,7 +173,7 @@ def _id_key(job_id: str) -> tuple:
     return id_key(job_id)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)   # slots: one per job
 class CompletedJob:
     """A finished job as predictors may learn from it: its view, when it completed, its true
     work and how its run ended (``status``, the instance's ``Job.status``, None when unknown; both

@@ -70,7 +70,10 @@ _ARRIVED, _WAITING, _RUNNING, _STOPPING, _DONE = (int(s) for s in (
     JobStatus.ARRIVED, JobStatus.WAITING, JobStatus.RUNNING, JobStatus.STOPPING, JobStatus.DONE))
 _INF = math.inf
 _INDEX_OF = operator.attrgetter("index")
-_new, _put = object.__new__, object.__setattr__
+_new = object.__new__
+# CompletedJob's slot setters (they bypass the frozen __setattr__)
+_DONE_JOB, _DONE_COMPLETION, _DONE_WORK, _DONE_STATUS = (
+    getattr(CompletedJob, name).__set__ for name in ("job", "completion", "work", "status"))
 
 
 class _ProgressArrays:
@@ -565,8 +568,10 @@ class _Engine:
         st.completion = self.now
         self.n_done += 1
         done = _new(CompletedJob)   # CompletedJob(view, now, work, status), without the frozen setattr
-        _put(done, "__dict__", {"job": self.views[i], "completion": self.now, "work": st.work,
-                                "status": self.job_status[i]})
+        _DONE_JOB(done, self.views[i])
+        _DONE_COMPLETION(done, self.now)
+        _DONE_WORK(done, st.work)
+        _DONE_STATUS(done, self.job_status[i])
         self.completed.append(done)
 
     def _stop_now(self, i: int, st: _JobState) -> None:
@@ -948,19 +953,15 @@ class _Engine:
 
     def _result(self, wall: float, label: str | None) -> SimResult:
         records = []
-        append, new, put = records.append, JobRecord.__new__, object.__setattr__
+        append, record = records.append, JobRecord._of
         for jv, st in zip(self.views, self.states):
-            abstract = jv.is_abstract
             work = st.work
-            # JobRecord(...) with the same fields in the same order, without the frozen __setattr__
-            record = new(JobRecord)
-            put(record, "__dict__", {
-                "id": jv.id, "arrival": jv.arrival, "gpus": jv.gpus, "weight": jv.weight,
-                "start": st.first_start, "completion": st.completion, "preemptions": st.preemptions,
-                "work": work, "tau_star": None if abstract else jv.tau_star,
-                "processing_time": work if abstract else work * jv.tau_star, "beta": float(st.beta),
-                "segments": tuple(st.segments)})
-            append(record)
+            if jv.is_abstract:
+                append(record(jv.id, jv.arrival, jv.gpus, jv.weight, st.first_start, st.completion, st.preemptions,
+                              work, None, work, float(st.beta), tuple(st.segments)))
+            else:
+                append(record(jv.id, jv.arrival, jv.gpus, jv.weight, st.first_start, st.completion, st.preemptions,
+                              work, jv.tau_star, work * jv.tau_star, float(st.beta), tuple(st.segments)))
         records_t = tuple(records)
         if self.check:
             check_records(records_t, self.cluster.server_gpus)

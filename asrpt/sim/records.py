@@ -15,7 +15,7 @@ import csv
 import io
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
@@ -46,7 +46,7 @@ def placement_string(servers: Sequence[tuple[int, int]]) -> str:
     return ";".join([f"{s}:{g}" for s, g in sorted(servers)])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: one per run of a job, compact (a dict each was 3x the size)
 class Segment:
     """One uninterrupted run of a job on fixed GPUs.
 
@@ -73,11 +73,18 @@ class Segment:
         True
         """
         seg = _new(cls)
-        _put(seg, "__dict__", {"start": start, "end": end, "servers": servers, "tau": tau, "restart": restart})
+        _SEG_START(seg, start)
+        _SEG_END(seg, end)
+        _SEG_SERVERS(seg, servers)
+        _SEG_TAU(seg, tau)
+        _SEG_RESTART(seg, restart)
         return seg
 
 
-_new, _put = object.__new__, object.__setattr__
+_new = object.__new__
+#: the slot setters of Segment's fields (they bypass the frozen ``__setattr__``)
+_SEG_START, _SEG_END, _SEG_SERVERS, _SEG_TAU, _SEG_RESTART = (
+    getattr(Segment, name).__set__ for name in ("start", "end", "servers", "tau", "restart"))
 
 
 def _spanned_placement(segments) -> tuple[int, str]:
@@ -91,7 +98,7 @@ def _spanned_placement(segments) -> tuple[int, str]:
     return max([len(s.servers) for s in segments]), placement_string(segments[-1].servers)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: one per job, compact and quick to read
 class JobRecord:
     """The life of one job in a run.
 
@@ -120,6 +127,32 @@ class JobRecord:
     processing_time: Number
     beta: float
     segments: tuple[Segment, ...] = ()
+
+    @classmethod
+    def _of(cls, job_id, arrival, gpus, weight, start, completion, preemptions, work, tau_star, processing_time,
+            beta, segments) -> "JobRecord":
+        """``JobRecord(...)`` of the same fields, positionally, without the frozen per-field setattr
+        (the engine builds one per job).
+
+        >>> r = JobRecord._of("a", 0, 2, 1, 1, 4, 0, 3, None, 3, 1.0, ())
+        >>> r == JobRecord("a", 0, 2, 1, 1, 4, 0, 3, None, 3, 1.0)
+        True
+        """
+        r = _new(cls)
+        s = _RECORD_SETTERS
+        s[0](r, job_id)
+        s[1](r, arrival)
+        s[2](r, gpus)
+        s[3](r, weight)
+        s[4](r, start)
+        s[5](r, completion)
+        s[6](r, preemptions)
+        s[7](r, work)
+        s[8](r, tau_star)
+        s[9](r, processing_time)
+        s[10](r, beta)
+        s[11](r, segments)
+        return r
 
     @property
     def jct(self) -> Number | None:
@@ -196,6 +229,9 @@ class JobRecord:
         return (f"{job_id},{arrival},{gpus},{weight},{start},{completion},{completion - arrival},"
                 f"{start - arrival},{preemptions},{spanned},{beta!r},{p_star},{placement}\n")
 
+
+#: the slot setters of JobRecord's fields, in field order (they bypass the frozen ``__setattr__``)
+_RECORD_SETTERS = tuple(getattr(JobRecord, f.name).__set__ for f in fields(JobRecord))
 
 #: What makes the csv module quote a field (with its default dialect and a "\\n" line end).
 _NEEDS_QUOTES = re.compile(r'[,"\r\n]')
