@@ -630,10 +630,27 @@ class Job:
         """The abstract Job of already checked values (as :func:`asrpt.traces.base.abstract_job`
         accepts them; no ``meta``, weight 1): ``Job._checked`` of the same fields, positionally."""
         job = cls.__new__(cls)
-        for put, value in zip(_JOB_SETTERS, (job_id, arrival, gpus, 1, processing_time, None, None, None,
-                                             None, None, None, None, instances, user, None, None, _NO_META,
-                                             None, status)):
-            put(job, value)
+        (s_id, s_arrival, s_gpus, s_weight, s_p, s_pp, s_model, s_par, s_batch, s_iter, s_pi, s_precision,
+         s_instances, s_user, s_group, s_dataset, s_meta, s_seq, s_status) = _JOB_SETTERS
+        s_id(job, job_id)
+        s_arrival(job, arrival)
+        s_gpus(job, gpus)
+        s_weight(job, 1)
+        s_p(job, processing_time)
+        s_pp(job, None)
+        s_model(job, None)
+        s_par(job, None)
+        s_batch(job, None)
+        s_iter(job, None)
+        s_pi(job, None)
+        s_precision(job, None)
+        s_instances(job, instances)
+        s_user(job, user)
+        s_group(job, None)
+        s_dataset(job, None)
+        s_meta(job, _NO_META)
+        s_seq(job, None)
+        s_status(job, status)
         return job
 
     @property

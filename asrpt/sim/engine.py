@@ -246,7 +246,8 @@ class _Engine:
                                     key=[(v.arrival, v.key) for v in self.views].__getitem__)
         self.passes = 0
         self.clairvoyant = bool(policy.clairvoyant)
-        # per-instance-size capacity (sum of free // per), kept up to date as GPUs are taken or freed
+        # per-instance-size capacity (sum of free // per, for per > 1), kept up to date as GPUs are
+        # taken or freed
         self.capacity: dict[int, int] | None = {} if placer.fits_iff_capacity else None
         self.has_next_wake = type(policy).next_wake is not Policy.next_wake
         self.before_decide = getattr(observer, "before_decide", None)
@@ -411,7 +412,7 @@ class _Engine:
             now = free[h]
             was = now - sign * g
             for per, c in cap.items():   # (only existing keys are assigned: the dict keeps its size)
-                cap[per] = c + (now - was if per == 1 else now // per - was // per)
+                cap[per] = c + (now // per - was // per)
 
     def _shape_enters(self, i: int) -> None:
         shape = self.shapes[i]
@@ -623,11 +624,12 @@ class _Engine:
         capacity = self.capacity
         if capacity is not None:  # count placers: reject by a cached instance capacity
             per, count = self.shapes[jv.index]   # (instance size, instances)
-            cap = capacity.get(per)
-            if cap is None:
-                cap = capacity[per] = sum([f // per for f in self.free]) if per > 1 else self.free_total
-            if cap < count:
-                return False
+            if per > 1:   # (one-GPU instances: the capacity is free_total, checked above)
+                cap = capacity.get(per)
+                if cap is None:
+                    cap = capacity[per] = sum([f // per for f in self.free])
+                if cap < count:
+                    return False
         alloc = self.placer.allocate(jv, self.free, self.cluster)
         if alloc is None:
             return False

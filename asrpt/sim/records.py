@@ -282,7 +282,21 @@ class SimResult:
         lines = [",".join(ROW_COLUMNS) + "\n" if self.records else "job_id\n"]
         append = lines.append
         buf = writer = None
+        quotes = _NEEDS_QUOTES.search
         for r in self.records:
+            # _plain_csv_line(), inline for the common record: an integer run, one segment on one server
+            job_id, arrival, start, completion, weight, p_star, beta = (r.id, r.arrival, r.start, r.completion,
+                                                                        r.weight, r.processing_time, r.beta)
+            segments = r.segments
+            if (type(arrival) is int and type(start) is int and type(completion) is int and type(weight) is int
+                    and type(p_star) is int and type(beta) is float and len(segments) == 1
+                    and len(servers := segments[0].servers) == 1 and type(job_id) is str and job_id
+                    and type(r.gpus) is int and type(r.preemptions) is int and not quotes(job_id)):
+                (h, g), = servers
+                if type(h) is int and type(g) is int:
+                    append(f"{job_id},{arrival},{r.gpus},{weight},{start},{completion},{completion - arrival},"
+                           f"{start - arrival},{r.preemptions},1,{beta!r},{p_star},{h}:{g}\n")
+                    continue
             line = r._plain_csv_line()
             if line is None:   # the csv module's line of row_values()
                 if writer is None:
