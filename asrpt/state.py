@@ -410,7 +410,7 @@ class ClusterView:
 
 # -- policies ------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, init=False)   # one per decision pass: a quick __init__ below
 class Decision:
     """A policy's answer at one decision point.
 
@@ -428,6 +428,16 @@ class Decision:
     order: Sequence[JobView]
     backfill: bool = True
     wake_at: Number | None = None
+
+    def __init__(self, order: Sequence[JobView], backfill: bool = True, wake_at: Number | None = None):
+        # the dataclass __init__'s assignments, by the slot setters (no frozen __setattr__ per field)
+        _DECISION_ORDER(self, order)
+        _DECISION_BACKFILL(self, backfill)
+        _DECISION_WAKE_AT(self, wake_at)
+
+
+_DECISION_ORDER, _DECISION_BACKFILL, _DECISION_WAKE_AT = (
+    getattr(Decision, name).__set__ for name in ("order", "backfill", "wake_at"))
 
 
 class Policy(Params, abc.ABC):
@@ -543,7 +553,7 @@ class VirtualRun:
 
 # -- placers -------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: one per start
 class Allocation:
     """GPUs given to a job: ``servers`` = ((server, gpus), ...) in server order, the iteration
     time ``tau`` on this placement (None for abstract jobs) and an optional ``detail`` (e.g. the
@@ -553,9 +563,27 @@ class Allocation:
     tau: float | None = None
     detail: Any = None
 
+    @classmethod
+    def _of(cls, servers, tau=None, detail=None) -> "Allocation":
+        """``Allocation(servers, tau, detail)`` without the frozen per-field setattr (a count placer
+        builds one per start).
+
+        >>> Allocation._of(((0, 2),), 1.5) == Allocation(((0, 2),), 1.5)
+        True
+        """
+        alloc = object.__new__(cls)
+        _ALLOCATION_SERVERS(alloc, servers)
+        _ALLOCATION_TAU(alloc, tau)
+        _ALLOCATION_DETAIL(alloc, detail)
+        return alloc
+
     @property
     def gpus(self) -> int:
         return sum(g for _, g in self.servers)
+
+
+_ALLOCATION_SERVERS, _ALLOCATION_TAU, _ALLOCATION_DETAIL = (
+    getattr(Allocation, name).__set__ for name in ("servers", "tau", "detail"))
 
 
 class Placer(Params, abc.ABC):
