@@ -48,6 +48,7 @@ from types import MappingProxyType
 from collections.abc import Mapping  # not typing.Mapping: its isinstance is several times slower
 from typing import Any, Iterable, Sequence, Union
 
+from ._slots import slot_builder
 from ._validation import is_integer, is_number
 from .errors import InvalidInstance, Problem, did_you_mean
 
@@ -629,29 +630,8 @@ class Job:
     def _abstract(cls, job_id: str, arrival, gpus: int, processing_time, instances, user, status) -> "Job":
         """The abstract Job of already checked values (as :func:`asrpt.traces.base.abstract_job`
         accepts them; no ``meta``, weight 1): ``Job._checked`` of the same fields, positionally."""
-        job = cls.__new__(cls)
-        (s_id, s_arrival, s_gpus, s_weight, s_p, s_pp, s_model, s_par, s_batch, s_iter, s_pi, s_precision,
-         s_instances, s_user, s_group, s_dataset, s_meta, s_seq, s_status) = _JOB_SETTERS
-        s_id(job, job_id)
-        s_arrival(job, arrival)
-        s_gpus(job, gpus)
-        s_weight(job, 1)
-        s_p(job, processing_time)
-        s_pp(job, None)
-        s_model(job, None)
-        s_par(job, None)
-        s_batch(job, None)
-        s_iter(job, None)
-        s_pi(job, None)
-        s_precision(job, None)
-        s_instances(job, instances)
-        s_user(job, user)
-        s_group(job, None)
-        s_dataset(job, None)
-        s_meta(job, _NO_META)
-        s_seq(job, None)
-        s_status(job, status)
-        return job
+        return _JOB_BUILD(job_id, arrival, gpus, 1, processing_time, None, None, None, None, None, None, None,
+                          instances, user, None, None, _NO_META, None, status)
 
     @property
     def is_abstract(self) -> bool:
@@ -674,6 +654,8 @@ _JOB_DEFAULTS: dict[str, Any] = {
 #: the slot setters of the Job fields, in field order (they bypass the frozen ``__setattr__``)
 _JOB_SETTERS = tuple(getattr(Job, name).__set__ for name in _JOB_DEFAULTS)
 _META_AT = tuple(_JOB_DEFAULTS).index("meta")
+#: Job(...) of checked values, positionally in field order, without the frozen setattr (asrpt._slots)
+_JOB_BUILD = slot_builder(Job)
 assert tuple(_JOB_DEFAULTS)[:5] == ("id", "arrival", "gpus", "weight", "processing_time") and \
     tuple(_JOB_DEFAULTS)[12:] == ("instances", "user", "group", "dataset", "meta", "seq_len", "status")
 

@@ -36,6 +36,7 @@ import enum
 from dataclasses import dataclass, field, fields
 from typing import Any, Iterator, Mapping, Sequence
 
+from ._slots import slot_builder
 from ._validation import Params
 from .errors import AsrptError, NotFittedError
 from .instance import Cluster, Instance, Number, Parallelism, id_key
@@ -120,43 +121,24 @@ def job_views(instance: Instance) -> list[JobView]:
     [('a', 1, 2), ('b', 1, 4), ('c', 1, 1)]
     """
     views = []
-    append, new = views.append, JobView.__new__
-    (s_index, s_id, s_key, s_arrival, s_gpus, s_weight, s_abstract, s_tau, s_pred, s_instances, s_model, s_par,
-     s_batch, s_precision, s_user, s_group, s_dataset, s_meta, s_seq) = _VIEW_SETTERS
+    append, build = views.append, _VIEW_BUILD
     for i, (job, tau) in enumerate(zip(instance.jobs, best_iteration_times(instance))):
         job_id, model = job.id, job.model
-        # JobView(...) with the same fields, without the frozen __setattr__ per field
-        view = new(JobView)
-        s_index(view, i)
-        s_id(view, job_id)
-        s_key(view, _id_key(job_id))
-        s_arrival(view, job.arrival)
-        s_gpus(view, job.gpus)
-        s_weight(view, job.weight)
+        # JobView(...) of the same fields, positionally, without the frozen __setattr__ per field
         if model is None:
-            s_abstract(view, True)
-            s_tau(view, 1)
-            s_pred(view, job.predicted_processing_time)
+            view = build(i, job_id, _id_key(job_id), job.arrival, job.gpus, job.weight, True, 1,
+                         job.predicted_processing_time, job.instances, None, job.parallelism, job.batch_size,
+                         job.precision, job.user, job.group, job.dataset, job.meta, job.seq_len)
         else:
-            s_abstract(view, False)
-            s_tau(view, tau)
-            s_pred(view, job.predicted_iterations)
-        s_instances(view, job.instances)
-        s_model(view, model)
-        s_par(view, job.parallelism)
-        s_batch(view, job.batch_size)
-        s_precision(view, job.precision)
-        s_user(view, job.user)
-        s_group(view, job.group)
-        s_dataset(view, job.dataset)
-        s_meta(view, job.meta)
-        s_seq(view, job.seq_len)
+            view = build(i, job_id, _id_key(job_id), job.arrival, job.gpus, job.weight, False, tau,
+                         job.predicted_iterations, job.instances, model, job.parallelism, job.batch_size,
+                         job.precision, job.user, job.group, job.dataset, job.meta, job.seq_len)
         append(view)
     return views
 
 
-#: the slot setters of JobView's fields, in field order (they bypass the frozen ``__setattr__``)
-_VIEW_SETTERS = tuple(getattr(JobView, f.name).__set__ for f in fields(JobView))
+#: JobView(...) positionally, without the frozen ``__setattr__`` (asrpt._slots)
+_VIEW_BUILD = slot_builder(JobView)
 assert tuple(f.name for f in fields(JobView)) == (
     "index", "id", "key", "arrival", "gpus", "weight", "is_abstract", "tau_star", "predicted_work", "instances",
     "model", "parallelism", "batch_size", "precision", "user", "group", "dataset", "meta", "seq_len")
@@ -183,6 +165,10 @@ class CompletedJob:
     completion: Number
     work: Number
     status: str | None = None
+
+
+#: CompletedJob(job, completion, work, status) without the frozen ``__setattr__`` (the engine's, per job)
+_COMPLETED_BUILD = slot_builder(CompletedJob)
 
 
 class _ReadOnlyJobs(Sequence):
@@ -563,27 +549,22 @@ class Allocation:
     tau: float | None = None
     detail: Any = None
 
-    @classmethod
-    def _of(cls, servers, tau=None, detail=None) -> "Allocation":
+    @staticmethod
+    def _of(servers, tau=None, detail=None) -> "Allocation":
         """``Allocation(servers, tau, detail)`` without the frozen per-field setattr (a count placer
         builds one per start).
 
         >>> Allocation._of(((0, 2),), 1.5) == Allocation(((0, 2),), 1.5)
         True
         """
-        alloc = object.__new__(cls)
-        _ALLOCATION_SERVERS(alloc, servers)
-        _ALLOCATION_TAU(alloc, tau)
-        _ALLOCATION_DETAIL(alloc, detail)
-        return alloc
+        return _ALLOCATION_BUILD(servers, tau, detail)
 
     @property
     def gpus(self) -> int:
         return sum(g for _, g in self.servers)
 
 
-_ALLOCATION_SERVERS, _ALLOCATION_TAU, _ALLOCATION_DETAIL = (
-    getattr(Allocation, name).__set__ for name in ("servers", "tau", "detail"))
+_ALLOCATION_BUILD = slot_builder(Allocation)
 
 
 class Placer(Params, abc.ABC):

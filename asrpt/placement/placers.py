@@ -28,6 +28,7 @@ of their placement from the performance model; the communication-aware graph pla
 
 from __future__ import annotations
 
+import itertools
 from bisect import bisect_left
 from typing import Sequence
 
@@ -127,7 +128,9 @@ def count_allocation(order: str, free: Sequence[int], per: int, count: int) -> t
     if order == "first_fit" and count > 0:   # the walk below, in server order, with fewer steps
         out = []
         remaining = count
-        for h, f in enumerate(free):
+        # the servers holding at least one instance, in order (full ones skipped at C speed)
+        for h in itertools.compress(itertools.count(), map(per.__le__, free)):
+            f = free[h]
             if f >= per:
                 k = f // per
                 if k >= remaining:

@@ -59,6 +59,7 @@ from ..errors import AsrptError, InvalidParameterError
 from ..instance import Instance
 from ..sizes import floaty
 from ..state import Allocation, ClusterView, CompletedJob, JobStatus, JobView, Placer, Policy, job_views
+from ..state import _COMPLETED_BUILD as _completed
 from .metrics import summarize
 from .records import JobRecord, Segment, SimResult, check_records
 
@@ -70,10 +71,6 @@ _ARRIVED, _WAITING, _RUNNING, _STOPPING, _DONE = (int(s) for s in (
     JobStatus.ARRIVED, JobStatus.WAITING, JobStatus.RUNNING, JobStatus.STOPPING, JobStatus.DONE))
 _INF = math.inf
 _INDEX_OF = operator.attrgetter("index")
-_new = object.__new__
-# CompletedJob's slot setters (they bypass the frozen __setattr__)
-_DONE_JOB, _DONE_COMPLETION, _DONE_WORK, _DONE_STATUS = (
-    getattr(CompletedJob, name).__set__ for name in ("job", "completion", "work", "status"))
 
 
 class _ProgressArrays:
@@ -568,12 +565,8 @@ class _Engine:
         st.status = _DONE
         st.completion = self.now
         self.n_done += 1
-        done = _new(CompletedJob)   # CompletedJob(view, now, work, status), without the frozen setattr
-        _DONE_JOB(done, self.views[i])
-        _DONE_COMPLETION(done, self.now)
-        _DONE_WORK(done, st.work)
-        _DONE_STATUS(done, self.job_status[i])
-        self.completed.append(done)
+        # CompletedJob(view, now, work, status), without the frozen setattr
+        self.completed.append(_completed(self.views[i], self.now, st.work, self.job_status[i]))
 
     def _stop_now(self, i: int, st: _JobState) -> None:
         if st.status == _STOPPING:

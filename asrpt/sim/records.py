@@ -15,11 +15,12 @@ import csv
 import io
 import json
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
 from .._json import jsonable
+from .._slots import slot_builder
 from ..instance import Number
 
 __all__ = ["Segment", "JobRecord", "SimResult", "placement_string", "check_records"]
@@ -72,19 +73,10 @@ class Segment:
         >>> Segment._of(0, 2, ((0, 1),), None, 0) == Segment(0, 2, ((0, 1),))
         True
         """
-        seg = _new(cls)
-        _SEG_START(seg, start)
-        _SEG_END(seg, end)
-        _SEG_SERVERS(seg, servers)
-        _SEG_TAU(seg, tau)
-        _SEG_RESTART(seg, restart)
-        return seg
+        return _SEGMENT_BUILD(start, end, servers, tau, restart)
 
 
-_new = object.__new__
-#: the slot setters of Segment's fields (they bypass the frozen ``__setattr__``)
-_SEG_START, _SEG_END, _SEG_SERVERS, _SEG_TAU, _SEG_RESTART = (
-    getattr(Segment, name).__set__ for name in ("start", "end", "servers", "tau", "restart"))
+_SEGMENT_BUILD = slot_builder(Segment)
 
 
 def _spanned_placement(segments) -> tuple[int, str]:
@@ -138,21 +130,8 @@ class JobRecord:
         >>> r == JobRecord("a", 0, 2, 1, 1, 4, 0, 3, None, 3, 1.0)
         True
         """
-        r = _new(cls)
-        s = _RECORD_SETTERS
-        s[0](r, job_id)
-        s[1](r, arrival)
-        s[2](r, gpus)
-        s[3](r, weight)
-        s[4](r, start)
-        s[5](r, completion)
-        s[6](r, preemptions)
-        s[7](r, work)
-        s[8](r, tau_star)
-        s[9](r, processing_time)
-        s[10](r, beta)
-        s[11](r, segments)
-        return r
+        return _RECORD_BUILD(job_id, arrival, gpus, weight, start, completion, preemptions, work, tau_star,
+                             processing_time, beta, segments)
 
     @property
     def jct(self) -> Number | None:
@@ -230,8 +209,8 @@ class JobRecord:
                 f"{start - arrival},{preemptions},{spanned},{beta!r},{p_star},{placement}\n")
 
 
-#: the slot setters of JobRecord's fields, in field order (they bypass the frozen ``__setattr__``)
-_RECORD_SETTERS = tuple(getattr(JobRecord, f.name).__set__ for f in fields(JobRecord))
+#: JobRecord(...) positionally, without the frozen ``__setattr__`` (asrpt._slots)
+_RECORD_BUILD = slot_builder(JobRecord)
 
 #: What makes the csv module quote a field (with its default dialect and a "\\n" line end).
 _NEEDS_QUOTES = re.compile(r'[,"\r\n]')
