@@ -16,7 +16,9 @@ Rows:
 - ``asrpt simulate`` on the 20,000-job PAI window (built from philly.csv as bench_peer_speed.py
   does) with ``--out``: FIFO and SJF on 64 x 8 and on one flat node, process CPU end to end,
   against the base and, for FIFO on 64 x 8, against the peer (target: under 1 s; >= 100x the peer;
-  the flat node runs as 1 x 4096, the format's largest server, see FLAT);
+  the flat node runs as 1 x 4096, the format's largest server, see FLAT); the files written (per-job
+  CSV, summary.json and comparison.csv, their wall times left out) must be byte-identical between
+  the trees, else the benchmark fails;
 - ``read_pai`` of the same window, in a child process of each tree (the load alone);
 - one call of a ``validate_params``-decorated function of three parameters, microseconds per
   call, each tree;
@@ -204,6 +206,25 @@ def child_cpu(cmd: list[str], cwd: str) -> tuple[float, str]:
     return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), proc.stdout
 
 
+def sim_outputs(out_dir: str) -> dict:
+    """What ``asrpt simulate --out`` wrote to ``out_dir``, less its wall times (summary.json's
+    ``wall_time`` and comparison.csv's last column): each file's text by name, for the
+    byte-identical check between the trees."""
+    files = {}
+    for name in sorted(os.listdir(out_dir)):
+        with open(os.path.join(out_dir, name), encoding="utf-8") as fh:
+            text = fh.read()
+        if name == "summary.json":
+            data = json.loads(text)
+            for result in data["results"]:
+                result["summary"].pop("wall_time", None)
+            text = json.dumps(data, sort_keys=True)
+        elif name == "comparison.csv":
+            text = "\n".join(line.rsplit(",", 1)[0] for line in text.splitlines())
+        files[name] = text
+    return files
+
+
 def compile_tree(py: str, tree: str) -> None:
     """Byte-compile ``tree``'s package once, so that no measured process spends its time compiling
     (with ``PYTHONDONTWRITEBYTECODE`` set, as on the shared machine, every process otherwise
@@ -279,10 +300,14 @@ def main(argv=None) -> int:
         if "simulate" in parts:
             for spec in ("64x8", FLAT):
                 for policy in ("fifo", "sjf-duration"):
-                    argv = ["simulate", csv_path, "--format", "pai", "--cluster", spec, "--policy", policy,
-                            "--placement", "first_fit", "--out", os.path.join(tmp, "out")]
-                    ours = cli("this", *argv)
-                    add(f"simulate 20k PAI {policy} {spec} (CPU s)", ours, cli("previous", *argv), "previous")
+                    def argv(tree):
+                        return ["simulate", csv_path, "--format", "pai", "--cluster", spec, "--policy", policy,
+                                "--placement", "first_fit", "--out", os.path.join(tmp, f"out-{tree}")]
+                    ours = cli("this", *argv("this"))
+                    add(f"simulate 20k PAI {policy} {spec} (CPU s)", ours, cli("previous", *argv("previous")),
+                        "previous")
+                    if sim_outputs(os.path.join(tmp, "out-this")) != sim_outputs(os.path.join(tmp, "out-previous")):
+                        raise SystemExit(f"bench_speed: simulate {policy} {spec}: the outputs differ from the base's")
                     if policy == "fifo" and spec in PEER_FIFO:
                         add(f"simulate 20k PAI {policy} {spec} (CPU s)", ours, PEER_FIFO[spec], "PAI peer (issue 18)")
         if "load" in parts:
