@@ -28,7 +28,6 @@ of their placement from the performance model; the communication-aware graph pla
 
 from __future__ import annotations
 
-import itertools
 from bisect import bisect_left
 from typing import Sequence
 
@@ -128,9 +127,7 @@ def count_allocation(order: str, free: Sequence[int], per: int, count: int) -> t
     if order == "first_fit" and count > 0:   # the walk below, in server order, with fewer steps
         out = []
         remaining = count
-        # the servers holding at least one instance, in order (full ones skipped at C speed)
-        for h in itertools.compress(itertools.count(), map(per.__le__, free)):
-            f = free[h]
+        for h, f in enumerate(free):
             if f >= per:
                 k = f // per
                 if k >= remaining:

@@ -61,7 +61,7 @@ from ..sizes import floaty
 from ..state import Allocation, ClusterView, CompletedJob, JobStatus, JobView, Placer, Policy, job_views
 from ..state import _COMPLETED_BUILD as _completed
 from .metrics import summarize
-from .records import JobRecord, Segment, SimResult, check_records
+from .records import _RECORD_BUILD, _SEGMENT_BUILD, Segment, SimResult, check_records
 
 __all__ = ["run_engine", "Observer"]
 
@@ -71,6 +71,7 @@ _ARRIVED, _WAITING, _RUNNING, _STOPPING, _DONE = (int(s) for s in (
     JobStatus.ARRIVED, JobStatus.WAITING, JobStatus.RUNNING, JobStatus.STOPPING, JobStatus.DONE))
 _INF = math.inf
 _INDEX_OF = operator.attrgetter("index")
+_heappush = heapq.heappush
 
 
 class _ProgressArrays:
@@ -399,7 +400,12 @@ class _Engine:
             self.waiting_gpus.remove(jv.gpus)
         self.just_started.append(jv)
         self.running[i] = jv
-        self._push(self._completion_time(st), _COMPLETE, i, st.version)
+        # self._push(self._completion_time(st), _COMPLETE, i, st.version), inline
+        start = st.restart_until if st.restart_until > now else now
+        left = st.work - st.done
+        self.seq += 1
+        _heappush(self.heap, (start if left <= 0 else start + (left if st.tau is None else left * st.tau),
+                              _COMPLETE, self.seq, i, st.version))
 
     def _capacity_update(self, servers, sign: int) -> None:
         """Keep every cached instance capacity exact after ``servers`` ((server, GPUs), ...) were
@@ -545,7 +551,7 @@ class _Engine:
     def _release(self, i: int, st: _JobState) -> None:
         now = self.now
         restart = (st.restart_until if st.restart_until < now else now) - st.seg_start
-        st.segments.append(Segment._of(st.seg_start, now, st.servers, st.tau, restart if restart > 0 else 0))
+        st.segments.append(_SEGMENT_BUILD(st.seg_start, now, st.servers, st.tau, restart if restart > 0 else 0))
         st.executed += now - st.seg_start
         free = self.free
         for h, g in st.servers:
@@ -948,7 +954,7 @@ class _Engine:
 
     def _result(self, wall: float, label: str | None) -> SimResult:
         records = []
-        append, record = records.append, JobRecord._of
+        append, record = records.append, _RECORD_BUILD   # JobRecord(...), positionally (JobRecord._of)
         for jv, st in zip(self.views, self.states):
             work = st.work
             if jv.is_abstract:
