@@ -653,7 +653,8 @@ class _Engine:
 
     def _decide(self) -> None:
         self.passes += 1
-        self.undo.clear()
+        if self.undo:
+            self.undo.clear()
         policy = self.policy
         view = self._view()
         if self.before_decide is not None:
@@ -737,14 +738,14 @@ class _Engine:
             # capacity suffices a refusal is final for the pass: a job of `per`-GPU instances is
             # refused once `count` of them were (fewest refused per instance size in `refused`).
             # Once every waiting shape is refused, the rest of the order cannot start: stop there.
-            refused: dict[int, int] | None = {} if self.capacity is not None else None
-            running = self.running
             free_total = self.free_total
             order = decision.order
             if (free_total and backfill and self.shape_queues is not None
                     and getattr(order, "_d", None) is self.waiting):   # the live waiting set itself
                 self._scan_shapes(free_total)
-            elif free_total and (refused is None or not self._all_refused(refused, free_total)):
+            elif free_total and ((refused := {} if self.capacity is not None else None) is None
+                                 or not self._all_refused(refused, free_total)):
+                running = self.running
                 shapes, try_start, all_refused = self.shapes, self._try_start, self._all_refused
                 for jv in order:
                     i = jv.index
@@ -783,7 +784,7 @@ class _Engine:
             for i in self.started:
                 del waiting[i]
             self.started.clear()
-        if self.free_total and self.waiting_gpus is not None:   # (nothing to check otherwise)
+        if self.free_total and self.waiting_gpus is not None and self.waiting_gpus.counts:   # (else nothing to check)
             self._check_cheap()
         if self.check:
             self._check_state(decision)
