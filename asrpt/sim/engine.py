@@ -624,11 +624,16 @@ class _Engine:
         if capacity is not None:  # count placers: reject by a cached instance capacity
             per, count = self.shapes[jv.index]   # (instance size, instances)
             if per > 1:   # (one-GPU instances: the capacity is free_total, checked above)
-                cap = capacity.get(per)
-                if cap is None:
-                    cap = capacity[per] = sum([f // per for f in self.free])
-                if cap < count:
-                    return False
+                free = self.free
+                if len(free) == 1:   # one server: its own count, nothing cached to keep up to date
+                    if free[0] // per < count:
+                        return False
+                else:
+                    cap = capacity.get(per)
+                    if cap is None:
+                        cap = capacity[per] = sum([f // per for f in free])
+                    if cap < count:
+                        return False
         alloc = self.placer.allocate(jv, self.free, self.cluster)
         if alloc is None:
             return False
