@@ -434,14 +434,19 @@ class _Engine:
         jobs of shapes that may still start: what the scan of every waiting job does, since it
         would skip every other job (too large for ``free_total``, or of a shape refused earlier in
         the pass, see ``_decide``)."""
-        queues, views = self.shape_queues, self.views
+        queues, views, states, entry = self.shape_queues, self.views, self.states, self.entry
         try_start, drop_stale = self._try_start, self._drop_stale
         heap = []
         empty = None
         for shape, q in queues.items():
             if shape[0] * shape[1] > free_total:
                 continue
-            drop_stale(q)
+            if q:
+                e, i = q[0]
+                if states[i].status == _WAITING and entry[i] == e:   # (a live head: nothing to drop)
+                    heap.append((e, shape))
+                    continue
+                drop_stale(q)
             if q:
                 heap.append((q[0][0], shape))
             elif empty is None:
