@@ -288,3 +288,39 @@ def test_slot_builders_equal_the_constructors():
         assert type(done) is CompletedJob and _slot_values(done) == _slot_values(CompletedJob(view, 9, 3, None))
     with pytest.raises(TypeError):
         slot_builder(SimResult)   # no slots: refused
+
+
+def _summarize_reference(records, total_gpus):
+    """summarize as it was, a generator per figure (the slow twin of its list passes)."""
+    from asrpt.sim.metrics import percentile
+
+    done = [r for r in records if r.completion is not None]
+    jcts = sorted([r.completion - r.arrival for r in done])
+    n = len(done)
+    out = {"jobs": len(records), "finished": n}
+    out["total_completion_time"] = sum((r.completion for r in done), 0)
+    out["total_weighted_completion_time"] = sum((r.weight * r.completion for r in done), 0)
+    out["mean_jct"] = sum(jcts, 0) / n if n else None
+    out["median_jct"] = percentile(jcts, 50)
+    out["p95_jct"] = percentile(jcts, 95)
+    out["p99_jct"] = percentile(jcts, 99)
+    out["max_jct"] = jcts[-1] if jcts else None
+    delays = [None if r.start is None else r.start - r.arrival for r in done]
+    out["mean_queueing_delay"] = sum(delays, 0) / n if n else None
+    makespan = max(r.completion for r in done) - min(r.arrival for r in records) if done else 0
+    out["makespan"] = makespan
+    held = sum((r.gpus * (s.end - s.start) for r in records for s in r.segments), 0)
+    out["gpu_utilization"] = float(held) / (total_gpus * float(makespan)) if makespan else None
+    out["preemptions"] = sum(r.preemptions for r in records)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_summarize_equals_its_reference(seed):
+    from asrpt.sim.metrics import summarize
+
+    rng = random.Random(50 + seed)
+    for size in (0, 1, 7, 400):
+        records = tuple(_random_record(rng, k) for k in range(size))
+        got, want = summarize(records, 16), _summarize_reference(records, 16)
+        assert got == want and [type(v) for v in got.values()] == [type(v) for v in want.values()]
