@@ -1,6 +1,7 @@
-"""The fast paths of the PAI reader, the instance checks, the per-job CSV, the indented JSON and
-the engine's smallest waiting demand, each against its slow twin (issue 18): same jobs, same
-reports, same problems, same bytes, same answers, on random and boundary inputs."""
+"""The fast paths of the PAI reader, the instance checks, the per-job CSV, the indented JSON, the
+engine's smallest waiting demand, the slot builders (asrpt._slots) and the run summary, each
+against its slow twin (issue 18): same jobs, same reports, same problems, same bytes, same
+objects, same answers, on random and boundary inputs."""
 
 from __future__ import annotations
 
