@@ -48,11 +48,11 @@ one run each with the trees taking turns, the others medians of 3; every output 
 
     asrpt --version                                  0.099 against 0.139   1.4x
     asrpt validate small-cluster.json                0.149 against 0.130   0.9x  (noise: 0.14 both, 5 runs)
-    simulate 20k PAI fifo 64x8                       1.236 against 1.585   1.3x  (95.2x the PAI peer's 117.6 s) (*)
-    simulate 20k PAI sjf-duration 64x8               1.917 against 2.238   1.2x  (*)
-    simulate 20k PAI fifo 1x4096                     1.128 against 1.532   1.4x  (*)
-    simulate 20k PAI sjf-duration 1x4096             1.659 against 2.247   1.4x  (*)
-    read_pai 20k jobs                                0.188 against 0.247   1.3x  (*)
+    simulate 20k PAI fifo 64x8                       1.134 against 1.540   1.4x  (103.7x the PAI peer's 117.6 s) (*)
+    simulate 20k PAI sjf-duration 64x8               1.656 against 2.080   1.3x  (*)
+    simulate 20k PAI fifo 1x4096                     1.111 against 1.270   1.1x  (*)
+    simulate 20k PAI sjf-duration 1x4096             1.544 against 1.890   1.2x  (*)
+    read_pai 20k jobs                                0.177 against 0.205   1.2x  (*)
     validate_params call (us)                        6.269 against 6.147   1.0x
     srsf      10000 Philly jobs 64x8 (abstract)      9.328 against 15.641  1.7x  (reference copy)
     themis    10000 Philly jobs 64x8 (abstract)      2.843 against 8.671   3.1x  (reference copy)
@@ -71,11 +71,11 @@ one run each with the trees taking turns, the others medians of 3; every output 
 
 (*) Re-measured 2026-12-01 after the simulate-path round (slotted job views, records, segments and
 allocations built by asrpt._slots, the engine's non-preemptive pass trimmed): ``--base main`` (main
-at c01e5b9) ``--repeat 3 --only version,simulate,load``, medians, at a load average of 3.7-4.5 on
-the 2 shared cores (the base's own FIFO 64x8 figure was 1.514 at a load of about 1: the absolute
-figures are inflated, the ratios are same-run); outputs byte-identical (checked). An earlier run of
-the same round at a load of about 2.4 gave fifo 64x8 1.096 against 1.422 (107.3x the peer), fifo
-1x4096 1.213 against 1.489. Load-independent: instructions of the whole process (valgrind, the
+at c01e5b9) ``--repeat 3 --only simulate,load``, medians, at a load average of about 3.8 on the 2
+shared cores; outputs byte-identical (checked). The figures move with the load: a run minutes
+before, at 3.7-4.5, gave fifo 64x8 1.236 against 1.585 (95.2x the peer), sjf-duration 64x8 1.917
+against 2.238, fifo 1x4096 1.128 against 1.532, sjf-duration 1x4096 1.659 against 2.247; one at
+about 2.4 (a few commits earlier) fifo 64x8 1.096 against 1.422 (107.3x). Load-independent: instructions of the whole process (valgrind, the
 first 5,000 jobs of the window, ``--out``), base -> this: fifo 64x8 1.360 G -> 1.104 G (1.23x),
 sjf-duration 64x8 1.644 -> 1.391 (1.18x), fifo 1x4096 1.334 -> 1.021 (1.31x), sjf-duration 1x4096
 1.612 -> 1.301 (1.24x); peak RSS of a 20k run (fifo 64x8) 68.9 -> 51.5 MB, (sjf-duration) 78.2 ->
