@@ -70,13 +70,14 @@ one run each with the trees taking turns, the others medians of 3; every output 
     asrpt run, 8 policies, sum                     115.4   against 221.9   1.9x  (target: 15 s)
 
 (*) Re-measured 2026-12-01 after the simulate-path round (slotted job views, records, segments and
-allocations built by asrpt._slots, the engine's non-preemptive pass trimmed): ``--base main`` (main
-at c01e5b9) ``--repeat 3 --only simulate,load``, medians, at a load average of about 3.8 on the 2
+allocations built by asrpt._slots, the engine's non-preemptive pass trimmed): ``--base c01e5b9``
+(main before that round) ``--repeat 3 --only simulate,load``, medians, at a load average of about 3.8 on the 2
 shared cores; outputs byte-identical (checked). The figures move with the load: a run minutes
 before, at 3.7-4.5, gave fifo 64x8 1.236 against 1.585 (95.2x the peer), sjf-duration 64x8 1.917
 against 2.238, fifo 1x4096 1.128 against 1.532, sjf-duration 1x4096 1.659 against 2.247; one at
-about 2.4 (a few commits earlier) fifo 64x8 1.096 against 1.422 (107.3x). Load-independent: instructions of the whole process (valgrind, the
-first 5,000 jobs of the window, ``--out``), base -> this: fifo 64x8 1.360 G -> 1.104 G (1.23x),
+about 2.4 (a few commits earlier) fifo 64x8 1.096 against 1.422 (107.3x). Load-independent:
+instructions of the whole process (valgrind, the first 5,000 jobs of the window, ``--out``), base ->
+this: fifo 64x8 1.360 G -> 1.104 G (1.23x),
 sjf-duration 64x8 1.644 -> 1.391 (1.18x), fifo 1x4096 1.334 -> 1.021 (1.31x), sjf-duration 1x4096
 1.612 -> 1.301 (1.24x); peak RSS of a 20k run (fifo 64x8) 68.9 -> 51.5 MB, (sjf-duration) 78.2 ->
 60.4 MB. The flat node's 100x (0.45 s) is not reached: interpreter start, imports and reading alone
