@@ -19,7 +19,6 @@ The CLI maps each of them to one line on stderr and exit status 2. :func:`did_yo
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -115,6 +114,8 @@ def did_you_mean(name: str, known: Iterable[str], *, cutoff: float = 0.6) -> str
     >>> did_you_mean("zzz", ["greedy"])
     ''
     """
+    import difflib   # (here: only a misspelt name needs it)
+
     known = [str(k) for k in known]
     close = difflib.get_close_matches(name, known, n=1, cutoff=cutoff)
     if not close:

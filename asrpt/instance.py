@@ -48,6 +48,7 @@ from types import MappingProxyType
 from collections.abc import Mapping  # not typing.Mapping: its isinstance is several times slower
 from typing import Any, Iterable, Sequence, Union
 
+from ._slots import slot_builder
 from ._validation import is_integer, is_number
 from .errors import InvalidInstance, Problem, did_you_mean
 
@@ -629,12 +630,8 @@ class Job:
     def _abstract(cls, job_id: str, arrival, gpus: int, processing_time, instances, user, status) -> "Job":
         """The abstract Job of already checked values (as :func:`asrpt.traces.base.abstract_job`
         accepts them; no ``meta``, weight 1): ``Job._checked`` of the same fields, positionally."""
-        job = cls.__new__(cls)
-        for put, value in zip(_JOB_SETTERS, (job_id, arrival, gpus, 1, processing_time, None, None, None,
-                                             None, None, None, None, instances, user, None, None, _NO_META,
-                                             None, status)):
-            put(job, value)
-        return job
+        return _JOB_BUILD(job_id, arrival, gpus, 1, processing_time, None, None, None, None, None, None, None,
+                          instances, user, None, None, _NO_META, None, status)
 
     @property
     def is_abstract(self) -> bool:
@@ -657,6 +654,8 @@ _JOB_DEFAULTS: dict[str, Any] = {
 #: the slot setters of the Job fields, in field order (they bypass the frozen ``__setattr__``)
 _JOB_SETTERS = tuple(getattr(Job, name).__set__ for name in _JOB_DEFAULTS)
 _META_AT = tuple(_JOB_DEFAULTS).index("meta")
+#: Job(...) of checked values, positionally in field order, without the frozen setattr (asrpt._slots)
+_JOB_BUILD = slot_builder(Job)
 assert tuple(_JOB_DEFAULTS)[:5] == ("id", "arrival", "gpus", "weight", "processing_time") and \
     tuple(_JOB_DEFAULTS)[12:] == ("instances", "user", "group", "dataset", "meta", "seq_len", "status")
 

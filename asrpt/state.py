@@ -33,9 +33,10 @@ from __future__ import annotations
 
 import abc
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Iterator, Mapping, Sequence
 
+from ._slots import slot_builder
 from ._validation import Params
 from .errors import AsrptError, NotFittedError
 from .instance import Cluster, Instance, Number, Parallelism, id_key
@@ -63,7 +64,7 @@ class NotClairvoyantError(AsrptError):
     """A non-clairvoyant policy (or predictor) asked for a job's true size."""
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)   # slots: one per job, compact and quick to read
 class JobView:
     """What is known about a job at its arrival (never its true size).
 
@@ -120,23 +121,27 @@ def job_views(instance: Instance) -> list[JobView]:
     [('a', 1, 2), ('b', 1, 4), ('c', 1, 1)]
     """
     views = []
-    append, new, put = views.append, JobView.__new__, object.__setattr__
+    append, build = views.append, _VIEW_BUILD
     for i, (job, tau) in enumerate(zip(instance.jobs, best_iteration_times(instance))):
         job_id, model = job.id, job.model
+        # JobView(...) of the same fields, positionally, without the frozen __setattr__ per field
         if model is None:
-            tau_star, pred = 1, job.predicted_processing_time
+            view = build(i, job_id, _id_key(job_id), job.arrival, job.gpus, job.weight, True, 1,
+                         job.predicted_processing_time, job.instances, None, job.parallelism, job.batch_size,
+                         job.precision, job.user, job.group, job.dataset, job.meta, job.seq_len)
         else:
-            tau_star, pred = tau, job.predicted_iterations
-        # JobView(...) with the same fields in the same order, without the frozen __setattr__ per field
-        view = new(JobView)
-        put(view, "__dict__", {
-            "index": i, "id": job_id, "key": _id_key(job_id), "arrival": job.arrival, "gpus": job.gpus,
-            "weight": job.weight, "is_abstract": model is None, "tau_star": tau_star, "predicted_work": pred,
-            "instances": job.instances, "model": model, "parallelism": job.parallelism,
-            "batch_size": job.batch_size, "precision": job.precision, "user": job.user, "group": job.group,
-            "dataset": job.dataset, "meta": job.meta, "seq_len": job.seq_len})
+            view = build(i, job_id, _id_key(job_id), job.arrival, job.gpus, job.weight, False, tau,
+                         job.predicted_iterations, job.instances, model, job.parallelism, job.batch_size,
+                         job.precision, job.user, job.group, job.dataset, job.meta, job.seq_len)
         append(view)
     return views
+
+
+#: JobView(...) positionally, without the frozen ``__setattr__`` (asrpt._slots)
+_VIEW_BUILD = slot_builder(JobView)
+assert tuple(f.name for f in fields(JobView)) == (
+    "index", "id", "key", "arrival", "gpus", "weight", "is_abstract", "tau_star", "predicted_work", "instances",
+    "model", "parallelism", "batch_size", "precision", "user", "group", "dataset", "meta", "seq_len")
 
 
 def _id_key(job_id: str) -> tuple:
@@ -150,7 +155,7 @@ def _id_key(job_id: str) -> tuple:
     return id_key(job_id)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)   # slots: one per job
 class CompletedJob:
     """A finished job as predictors may learn from it: its view, when it completed, its true
     work and how its run ended (``status``, the instance's ``Job.status``, None when unknown; both
@@ -160,6 +165,10 @@ class CompletedJob:
     completion: Number
     work: Number
     status: str | None = None
+
+
+#: CompletedJob(job, completion, work, status) without the frozen ``__setattr__`` (the engine's, per job)
+_COMPLETED_BUILD = slot_builder(CompletedJob)
 
 
 class _ReadOnlyJobs(Sequence):
@@ -387,7 +396,7 @@ class ClusterView:
 
 # -- policies ------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, init=False)   # one per decision pass: a quick __init__ below
 class Decision:
     """A policy's answer at one decision point.
 
@@ -405,6 +414,16 @@ class Decision:
     order: Sequence[JobView]
     backfill: bool = True
     wake_at: Number | None = None
+
+    def __init__(self, order: Sequence[JobView], backfill: bool = True, wake_at: Number | None = None):
+        # the dataclass __init__'s assignments, by the slot setters (no frozen __setattr__ per field)
+        _DECISION_ORDER(self, order)
+        _DECISION_BACKFILL(self, backfill)
+        _DECISION_WAKE_AT(self, wake_at)
+
+
+_DECISION_ORDER, _DECISION_BACKFILL, _DECISION_WAKE_AT = (
+    getattr(Decision, name).__set__ for name in ("order", "backfill", "wake_at"))
 
 
 class Policy(Params, abc.ABC):
@@ -520,7 +539,7 @@ class VirtualRun:
 
 # -- placers -------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: one per start
 class Allocation:
     """GPUs given to a job: ``servers`` = ((server, gpus), ...) in server order, the iteration
     time ``tau`` on this placement (None for abstract jobs) and an optional ``detail`` (e.g. the
@@ -530,9 +549,22 @@ class Allocation:
     tau: float | None = None
     detail: Any = None
 
+    @staticmethod
+    def _of(servers, tau=None, detail=None) -> "Allocation":
+        """``Allocation(servers, tau, detail)`` without the frozen per-field setattr (a count placer
+        builds one per start).
+
+        >>> Allocation._of(((0, 2),), 1.5) == Allocation(((0, 2),), 1.5)
+        True
+        """
+        return _ALLOCATION_BUILD(servers, tau, detail)
+
     @property
     def gpus(self) -> int:
         return sum(g for _, g in self.servers)
+
+
+_ALLOCATION_BUILD = slot_builder(Allocation)
 
 
 class Placer(Params, abc.ABC):

@@ -16,7 +16,9 @@ Rows:
 - ``asrpt simulate`` on the 20,000-job PAI window (built from philly.csv as bench_peer_speed.py
   does) with ``--out``: FIFO and SJF on 64 x 8 and on one flat node, process CPU end to end,
   against the base and, for FIFO on 64 x 8, against the peer (target: under 1 s; >= 100x the peer;
-  the flat node runs as 1 x 4096, the format's largest server, see FLAT);
+  the flat node runs as 1 x 4096, the format's largest server, see FLAT); the files written (per-job
+  CSV, summary.json and comparison.csv, their wall times left out) must be byte-identical between
+  the trees, else the benchmark fails;
 - ``read_pai`` of the same window, in a child process of each tree (the load alone);
 - one call of a ``validate_params``-decorated function of three parameters, microseconds per
   call, each tree;
@@ -46,11 +48,11 @@ one run each with the trees taking turns, the others medians of 3; every output 
 
     asrpt --version                                  0.099 against 0.139   1.4x
     asrpt validate small-cluster.json                0.149 against 0.130   0.9x  (noise: 0.14 both, 5 runs)
-    simulate 20k PAI fifo 64x8                       1.514 against 2.475   1.6x  (77.7x the PAI peer's 117.6 s)
-    simulate 20k PAI sjf-duration 64x8               2.105 against 3.214   1.5x
-    simulate 20k PAI fifo 1x4096                     1.152 against 2.413   2.1x
-    simulate 20k PAI sjf-duration 1x4096             1.644 against 2.801   1.7x
-    read_pai 20k jobs                                0.253 against 0.441   1.7x
+    simulate 20k PAI fifo 64x8                       1.134 against 1.540   1.4x  (103.7x the PAI peer's 117.6 s) (*)
+    simulate 20k PAI sjf-duration 64x8               1.656 against 2.080   1.3x  (*)
+    simulate 20k PAI fifo 1x4096                     1.111 against 1.270   1.1x  (*)
+    simulate 20k PAI sjf-duration 1x4096             1.544 against 1.890   1.2x  (*)
+    read_pai 20k jobs                                0.177 against 0.205   1.2x  (*)
     validate_params call (us)                        6.269 against 6.147   1.0x
     srsf      10000 Philly jobs 64x8 (abstract)      9.328 against 15.641  1.7x  (reference copy)
     themis    10000 Philly jobs 64x8 (abstract)      2.843 against 8.671   3.1x  (reference copy)
@@ -66,6 +68,20 @@ one run each with the trees taking turns, the others medians of 3; every output 
     asrpt run themis[hierarchy]                     19.8   against 29.7    1.5x
     asrpt run fifo                                   1.6   against  2.9    1.8x
     asrpt run, 8 policies, sum                     115.4   against 221.9   1.9x  (target: 15 s)
+
+(*) Re-measured 2026-12-01 after the simulate-path round (slotted job views, records, segments and
+allocations built by asrpt._slots, the engine's non-preemptive pass trimmed): ``--base c01e5b9``
+(main before that round) ``--repeat 3 --only simulate,load``, medians, at a load average of about 3.8 on the 2
+shared cores; outputs byte-identical (checked). The figures move with the load: a run minutes
+before, at 3.7-4.5, gave fifo 64x8 1.236 against 1.585 (95.2x the peer), sjf-duration 64x8 1.917
+against 2.238, fifo 1x4096 1.128 against 1.532, sjf-duration 1x4096 1.659 against 2.247; one at
+about 2.4 (a few commits earlier) fifo 64x8 1.096 against 1.422 (107.3x). Load-independent:
+instructions of the whole process (valgrind, the first 5,000 jobs of the window, ``--out``), base ->
+this: fifo 64x8 1.360 G -> 1.104 G (1.23x),
+sjf-duration 64x8 1.644 -> 1.391 (1.18x), fifo 1x4096 1.334 -> 1.021 (1.31x), sjf-duration 1x4096
+1.612 -> 1.301 (1.24x); peak RSS of a 20k run (fifo 64x8) 68.9 -> 51.5 MB, (sjf-duration) 78.2 ->
+60.4 MB. The flat node's 100x (0.45 s) is not reached: interpreter start, imports and reading alone
+take about 0.3 s, the event loop about 0.5 s.
 
 ``--whole`` (``--only "" --whole --whole-policies tiresias,srsf,a-srpt,fifo,sjf,qssf``, same day,
 this tree only; the whole Philly trace, 82,247 jobs with DNN jobs on 64 x 8, simulation CPU s
@@ -204,6 +220,25 @@ def child_cpu(cmd: list[str], cwd: str) -> tuple[float, str]:
     return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), proc.stdout
 
 
+def sim_outputs(out_dir: str) -> dict:
+    """What ``asrpt simulate --out`` wrote to ``out_dir``, less its wall times (summary.json's
+    ``wall_time`` and comparison.csv's last column): each file's text by name, for the
+    byte-identical check between the trees."""
+    files = {}
+    for name in sorted(os.listdir(out_dir)):
+        with open(os.path.join(out_dir, name), encoding="utf-8") as fh:
+            text = fh.read()
+        if name == "summary.json":
+            data = json.loads(text)
+            for result in data["results"]:
+                result["summary"].pop("wall_time", None)
+            text = json.dumps(data, sort_keys=True)
+        elif name == "comparison.csv":
+            text = "\n".join(line.rsplit(",", 1)[0] for line in text.splitlines())
+        files[name] = text
+    return files
+
+
 def compile_tree(py: str, tree: str) -> None:
     """Byte-compile ``tree``'s package once, so that no measured process spends its time compiling
     (with ``PYTHONDONTWRITEBYTECODE`` set, as on the shared machine, every process otherwise
@@ -279,10 +314,14 @@ def main(argv=None) -> int:
         if "simulate" in parts:
             for spec in ("64x8", FLAT):
                 for policy in ("fifo", "sjf-duration"):
-                    argv = ["simulate", csv_path, "--format", "pai", "--cluster", spec, "--policy", policy,
-                            "--placement", "first_fit", "--out", os.path.join(tmp, "out")]
-                    ours = cli("this", *argv)
-                    add(f"simulate 20k PAI {policy} {spec} (CPU s)", ours, cli("previous", *argv), "previous")
+                    def argv(tree):
+                        return ["simulate", csv_path, "--format", "pai", "--cluster", spec, "--policy", policy,
+                                "--placement", "first_fit", "--out", os.path.join(tmp, f"out-{tree}")]
+                    ours = cli("this", *argv("this"))
+                    add(f"simulate 20k PAI {policy} {spec} (CPU s)", ours, cli("previous", *argv("previous")),
+                        "previous")
+                    if sim_outputs(os.path.join(tmp, "out-this")) != sim_outputs(os.path.join(tmp, "out-previous")):
+                        raise SystemExit(f"bench_speed: simulate {policy} {spec}: the outputs differ from the base's")
                     if policy == "fifo" and spec in PEER_FIFO:
                         add(f"simulate 20k PAI {policy} {spec} (CPU s)", ours, PEER_FIFO[spec], "PAI peer (issue 18)")
         if "load" in parts:

@@ -1,6 +1,7 @@
-"""The fast paths of the PAI reader, the instance checks, the per-job CSV, the indented JSON and
-the engine's smallest waiting demand, each against its slow twin (issue 18): same jobs, same
-reports, same problems, same bytes, same answers, on random and boundary inputs."""
+"""The fast paths of the PAI reader, the instance checks, the per-job CSV, the indented JSON, the
+engine's smallest waiting demand, the slot builders (asrpt._slots) and the run summary, each
+against its slow twin (issue 18): same jobs, same reports, same problems, same bytes, same
+objects, same answers, on random and boundary inputs."""
 
 from __future__ import annotations
 
@@ -244,3 +245,83 @@ def test_first_fit_allocation_equals_the_general_walk():
         free = [rng.randrange(0, 9) for _ in range(rng.randrange(1, 8))]
         per, count = rng.choice([1, 2, 3, 4, 8]), rng.randrange(0, 12)
         assert count_allocation("first_fit", free, per, count) == _walk(free, per, count)
+
+
+def _slot_values(obj):
+    return [getattr(obj, name) for name in type(obj).__slots__]
+
+
+def test_slot_builders_equal_the_constructors():
+    """The objects asrpt._slots builds (the engine's and the readers' bulk constructors) are the
+    ones the dataclass constructors make: same class, same slot values, still frozen."""
+    import dataclasses
+
+    from asrpt._slots import slot_builder
+    from asrpt.state import Allocation, CompletedJob, JobView, _COMPLETED_BUILD, job_views
+
+    rng = random.Random(7)
+    for k in range(300):
+        job_id = rng.choice([str(k), f"j{k}"])
+        arrival, p = rng.choice([0, 5, 2.5]), rng.choice([1, 7, 0.5])
+        instances, user, status = rng.choice([None, 1, 2]), rng.choice([None, "u1"]), rng.choice([None, "failed"])
+        gpus = 2 * (instances or 1)
+        fast = Job._abstract(job_id, arrival, gpus, p, instances, user, status)
+        slow = Job(job_id, arrival, gpus, processing_time=p, instances=instances, user=user, status=status)
+        assert type(fast) is Job and _slot_values(fast) == _slot_values(slow) and fast == slow
+        seg = Segment._of(arrival, arrival + p, ((k % 4, gpus),), None, 0)
+        assert type(seg) is Segment and seg == Segment(arrival, arrival + p, ((k % 4, gpus),))
+        rec = JobRecord._of(job_id, arrival, gpus, 1, arrival, arrival + p, 0, p, None, p, 1.0, (seg,))
+        assert type(rec) is JobRecord and rec == JobRecord(job_id, arrival, gpus, 1, arrival, arrival + p, 0, p,
+                                                           None, p, 1.0, (seg,))
+        alloc = Allocation._of(((0, gpus),), rng.choice([None, 0.5]))
+        assert type(alloc) is Allocation and alloc == Allocation(alloc.servers, alloc.tau)
+        for obj in (fast, seg, rec, alloc):
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                setattr(obj, type(obj).__slots__[0], 3)
+    inst = Instance(Cluster.homogeneous(2, 8), tuple(
+        Job(f"j{k}", k, 1 + k % 3, processing_time=k + 1, weight=1 + k % 2, user=f"u{k % 3}", meta={"m": k})
+        for k in range(50)))
+    for i, (view, job) in enumerate(zip(job_views(inst), inst.jobs)):
+        want = JobView(i, job.id, id_key(job.id), job.arrival, job.gpus, job.weight, True, 1, None,
+                       None, None, job.parallelism, None, None, job.user, None, None, job.meta, None)
+        assert type(view) is JobView and _slot_values(view) == _slot_values(want)
+        done = _COMPLETED_BUILD(view, 9, 3, None)
+        assert type(done) is CompletedJob and _slot_values(done) == _slot_values(CompletedJob(view, 9, 3, None))
+    with pytest.raises(TypeError):
+        slot_builder(SimResult)   # no slots: refused
+
+
+def _summarize_reference(records, total_gpus):
+    """summarize as it was, a generator per figure (the slow twin of its list passes)."""
+    from asrpt.sim.metrics import percentile
+
+    done = [r for r in records if r.completion is not None]
+    jcts = sorted([r.completion - r.arrival for r in done])
+    n = len(done)
+    out = {"jobs": len(records), "finished": n}
+    out["total_completion_time"] = sum((r.completion for r in done), 0)
+    out["total_weighted_completion_time"] = sum((r.weight * r.completion for r in done), 0)
+    out["mean_jct"] = sum(jcts, 0) / n if n else None
+    out["median_jct"] = percentile(jcts, 50)
+    out["p95_jct"] = percentile(jcts, 95)
+    out["p99_jct"] = percentile(jcts, 99)
+    out["max_jct"] = jcts[-1] if jcts else None
+    delays = [None if r.start is None else r.start - r.arrival for r in done]
+    out["mean_queueing_delay"] = sum(delays, 0) / n if n else None
+    makespan = max(r.completion for r in done) - min(r.arrival for r in records) if done else 0
+    out["makespan"] = makespan
+    held = sum((r.gpus * (s.end - s.start) for r in records for s in r.segments), 0)
+    out["gpu_utilization"] = float(held) / (total_gpus * float(makespan)) if makespan else None
+    out["preemptions"] = sum(r.preemptions for r in records)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_summarize_equals_its_reference(seed):
+    from asrpt.sim.metrics import summarize
+
+    rng = random.Random(50 + seed)
+    for size in (0, 1, 7, 400):
+        records = tuple(_random_record(rng, k) for k in range(size))
+        got, want = summarize(records, 16), _summarize_reference(records, 16)
+        assert got == want and [type(v) for v in got.values()] == [type(v) for v in want.values()]

@@ -189,20 +189,16 @@ class CountPlacer(Placer):
         if servers is None:
             return None
         if job.is_abstract:   # Allocation(servers), without the frozen per-field setattr
-            alloc = _new(Allocation)
-            _put(alloc, "__dict__", {"servers": servers, "tau": None, "detail": None})
-            return alloc
+            return _allocation(servers)
         times = self.__dict__.get("_times")
         if times is None or times.cluster is not cluster:   # one memo per cluster (not a parameter)
             from ..dnn.perf import CountTimes
 
             times = self._times = CountTimes(cluster)
-        alloc = _new(Allocation)
-        _put(alloc, "__dict__", {"servers": servers, "tau": times(job, servers), "detail": None})
-        return alloc
+        return _allocation(servers, times(job, servers))
 
 
-_new, _put = object.__new__, object.__setattr__
+_allocation = Allocation._of
 
 
 register_placer("first_fit", CountPlacer, order="first_fit",

@@ -40,6 +40,14 @@ class FIFO(Policy):
     def work_conserving(self) -> bool:
         return self.backfill
 
+    def reset(self, cluster, *, seed=None) -> None:
+        super().reset(cluster, seed=seed)
+        self.decision_ = None   # the last answer (the same every time the view shows the same live waiting set)
+
     def decide(self, view):
         # Jobs enter the waiting set once, at arrival, in (arrival, id) order: that is FIFO order.
-        return Decision(view.waiting, backfill=self.backfill)
+        waiting = view.waiting
+        decision = getattr(self, "decision_", None)   # (None before the first reset)
+        if decision is None or decision.order is not waiting:   # (a Decision is immutable: reused)
+            decision = self.decision_ = Decision(waiting, backfill=self.backfill)
+        return decision

@@ -53,7 +53,7 @@ from ..errors import InvalidParameterError
 from ..registry import Registry
 from ..sizes import floaty
 from ..random import job_generator
-from ..state import QUANTILE_LEVELS, JobView, Predictor
+from ..state import QUANTILE_LEVELS, JobView, Predictor, _id_key
 
 __all__ = ["Predictor", "PredictionTracker", "prediction_reached", "PREDICTORS", "register_predictor",
            "OraclePredictor",
@@ -641,8 +641,6 @@ class PredictionTracker:
     def report(self) -> dict:
         """``{"initial_predictions": {id: N^}, "predictions": {id: last N^}}`` (what the certificate
         and the accuracy report read), in job-id order."""
-        from ..instance import id_key
-
-        order = sorted(self.initial_by_id, key=id_key)
+        order = sorted(self.initial_by_id, key=_id_key)   # (id_key, at once for all-digit ids)
         return {"initial_predictions": {k: self.initial_by_id[k] for k in order},
                 "predictions": {k: self.latest_by_id[k] for k in order}}

@@ -59,8 +59,9 @@ from ..errors import AsrptError, InvalidParameterError
 from ..instance import Instance
 from ..sizes import floaty
 from ..state import Allocation, ClusterView, CompletedJob, JobStatus, JobView, Placer, Policy, job_views
+from ..state import _COMPLETED_BUILD as _completed
 from .metrics import summarize
-from .records import JobRecord, Segment, SimResult, check_records
+from .records import _RECORD_BUILD, _SEGMENT_BUILD, Segment, SimResult, check_records
 
 __all__ = ["run_engine", "Observer"]
 
@@ -70,7 +71,7 @@ _ARRIVED, _WAITING, _RUNNING, _STOPPING, _DONE = (int(s) for s in (
     JobStatus.ARRIVED, JobStatus.WAITING, JobStatus.RUNNING, JobStatus.STOPPING, JobStatus.DONE))
 _INF = math.inf
 _INDEX_OF = operator.attrgetter("index")
-_new, _put = object.__new__, object.__setattr__
+_heappush = heapq.heappush
 
 
 class _ProgressArrays:
@@ -243,7 +244,8 @@ class _Engine:
                                     key=[(v.arrival, v.key) for v in self.views].__getitem__)
         self.passes = 0
         self.clairvoyant = bool(policy.clairvoyant)
-        # per-instance-size capacity (sum of free // per), kept up to date as GPUs are taken or freed
+        # per-instance-size capacity (sum of free // per, for per > 1), kept up to date as GPUs are
+        # taken or freed
         self.capacity: dict[int, int] | None = {} if placer.fits_iff_capacity else None
         self.has_next_wake = type(policy).next_wake is not Policy.next_wake
         self.before_decide = getattr(observer, "before_decide", None)
@@ -398,7 +400,12 @@ class _Engine:
             self.waiting_gpus.remove(jv.gpus)
         self.just_started.append(jv)
         self.running[i] = jv
-        self._push(self._completion_time(st), _COMPLETE, i, st.version)
+        # self._push(self._completion_time(st), _COMPLETE, i, st.version), inline
+        start = st.restart_until if st.restart_until > now else now
+        left = st.work - st.done
+        self.seq += 1
+        _heappush(self.heap, (start if left <= 0 else start + (left if st.tau is None else left * st.tau),
+                              _COMPLETE, self.seq, i, st.version))
 
     def _capacity_update(self, servers, sign: int) -> None:
         """Keep every cached instance capacity exact after ``servers`` ((server, GPUs), ...) were
@@ -408,7 +415,7 @@ class _Engine:
             now = free[h]
             was = now - sign * g
             for per, c in cap.items():   # (only existing keys are assigned: the dict keeps its size)
-                cap[per] = c + (now - was if per == 1 else now // per - was // per)
+                cap[per] = c + (now // per - was // per)
 
     def _shape_enters(self, i: int) -> None:
         shape = self.shapes[i]
@@ -427,14 +434,19 @@ class _Engine:
         jobs of shapes that may still start: what the scan of every waiting job does, since it
         would skip every other job (too large for ``free_total``, or of a shape refused earlier in
         the pass, see ``_decide``)."""
-        queues, views = self.shape_queues, self.views
+        queues, views, states, entry = self.shape_queues, self.views, self.states, self.entry
         try_start, drop_stale = self._try_start, self._drop_stale
         heap = []
         empty = None
         for shape, q in queues.items():
             if shape[0] * shape[1] > free_total:
                 continue
-            drop_stale(q)
+            if q:
+                e, i = q[0]
+                if states[i].status == _WAITING and entry[i] == e:   # (a live head: nothing to drop)
+                    heap.append((e, shape))
+                    continue
+                drop_stale(q)
             if q:
                 heap.append((q[0][0], shape))
             elif empty is None:
@@ -544,7 +556,7 @@ class _Engine:
     def _release(self, i: int, st: _JobState) -> None:
         now = self.now
         restart = (st.restart_until if st.restart_until < now else now) - st.seg_start
-        st.segments.append(Segment._of(st.seg_start, now, st.servers, st.tau, restart if restart > 0 else 0))
+        st.segments.append(_SEGMENT_BUILD(st.seg_start, now, st.servers, st.tau, restart if restart > 0 else 0))
         st.executed += now - st.seg_start
         free = self.free
         for h, g in st.servers:
@@ -564,10 +576,8 @@ class _Engine:
         st.status = _DONE
         st.completion = self.now
         self.n_done += 1
-        done = _new(CompletedJob)   # CompletedJob(view, now, work, status), without the frozen setattr
-        _put(done, "__dict__", {"job": self.views[i], "completion": self.now, "work": st.work,
-                                "status": self.job_status[i]})
-        self.completed.append(done)
+        # CompletedJob(view, now, work, status), without the frozen setattr
+        self.completed.append(_completed(self.views[i], self.now, st.work, self.job_status[i]))
 
     def _stop_now(self, i: int, st: _JobState) -> None:
         if st.status == _STOPPING:
@@ -618,11 +628,17 @@ class _Engine:
         capacity = self.capacity
         if capacity is not None:  # count placers: reject by a cached instance capacity
             per, count = self.shapes[jv.index]   # (instance size, instances)
-            cap = capacity.get(per)
-            if cap is None:
-                cap = capacity[per] = sum([f // per for f in self.free]) if per > 1 else self.free_total
-            if cap < count:
-                return False
+            if per > 1:   # (one-GPU instances: the capacity is free_total, checked above)
+                free = self.free
+                if len(free) == 1:   # one server: its own count, nothing cached to keep up to date
+                    if free[0] // per < count:
+                        return False
+                else:
+                    cap = capacity.get(per)
+                    if cap is None:
+                        cap = capacity[per] = sum([f // per for f in free])
+                    if cap < count:
+                        return False
         alloc = self.placer.allocate(jv, self.free, self.cluster)
         if alloc is None:
             return False
@@ -647,7 +663,8 @@ class _Engine:
 
     def _decide(self) -> None:
         self.passes += 1
-        self.undo.clear()
+        if self.undo:
+            self.undo.clear()
         policy = self.policy
         view = self._view()
         if self.before_decide is not None:
@@ -731,14 +748,14 @@ class _Engine:
             # capacity suffices a refusal is final for the pass: a job of `per`-GPU instances is
             # refused once `count` of them were (fewest refused per instance size in `refused`).
             # Once every waiting shape is refused, the rest of the order cannot start: stop there.
-            refused: dict[int, int] | None = {} if self.capacity is not None else None
-            running = self.running
             free_total = self.free_total
             order = decision.order
             if (free_total and backfill and self.shape_queues is not None
                     and getattr(order, "_d", None) is self.waiting):   # the live waiting set itself
                 self._scan_shapes(free_total)
-            elif free_total and (refused is None or not self._all_refused(refused, free_total)):
+            elif free_total and ((refused := {} if self.capacity is not None else None) is None
+                                 or not self._all_refused(refused, free_total)):
+                running = self.running
                 shapes, try_start, all_refused = self.shapes, self._try_start, self._all_refused
                 for jv in order:
                     i = jv.index
@@ -777,7 +794,7 @@ class _Engine:
             for i in self.started:
                 del waiting[i]
             self.started.clear()
-        if self.free_total and self.waiting_gpus is not None:   # (nothing to check otherwise)
+        if self.free_total and self.waiting_gpus is not None and self.waiting_gpus.counts:   # (else nothing to check)
             self._check_cheap()
         if self.check:
             self._check_state(decision)
@@ -948,19 +965,15 @@ class _Engine:
 
     def _result(self, wall: float, label: str | None) -> SimResult:
         records = []
-        append, new, put = records.append, JobRecord.__new__, object.__setattr__
+        append, record = records.append, _RECORD_BUILD   # JobRecord(...), positionally (JobRecord._of)
         for jv, st in zip(self.views, self.states):
-            abstract = jv.is_abstract
             work = st.work
-            # JobRecord(...) with the same fields in the same order, without the frozen __setattr__
-            record = new(JobRecord)
-            put(record, "__dict__", {
-                "id": jv.id, "arrival": jv.arrival, "gpus": jv.gpus, "weight": jv.weight,
-                "start": st.first_start, "completion": st.completion, "preemptions": st.preemptions,
-                "work": work, "tau_star": None if abstract else jv.tau_star,
-                "processing_time": work if abstract else work * jv.tau_star, "beta": float(st.beta),
-                "segments": tuple(st.segments)})
-            append(record)
+            if jv.is_abstract:
+                append(record(jv.id, jv.arrival, jv.gpus, jv.weight, st.first_start, st.completion, st.preemptions,
+                              work, None, work, float(st.beta), tuple(st.segments)))
+            else:
+                append(record(jv.id, jv.arrival, jv.gpus, jv.weight, st.first_start, st.completion, st.preemptions,
+                              work, jv.tau_star, work * jv.tau_star, float(st.beta), tuple(st.segments)))
         records_t = tuple(records)
         if self.check:
             check_records(records_t, self.cluster.server_gpus)

@@ -8,6 +8,7 @@ utilization and preemptions. Percentiles use the nearest-rank definition on the 
 from __future__ import annotations
 
 import math
+import operator
 from typing import Sequence
 
 from .records import JobRecord
@@ -36,11 +37,12 @@ def summarize(records: Sequence[JobRecord], total_gpus: int) -> dict:
     preemptions.
     """
     done = [r for r in records if r.completion is not None]
-    jcts = sorted([r.completion - r.arrival for r in done])   # JobRecord.jct, inline
+    completions = [r.completion for r in done]
+    jcts = sorted(map(operator.sub, completions, [r.arrival for r in done]))   # JobRecord.jct, inline
     n = len(done)
     out: dict = {"jobs": len(records), "finished": n}
-    out["total_completion_time"] = sum((r.completion for r in done), 0)
-    out["total_weighted_completion_time"] = sum((r.weight * r.completion for r in done), 0)
+    out["total_completion_time"] = sum(completions, 0)
+    out["total_weighted_completion_time"] = sum(map(operator.mul, [r.weight for r in done], completions), 0)
     out["mean_jct"] = sum(jcts, 0) / n if n else None
     out["median_jct"] = percentile(jcts, 50)
     out["p95_jct"] = percentile(jcts, 95)
@@ -49,12 +51,12 @@ def summarize(records: Sequence[JobRecord], total_gpus: int) -> dict:
     delays = [None if r.start is None else r.start - r.arrival for r in done]   # queueing_delay
     out["mean_queueing_delay"] = sum(delays, 0) / n if n else None
     if done:
-        first = min(r.arrival for r in records)
-        makespan = max(r.completion for r in done) - first
+        first = min([r.arrival for r in records])
+        makespan = max(completions) - first
     else:
         makespan = 0
     out["makespan"] = makespan
-    held = sum((r.gpus * (s.end - s.start) for r in records for s in r.segments), 0)
+    held = sum([r.gpus * (s.end - s.start) for r in records for s in r.segments], 0)
     out["gpu_utilization"] = float(held) / (total_gpus * float(makespan)) if makespan else None
-    out["preemptions"] = sum(r.preemptions for r in records)
+    out["preemptions"] = sum([r.preemptions for r in records])
     return out

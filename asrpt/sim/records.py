@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
 from .._json import jsonable
+from .._slots import slot_builder
 from ..instance import Number
 
 __all__ = ["Segment", "JobRecord", "SimResult", "placement_string", "check_records"]
@@ -46,7 +47,7 @@ def placement_string(servers: Sequence[tuple[int, int]]) -> str:
     return ";".join([f"{s}:{g}" for s, g in sorted(servers)])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: one per run of a job, compact (a dict each was 3x the size)
 class Segment:
     """One uninterrupted run of a job on fixed GPUs.
 
@@ -72,12 +73,10 @@ class Segment:
         >>> Segment._of(0, 2, ((0, 1),), None, 0) == Segment(0, 2, ((0, 1),))
         True
         """
-        seg = _new(cls)
-        _put(seg, "__dict__", {"start": start, "end": end, "servers": servers, "tau": tau, "restart": restart})
-        return seg
+        return _SEGMENT_BUILD(start, end, servers, tau, restart)
 
 
-_new, _put = object.__new__, object.__setattr__
+_SEGMENT_BUILD = slot_builder(Segment)
 
 
 def _spanned_placement(segments) -> tuple[int, str]:
@@ -91,7 +90,7 @@ def _spanned_placement(segments) -> tuple[int, str]:
     return max([len(s.servers) for s in segments]), placement_string(segments[-1].servers)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: one per job, compact and quick to read
 class JobRecord:
     """The life of one job in a run.
 
@@ -120,6 +119,19 @@ class JobRecord:
     processing_time: Number
     beta: float
     segments: tuple[Segment, ...] = ()
+
+    @classmethod
+    def _of(cls, job_id, arrival, gpus, weight, start, completion, preemptions, work, tau_star, processing_time,
+            beta, segments) -> "JobRecord":
+        """``JobRecord(...)`` of the same fields, positionally, without the frozen per-field setattr
+        (the engine builds one per job).
+
+        >>> r = JobRecord._of("a", 0, 2, 1, 1, 4, 0, 3, None, 3, 1.0, ())
+        >>> r == JobRecord("a", 0, 2, 1, 1, 4, 0, 3, None, 3, 1.0)
+        True
+        """
+        return _RECORD_BUILD(job_id, arrival, gpus, weight, start, completion, preemptions, work, tau_star,
+                             processing_time, beta, segments)
 
     @property
     def jct(self) -> Number | None:
@@ -197,6 +209,9 @@ class JobRecord:
                 f"{start - arrival},{preemptions},{spanned},{beta!r},{p_star},{placement}\n")
 
 
+#: JobRecord(...) positionally, without the frozen ``__setattr__`` (asrpt._slots)
+_RECORD_BUILD = slot_builder(JobRecord)
+
 #: What makes the csv module quote a field (with its default dialect and a "\\n" line end).
 _NEEDS_QUOTES = re.compile(r'[,"\r\n]')
 
@@ -246,7 +261,21 @@ class SimResult:
         lines = [",".join(ROW_COLUMNS) + "\n" if self.records else "job_id\n"]
         append = lines.append
         buf = writer = None
+        quotes = _NEEDS_QUOTES.search
         for r in self.records:
+            # _plain_csv_line(), inline for the common record: an integer run, one segment on one server
+            job_id, arrival, start, completion, weight, p_star, beta = (r.id, r.arrival, r.start, r.completion,
+                                                                        r.weight, r.processing_time, r.beta)
+            segments = r.segments
+            if (type(arrival) is int and type(start) is int and type(completion) is int and type(weight) is int
+                    and type(p_star) is int and type(beta) is float and len(segments) == 1
+                    and len(servers := segments[0].servers) == 1 and type(job_id) is str and job_id
+                    and type(r.gpus) is int and type(r.preemptions) is int and not quotes(job_id)):
+                (h, g), = servers
+                if type(h) is int and type(g) is int:
+                    append(f"{job_id},{arrival},{r.gpus},{weight},{start},{completion},{completion - arrival},"
+                           f"{start - arrival},{r.preemptions},1,{beta!r},{p_star},{h}:{g}\n")
+                    continue
             line = r._plain_csv_line()
             if line is None:   # the csv module's line of row_values()
                 if writer is None:

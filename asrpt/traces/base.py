@@ -13,7 +13,6 @@ from __future__ import annotations
 import csv
 import gzip
 import math
-import datetime as _dt
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -228,6 +227,8 @@ def parse_timestamp(text: str) -> float:
         if not math.isfinite(value):
             raise ValueError(f"bad timestamp {text!r} (not finite)")
         return value
+    import datetime as _dt   # (here: the readers of numeric times never load it)
+
     try:
         stamp = _dt.datetime.fromisoformat(text)
     except ValueError:

@@ -1,6 +1,8 @@
 """Theorem 2 (proofs/theorem2.md): guarded A-SRPT's per-instance certificate holds on every
 example under the theorem's assumptions, exactly; and the flow-time figures are right."""
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -43,7 +45,7 @@ def test_a_broken_bound_is_reported():
     res = simulate(inst, "a-srpt:adaptive=off:kappa=1")
     slow = simulate(inst, "fifo-strict")
     fake = type(res)(policy=res.policy, records=tuple(
-        r.__class__(**{**r.__dict__, "completion": r.completion + 100}) for r in slow.records),
+        dataclasses.replace(r, completion=r.completion + 100) for r in slow.records),
         summary=res.summary, options=res.options, policy_data=res.policy_data, total_gpus=res.total_gpus)
     assert "per_job" in certify_guarded(inst, fake).failures()
 
