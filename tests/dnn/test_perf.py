@@ -154,6 +154,36 @@ def test_counts_fast_path_matches_the_assignment_it_prices():
     assert iteration_time_for_counts(job, [(1, 8), (3, 4)], cluster) >= best
 
 
+@given(job_and_cluster(), st.integers(0, 2**32 - 1))
+@settings(max_examples=60, deadline=None)
+def test_packing_search_skipping_repeats_is_the_full_search(jc, seed):
+    """_best_packing prices each distinct canonical packing once; the full search over every
+    candidate of _units (repeats included, first strict minimum kept) gives the same tau and
+    the same packing."""
+    job, cluster = jc
+    rng = random.Random(seed)
+    params = perf_params()
+    info = perf._cluster_info(cluster)
+    _, gt, _ = perf._tau_star(job, cluster, params)
+    plan = perf._plan_on(job, gt, params)
+    shape = (plan.config.dp, plan.config.pp, plan.config.tp)
+    g, per = plan.config.gpus, cluster.max_server_gpus
+    caps = []
+    while sum(caps) < g:
+        caps.append(rng.randint(1, per))
+    caps.sort(reverse=True)
+    servers = list(range(len(caps)))
+    best, best_A = math.inf, None
+    for order, unit in perf._units(shape):
+        A = perf._pack(shape, order, unit, servers, caps)
+        if A is not None:
+            tau = perf._evaluate(plan, A, info, params, 0.0).model_time
+            if tau < best:
+                best, best_A = tau, A
+    tau, A = perf._best_packing(plan, info, params, servers, caps)
+    assert tau == best and (A == best_A).all()
+
+
 def test_pipeline_formula_on_balanced_stages():
     """1F1B: compute = (m + pp - 1) * (F + B) for identical stages; pipeline = (m - 1) max u +
     sum u; exposed all-reduce = max(0, dp - overlap * B) for one stage."""
