@@ -168,21 +168,22 @@ class Gavel(Policy):
     def _new_key(job) -> tuple:
         return (-_INF, -job.gpus, job.arrival, job.key)
 
-    def _new_round(self, view) -> None:
+    def _new_round(self, view) -> tuple[list, list]:
         self.rounds_ += 1
         now = view.now
         self.round_end_ = now + self._length
-        jobs = list(view.active())
-        level, shares = water_fill([j.gpus for j in jobs], self._total_gpus,
-                                   [j.weight for j in jobs] if self.weighted else None)
+        # (job, executed time): the running jobs in one pass, then the waiting ones
+        rows = [(jv, executed) for jv, executed, _ in view.running_executed()]
+        rows += [(jv, view.executed_time(jv)) for jv in view.waiting]
+        level, shares = water_fill([j.gpus for j, _ in rows], self._total_gpus,
+                                   [j.weight for j, _ in rows] if self.weighted else None)
         self.level_ = level
         keys = {}
         fractions: dict = {}  # (share, GPUs) -> (X_j, float(X_j)): a round has few distinct ones
-        for j, share in zip(jobs, shares):
-            executed = view.executed_time(j)
+        for (j, executed), share in zip(rows, shares):
             elapsed = now - j.arrival
             if not executed > 0 or not elapsed > 0:
-                keys[j.index] = self._new_key(j)
+                keys[j.index] = (-_INF, -j.gpus, j.arrival, j.key)
                 continue
             pair = (share, j.gpus)
             xs = fractions.get(pair)
@@ -196,6 +197,10 @@ class Gavel(Policy):
             priority = exact_div(product, executed)  # X_j / (executed / elapsed)
             keys[j.index] = (-priority, -j.gpus, j.arrival, j.key)
         self._keys = keys
+        # the running and the waiting entries, each sorted (rows: the running jobs first)
+        r = len(view.running)
+        return (sorted([(keys[j.index], j.index) for j, _ in rows[:r]]),
+                sorted([(keys[j.index], j.index) for j, _ in rows[r:]]))
 
     def decide(self, view):
         self._waiting.note(view)

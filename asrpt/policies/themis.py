@@ -184,23 +184,66 @@ class Themis(PredictorPolicy):
         iso = shares[1] if type(remaining) is float else shares[0]
         return _rho(view.now - job.arrival, view.executed_time(job), remaining, iso)
 
-    def _new_round(self, view) -> None:
+    def _new_round(self, view) -> tuple[list, list]:
         self.rounds_ += 1
-        self.round_end_ = view.now + self._length
-        jobs = list(view.active())
-        n = len(jobs)
-        isos: dict = {}
-        rhos = {j.index: self._job_rho(view, j, n, isos) for j in jobs}
-        ranked = sorted(jobs, key=lambda j: (-rhos[j.index], j.arrival, j.key))
+        now = view.now
+        self.round_end_ = now + self._length
+        n = len(view.running) + len(view.waiting)
+        pred = self.tracker_.predicted
+        total = self._total_gpus
+        isos: dict = {}     # GPUs -> (iso, float(iso)): a round has few distinct GPU counts
+        # (job, attained work, executed time, running and not stopping), running jobs in one pass
+        # (job, attained work, executed time, state: 2 running, 1 stopping, 0 waiting), the
+        # running jobs in one pass
+        rows = [(jv, done, executed, 1 if stopping else 2) for (jv, done, _, stopping), (_, executed, _)
+                in zip(view.running_progress(), view.running_executed())]
+        rows += [(jv, view.attained_work(jv), view.executed_time(jv), 0) for jv in view.waiting]
+        ranked = []
+        append = ranked.append
+        for jv, done, executed, state in rows:
+            left = pred[jv.index] - done
+            remaining = exact_mul(left, jv.tau_star) if left > 0 else 0
+            shares = isos.get(jv.gpus)
+            if shares is None:
+                iso = exact_div(total, n * jv.gpus)
+                if iso > 1:
+                    iso = 1
+                shares = isos[jv.gpus] = (iso, float(iso))
+            elapsed = now - jv.arrival
+            if type(remaining) is float:
+                # _rho inline: with a float remaining every quotient below is a float division
+                # (exact_div's, or a float by a Fraction: float by float), the same operations
+                if not remaining > 0:
+                    rho = 1
+                elif not executed > 0 or not elapsed > 0:
+                    rho = _INF
+                else:
+                    rho = (elapsed + remaining / (executed / elapsed)) / (elapsed + remaining / shares[1])
+            else:
+                rho = _rho(elapsed, executed, remaining, shares[0])
+            append(((-rho, jv.arrival, jv.key), jv.index, state))
+        ranked.sort()
         offered = max(1, math.ceil(round((1 - self.fairness_knob) * n, 9)))
+        # keys (tier, -rho, arrival, id key): the offered jobs (tier 0) in rho order, then the
+        # others with a running job renewing its lease (tier 1) before a waiting or stopping one
+        # (tier 2); the running and the waiting entries come out sorted, tier by tier
         keys = {}
-        for pos, j in enumerate(ranked):
-            if pos < offered:
-                tier = 0
-            else:  # not offered: a running job renews its lease before a waiting one starts
-                tier = 1 if view.is_running(j) and not view.is_stopping(j) else 2
-            keys[j.index] = (tier, -rhos[j.index], j.arrival, j.key)
+        held: list = []
+        waiting: list = []
+        for k, i, state in ranked[:offered]:
+            key = keys[i] = (0,) + k
+            (held if state else waiting).append((key, i))
+        rest = ranked[offered:]
+        for k, i, state in rest:
+            if state == 2:
+                key = keys[i] = (1,) + k
+                held.append((key, i))
+        for k, i, state in rest:
+            if state != 2:
+                key = keys[i] = (2,) + k
+                (held if state else waiting).append((key, i))
         self._keys = keys
+        return held, waiting
 
     def decide(self, view):
         self.tracker_.update(view)
