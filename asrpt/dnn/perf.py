@@ -778,7 +778,8 @@ class CountTimes:
     ``times(job, servers)`` is ``iteration_time_for_counts(job, servers, cluster, params)``, the
     same float, remembered by what the value depends on: the job's performance fields (model,
     configuration, batch, precision, sequence length) and, on a one-type cluster, the GPU counts
-    largest first (the servers themselves otherwise). A hit costs two dictionary lookups instead of
+    largest first, or for a data-parallel-only job (pp = tp = 1) the number of servers alone (the
+    servers themselves otherwise). A hit costs two dictionary lookups instead of
     the validated call's argument binding, checks and cache keys (a busy run asks hundreds of
     thousands of times for a few thousand distinct values). ``servers`` must be what a placer
     gives an :class:`~asrpt.state.Allocation`: ``(server, gpus)`` pairs in server order, no zero
@@ -792,8 +793,8 @@ class CountTimes:
     >>> times = CountTimes(c)
     >>> times(job, ((0, 4), (1, 4))) == iteration_time_for_counts(job, ((0, 4), (1, 4)), c)
     True
-    >>> times(job, ((0, 2), (1, 6))) == times(job, ((0, 6), (1, 2))), len(times)
-    (True, 2)
+    >>> times(job, ((0, 2), (1, 6))) == times(job, ((0, 6), (1, 2))), len(times)  # one entry: two servers
+    (True, 1)
     """
 
     __slots__ = ("cluster", "params", "_by_counts", "_values", "_jobs")
@@ -813,9 +814,15 @@ class CountTimes:
     def __call__(self, job, servers) -> float:
         hit = self._jobs.get(id(job))
         if hit is None or hit[0] is not job:
-            hit = self._jobs[id(job)] = (job, _job_key(job))
+            key = _job_key(job)
+            hit = self._jobs[id(job)] = (job, key, key[2] == 1 and key[3] == 1)
         if self._by_counts:
-            if len(servers) == 1:
+            if hit[2]:
+                # data parallel only (pp = tp = 1): every canonical packing fills the servers in
+                # turn, so the ring is cut once per server and tau depends on how many servers
+                # hold the job, not on their counts (keyed -servers, apart from the counts)
+                place = -len(servers)
+            elif len(servers) == 1:
                 place = servers[0][1]
             else:
                 place = tuple(sorted([g for _, g in servers], reverse=True))
