@@ -202,7 +202,10 @@ class Themis(PredictorPolicy):
         append = ranked.append
         for jv, done, executed, state in rows:
             left = pred[jv.index] - done
-            remaining = exact_mul(left, jv.tau_star) if left > 0 else 0
+            if not left > 0:    # nothing left (an overdue prediction): rho = 1, as _rho gives
+                append(((-1, jv.arrival, jv.key), jv.index, state))
+                continue
+            remaining = exact_mul(left, jv.tau_star)
             shares = isos.get(jv.gpus)
             if shares is None:
                 iso = exact_div(total, n * jv.gpus)
