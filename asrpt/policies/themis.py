@@ -166,24 +166,6 @@ class Themis(PredictorPolicy):
         self._keys: dict[int, tuple] = {}   # job index -> its key at the current round
         self._waiting = WaitingOrder(track_running=True)  # active jobs in key order, kept between decisions
 
-    def _job_rho(self, view, job, n_active: int, isos: dict | None = None):
-        """rho_j of ``job`` at ``view.now`` with ``n_active`` jobs contending (``isos``: a cache
-        of the isolated shares by GPU count, for the jobs of one round)."""
-        pred = self.tracker_.predicted
-        left = pred[job.index] - view.attained_work(job)
-        remaining = exact_mul(left, job.tau_star) if left > 0 else 0
-        shares = None if isos is None else isos.get(job.gpus)
-        if shares is None:
-            iso = exact_div(self._total_gpus, n_active * job.gpus)
-            if iso > 1:
-                iso = 1
-            shares = (iso, float(iso))
-            if isos is not None:
-                isos[job.gpus] = shares
-        # a float remaining divides by the float of the share (what dividing by a Fraction does)
-        iso = shares[1] if type(remaining) is float else shares[0]
-        return _rho(view.now - job.arrival, view.executed_time(job), remaining, iso)
-
     def _new_round(self, view) -> tuple[list, list]:
         self.rounds_ += 1
         now = view.now
