@@ -110,12 +110,21 @@ def _merged_runs(a, b, views: dict):
                 break
         m = bisect_left(b, a[i], j)     # b[j:m] comes before a[i]
         if m > j:
-            yield map(getv, map(_second, itertools.islice(b, j, m)))
+            yield map(getv, map(_second, itertools.islice(_list_from(b, j), m - j)))
         j = m
     if i < na:
         yield [getv(e[1]) for e in a[i:]]
     if j < nb:
-        yield map(getv, map(_second, itertools.islice(b, j, None)))
+        yield map(getv, map(_second, _list_from(b, j)))
+
+
+def _list_from(b: list, j: int):
+    """An iterator over ``b[j:]`` without copying or stepping over ``b[:j]`` (a list iterator
+    set to position j)."""
+    it = iter(b)
+    if j:
+        it.__setstate__(j)
+    return it
 
 
 class WaitingOrder:
