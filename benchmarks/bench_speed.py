@@ -89,6 +89,15 @@ against the target of 30; last stop's figures in brackets): tiresias 68.3 (237.5
 (254.4), a-srpt 192.2 (317.7), fifo 8.2 (not run), sjf 25.8 (29.3), qssf 22.2 (28.7); gavel,
 run alone by the same child code, 522.9 (1,134.5); themis, likewise, 480.7 (stopped unfinished at 540).
 
+Gavel and Themis re-measured 2026-12-01 on branch h2-rounds against main at c01e5b9 (``--only run
+--run-policies gavel,themis --base main --repeat 1``, 2 shared cores at a load average of about
+2, one run each, the trees taking turns, outputs byte-identical): gavel 24.8 against 27.3 (1.1x),
+themis[hierarchy] 13.5 against 20.8 (1.5x); again at a load average of about 1 (``--base c01e5b9``,
+one policy a run): gavel 25.5 against 31.4 (1.2x), themis 16.5 against 22.4 (1.4x). The whole trace, this tree alone (the same child
+code, load average 2-5): themis 446.4 and gavel 476.4 against 480.7 and 522.9 above (under 1.1x:
+with thousands of active jobs the engine's scan of the waiting jobs at every pass and each
+round's O(A) re-keying dominate).
+
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
 

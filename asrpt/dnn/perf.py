@@ -328,15 +328,42 @@ def _pack(shape: tuple, order: str, unit: int, servers: Sequence[int],
     return flat.reshape(shape)
 
 
+@lru_cache(maxsize=512)
+def _distinct_units(shape: tuple) -> tuple[tuple[str, int], ...]:
+    """:func:`_units` without the candidates that walk the same worker sequence in the same
+    groups as an earlier one (they pack identically): with unit axes many orders coincide (a
+    data-parallel ``(d, 1, 1)`` job has 3 distinct candidates of 9)."""
+    seen, out = set(), []
+    for order, unit in _units(shape):
+        key = (_sequence(shape, order).tobytes(), unit)
+        if key not in seen:
+            seen.add(key)
+            out.append((order, unit))
+    return tuple(out)
+
+
+def _packings(shape: tuple, servers: Sequence[int], caps: Sequence[int]):
+    """The distinct canonical packings on ``servers`` (capacities ``caps``), in the order of
+    :func:`_units`, each once (an assignment equal to an earlier one is skipped: it would price
+    the same)."""
+    seen = set()
+    for order, unit in _distinct_units(shape):
+        A = _pack(shape, order, unit, servers, caps)
+        if A is None:
+            continue
+        key = A.tobytes()
+        if key in seen:
+            continue
+        seen.add(key)
+        yield A
+
+
 def _best_packing(plan: JobPlan, info: _ClusterInfo, params: PerfParams, servers: Sequence[int],
                   caps: Sequence[int]) -> tuple[float, np.ndarray | None]:
     c = plan.config
     shape = (c.dp, c.pp, c.tp)
     best, best_A = math.inf, None
-    for order, unit in _units(shape):
-        A = _pack(shape, order, unit, servers, caps)
-        if A is None:
-            continue
+    for A in _packings(shape, servers, caps):   # a repeated packing never beats its first (strict <)
         tau = _evaluate(plan, A, info, params, 0.0).model_time
         if tau < best:
             best, best_A = tau, A
@@ -734,10 +761,8 @@ def iteration_time_for_counts(job, servers, cluster: Cluster,
                 f"GPUs, the job has {plan.config.gpus} workers")
         shape = (plan.config.dp, plan.config.pp, plan.config.tp)
         best = math.inf
-        for o, u in _units(shape):
-            A = _pack(shape, o, u, [h for h, _ in order], [n for _, n in order])
-            if A is not None:
-                best = min(best, _evaluate(plan, A, info, params, tau_star).tau)
+        for A in _packings(shape, [h for h, _ in order], [n for _, n in order]):
+            best = min(best, _evaluate(plan, A, info, params, tau_star).tau)
         return float(best)
     if len(info.types) == 1:
         # one GPU type: tau depends on how many GPUs each server holds, not on which servers
@@ -753,7 +778,8 @@ class CountTimes:
     ``times(job, servers)`` is ``iteration_time_for_counts(job, servers, cluster, params)``, the
     same float, remembered by what the value depends on: the job's performance fields (model,
     configuration, batch, precision, sequence length) and, on a one-type cluster, the GPU counts
-    largest first (the servers themselves otherwise). A hit costs two dictionary lookups instead of
+    largest first, or for a data-parallel-only job (pp = tp = 1) the number of servers alone (the
+    servers themselves otherwise). A hit costs two dictionary lookups instead of
     the validated call's argument binding, checks and cache keys (a busy run asks hundreds of
     thousands of times for a few thousand distinct values). ``servers`` must be what a placer
     gives an :class:`~asrpt.state.Allocation`: ``(server, gpus)`` pairs in server order, no zero
@@ -767,8 +793,8 @@ class CountTimes:
     >>> times = CountTimes(c)
     >>> times(job, ((0, 4), (1, 4))) == iteration_time_for_counts(job, ((0, 4), (1, 4)), c)
     True
-    >>> times(job, ((0, 2), (1, 6))) == times(job, ((0, 6), (1, 2))), len(times)
-    (True, 2)
+    >>> times(job, ((0, 2), (1, 6))) == times(job, ((0, 6), (1, 2))), len(times)  # one entry: two servers
+    (True, 1)
     """
 
     __slots__ = ("cluster", "params", "_by_counts", "_values", "_jobs")
@@ -788,9 +814,15 @@ class CountTimes:
     def __call__(self, job, servers) -> float:
         hit = self._jobs.get(id(job))
         if hit is None or hit[0] is not job:
-            hit = self._jobs[id(job)] = (job, _job_key(job))
+            key = _job_key(job)
+            hit = self._jobs[id(job)] = (job, key, key[2] == 1 and key[3] == 1)
         if self._by_counts:
-            if len(servers) == 1:
+            if hit[2]:
+                # data parallel only (pp = tp = 1): every canonical packing fills the servers in
+                # turn, so the ring is cut once per server and tau depends on how many servers
+                # hold the job, not on their counts (keyed -servers, apart from the counts)
+                place = -len(servers)
+            elif len(servers) == 1:
                 place = servers[0][1]
             else:
                 place = tuple(sorted([g for _, g in servers], reverse=True))
@@ -901,6 +933,7 @@ def clear_caches() -> None:
     _tau_star_cached.cache_clear()
     _counts_cached.cache_clear()
     _sequence.cache_clear()
+    _distinct_units.cache_clear()
     _CLUSTER_INFO.clear()
     parallel._plan_cached.cache_clear()
     parallel._compute_on.cache_clear()

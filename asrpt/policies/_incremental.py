@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_left, insort
+from operator import itemgetter, not_
 from typing import Any, Callable
 
 __all__ = ["WaitingOrder", "round_order", "merged_views", "MergedOrder"]
@@ -24,16 +25,21 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
     """The order of a round-based policy (Themis, Gavel) at one decision, and its wake-up.
 
     ``policy`` has ``_waiting`` (a :class:`WaitingOrder`), ``_keys`` (index -> key of the
-    current round), ``round_end_``, ``_new_round(view)`` and ``_total_gpus``. At a new round every
+    current round), ``round_end_``, ``_new_round(view)`` (which may return the round's running
+    and waiting ``(key, index)`` entries, each sorted: :meth:`WaitingOrder.rebuild_sorted`) and
+    ``_total_gpus``. At a new round every
     active job is keyed again and sorted; within a round the keys hold and ``missing_key(job)``
     keys a job that arrived since. The wake-up is the round's end while the demand exceeds the
     cluster. Returns ``(order, wake_at)``.
     """
     if policy.round_end_ is None or view.now >= policy.round_end_:
-        policy._new_round(view)
+        runs = policy._new_round(view)
         keys = policy._keys
         waiting = policy._waiting
-        waiting.rebuild(view, lambda j: keys[j.index])
+        if runs is not None:     # the round's running and waiting entries, each sorted
+            waiting.rebuild_sorted(*runs)
+        else:
+            waiting.rebuild(view, lambda j: keys[j.index])
         if waiting.track_running:   # every active job by its key: the merge of the two sorted lists
             order = MergedOrder(waiting.held, waiting.entries, waiting.views)
         else:
@@ -65,8 +71,10 @@ class MergedOrder:
         return len(self._head) + len(self._a) + len(self._b)
 
     def __iter__(self):
-        yield from self._head
-        yield from self._merge(self._a, self._b, self._views)
+        return itertools.chain(self._head, self._merge(self._a, self._b, self._views))
+
+
+_second = itemgetter(1)
 
 
 def merged_views(a, b, views: dict):
@@ -74,30 +82,49 @@ def merged_views(a, b, views: dict):
     by run, each run's end found by bisection (the runs of a priority order are long: queues,
     tiers), so a read costs O(log n) per run plus the entries read. ``a`` is a list or a
     ``SortedList`` (read by slices, it is at most the running jobs); ``b`` a list, read one
-    entry at a time (it may be long and only a prefix is read).
+    entry at a time (it may be long and only a prefix is read). An iterator whose items come
+    from C iterators, a run at a time (the engine reads thousands of waiting jobs a pass in
+    overload).
 
     >>> views = {i: f"j{i}" for i in range(6)}
     >>> list(merged_views([(1, 0), (2, 1), (7, 2)], [(3, 3), (4, 4), (9, 5)], views))
     ['j0', 'j1', 'j3', 'j4', 'j2', 'j5']
     """
+    if not a:
+        return map(views.__getitem__, map(_second, b))
+    return itertools.chain.from_iterable(_merged_runs(a, b, views))
+
+
+def _merged_runs(a, b, views: dict):
+    """The runs of :func:`merged_views`, each an iterable of views."""
     na, nb = len(a), len(b)
     cut = a.bisect_left if hasattr(a, "bisect_left") else (lambda x: bisect_left(a, x))
+    getv = views.__getitem__
     i = j = 0
     while i < na and j < nb:
         k = cut(b[j])                   # a[i:k] comes before b[j]
         if k > i:
-            yield from [views[e[1]] for e in a[i:k]]
+            yield [getv(e[1]) for e in a[i:k]]
             i = k
             if i == na:
                 break
         m = bisect_left(b, a[i], j)     # b[j:m] comes before a[i]
-        for p in range(j, m):
-            yield views[b[p][1]]
+        if m > j:
+            yield map(getv, map(_second, itertools.islice(_list_from(b, j), m - j)))
         j = m
     if i < na:
-        yield from [views[e[1]] for e in a[i:]]
-    for p in range(j, nb):
-        yield views[b[p][1]]
+        yield [getv(e[1]) for e in a[i:]]
+    if j < nb:
+        yield map(getv, map(_second, _list_from(b, j)))
+
+
+def _list_from(b: list, j: int):
+    """An iterator over ``b[j:]`` without copying or stepping over ``b[:j]`` (a list iterator
+    set to position j)."""
+    it = iter(b)
+    if j:
+        it.__setstate__(j)
+    return it
 
 
 class WaitingOrder:
@@ -192,6 +219,18 @@ class WaitingOrder:
             views = self.views
             self.held_views = [views[i] for _, i in self.held]
 
+    def rebuild_sorted(self, held: list, entries: list) -> None:
+        """:meth:`rebuild` from the round's entries, already sorted: ``held`` those of the running
+        jobs (used only if tracked), ``entries`` those of the waiting jobs (the lists are kept)."""
+        self.pending.clear()
+        self.entries = entries
+        self._entry = {e[1]: e for e in entries}
+        if self.track_running:
+            self.held = held
+            self._held_entry = {e[1]: e for e in held}
+            views = self.views
+            self.held_views = [views[i] for _, i in held]
+
     def order(self, view, key_of: Callable):
         """The round's priority list: running jobs (not stopping) by ``key_of``, then the stopping
         ones merged with the waiting list by key (the waiting list synced first). A sequence read
@@ -204,7 +243,10 @@ class WaitingOrder:
         else:
             self.sync(view, key_of)
             held = self.held_views
-            if stopping:        # the running head without the stopping jobs: slices between them
+            if len(stopping) > 2:   # the running head without the stopping jobs: a filter in C
+                stop = {j.index for j in stopping}
+                held = list(itertools.compress(held, map(not_, map(stop.__contains__, map(_second, self.held)))))
+            elif stopping:          # (a few: slices between them)
                 entry_of, entries = self._held_entry, self.held
                 cut = sorted(bisect_left(entries, entry_of[j.index]) for j in stopping if j.index in entry_of)
                 if cut:

@@ -95,6 +95,14 @@ def water_fill(demands: Sequence, capacity, weights: Sequence | None = None):
         raise InvalidParameterError(
             "water_fill needs positive demands and positive weights of the same length. "
             f"Got demands={list(demands)!r}, weights={weights!r} instead.")
+    return _water_fill(demands, capacity, weights)
+
+
+def _water_fill(demands: Sequence, capacity, weights: Sequence | None):
+    """water_fill without validation (the policy's rounds: demands and weights are a valid
+    instance's)."""
+    n = len(demands)
+    w = [1] * n if weights is None else list(weights)
     if weights is None:   # demand_i / 1 is demand_i: sort by it without the exact division
         order = sorted(range(n), key=demands.__getitem__)
     else:
@@ -102,14 +110,16 @@ def water_fill(demands: Sequence, capacity, weights: Sequence | None = None):
     left, weight = capacity, sum(w)
     shares: list = [None] * n
     level = _INF
-    for pos, i in enumerate(order):
-        if level == _INF and demands[i] * weight <= left * w[i]:  # demand_i / w_i <= left / weight
+    open_ = True    # level == inf, tested once per change of level (a Fraction's == is slow)
+    for i in order:
+        if open_ and demands[i] * weight <= left * w[i]:  # demand_i / w_i <= left / weight
             shares[i] = demands[i]
             left -= demands[i]
             weight -= w[i]
             continue
-        if level == _INF:
+        if open_:
             level = exact_div(left, weight)
+            open_ = level == _INF
         shares[i] = level if w[i] == 1 else level * w[i]
     return level, shares
 
@@ -168,34 +178,48 @@ class Gavel(Policy):
     def _new_key(job) -> tuple:
         return (-_INF, -job.gpus, job.arrival, job.key)
 
-    def _new_round(self, view) -> None:
+    def _new_round(self, view) -> tuple[list, list]:
         self.rounds_ += 1
         now = view.now
         self.round_end_ = now + self._length
-        jobs = list(view.active())
-        level, shares = water_fill([j.gpus for j in jobs], self._total_gpus,
-                                   [j.weight for j in jobs] if self.weighted else None)
+        # (job, executed time): the running jobs in one pass, then the waiting ones
+        rows = [(jv, executed) for jv, executed, _ in view.running_executed()]
+        rows += [(jv, view.executed_time(jv)) for jv in view.waiting]
+        level, shares = _water_fill([j.gpus for j, _ in rows], self._total_gpus,
+                                    [j.weight for j, _ in rows] if self.weighted else None)
         self.level_ = level
         keys = {}
-        fractions: dict = {}  # (share, GPUs) -> (X_j, float(X_j)): a round has few distinct ones
-        for j, share in zip(jobs, shares):
-            executed = view.executed_time(j)
-            elapsed = now - j.arrival
-            if not executed > 0 or not elapsed > 0:
-                keys[j.index] = self._new_key(j)
-                continue
-            pair = (share, j.gpus)
-            xs = fractions.get(pair)
-            if xs is None:
-                x = exact_div(share, j.gpus)
-                xs = fractions[pair] = (x, float(x))
-            if type(elapsed) is float:   # exact_mul(x, elapsed) of a float, without converting x again
-                product = xs[1] * elapsed
-            else:
-                product = exact_mul(xs[0], elapsed)
-            priority = exact_div(product, executed)  # X_j / (executed / elapsed)
-            keys[j.index] = (-priority, -j.gpus, j.arrival, j.key)
+        weighted = self.weighted
+        # (share, GPUs) -> (X_j, float(X_j)): a round has few distinct ones; unweighted, a share is
+        # the water level itself (one object) or the job's own demand, so (share is level, GPUs)
+        # names it without hashing the level (a Fraction) job by job
+        fractions: dict = {}
+        r = len(view.running)
+        held: list = []
+        waiting: list = []
+        for part, part_shares, out in ((rows[:r], shares[:r], held), (rows[r:], shares[r:], waiting)):
+            append = out.append
+            for (j, executed), share in zip(part, part_shares):
+                elapsed = now - j.arrival
+                if not executed > 0 or not elapsed > 0:
+                    key = keys[j.index] = (-_INF, -j.gpus, j.arrival, j.key)
+                    append((key, j.index))
+                    continue
+                pair = (share, j.gpus) if weighted else (share is level, j.gpus)
+                xs = fractions.get(pair)
+                if xs is None:
+                    x = exact_div(share, j.gpus)
+                    xs = fractions[pair] = (x, float(x))
+                if type(elapsed) is float:   # exact_mul(x, elapsed) of a float, without converting x again
+                    priority = xs[1] * elapsed / executed   # and exact_div of a float: a float division
+                else:
+                    priority = exact_div(exact_mul(xs[0], elapsed), executed)  # X_j / (executed / elapsed)
+                key = keys[j.index] = (-priority, -j.gpus, j.arrival, j.key)
+                append((key, j.index))
         self._keys = keys
+        held.sort()
+        waiting.sort()
+        return held, waiting
 
     def decide(self, view):
         self._waiting.note(view)

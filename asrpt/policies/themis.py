@@ -166,41 +166,69 @@ class Themis(PredictorPolicy):
         self._keys: dict[int, tuple] = {}   # job index -> its key at the current round
         self._waiting = WaitingOrder(track_running=True)  # active jobs in key order, kept between decisions
 
-    def _job_rho(self, view, job, n_active: int, isos: dict | None = None):
-        """rho_j of ``job`` at ``view.now`` with ``n_active`` jobs contending (``isos``: a cache
-        of the isolated shares by GPU count, for the jobs of one round)."""
-        pred = self.tracker_.predicted
-        left = pred[job.index] - view.attained_work(job)
-        remaining = exact_mul(left, job.tau_star) if left > 0 else 0
-        shares = None if isos is None else isos.get(job.gpus)
-        if shares is None:
-            iso = exact_div(self._total_gpus, n_active * job.gpus)
-            if iso > 1:
-                iso = 1
-            shares = (iso, float(iso))
-            if isos is not None:
-                isos[job.gpus] = shares
-        # a float remaining divides by the float of the share (what dividing by a Fraction does)
-        iso = shares[1] if type(remaining) is float else shares[0]
-        return _rho(view.now - job.arrival, view.executed_time(job), remaining, iso)
-
-    def _new_round(self, view) -> None:
+    def _new_round(self, view) -> tuple[list, list]:
         self.rounds_ += 1
-        self.round_end_ = view.now + self._length
-        jobs = list(view.active())
-        n = len(jobs)
-        isos: dict = {}
-        rhos = {j.index: self._job_rho(view, j, n, isos) for j in jobs}
-        ranked = sorted(jobs, key=lambda j: (-rhos[j.index], j.arrival, j.key))
+        now = view.now
+        self.round_end_ = now + self._length
+        n = len(view.running) + len(view.waiting)
+        pred = self.tracker_.predicted
+        total = self._total_gpus
+        isos: dict = {}     # GPUs -> (iso, float(iso)): a round has few distinct GPU counts
+        # (job, attained work, executed time, running and not stopping), running jobs in one pass
+        # (job, attained work, executed time, state: 2 running, 1 stopping, 0 waiting), the
+        # running jobs in one pass
+        rows = [(jv, done, executed, 1 if stopping else 2) for (jv, done, _, stopping), (_, executed, _)
+                in zip(view.running_progress(), view.running_executed())]
+        rows += [(jv, view.attained_work(jv), view.executed_time(jv), 0) for jv in view.waiting]
+        ranked = []
+        append = ranked.append
+        for jv, done, executed, state in rows:
+            left = pred[jv.index] - done
+            if not left > 0:    # nothing left (an overdue prediction): rho = 1, as _rho gives
+                append(((-1, jv.arrival, jv.key), jv.index, state))
+                continue
+            remaining = exact_mul(left, jv.tau_star)
+            shares = isos.get(jv.gpus)
+            if shares is None:
+                iso = exact_div(total, n * jv.gpus)
+                if iso > 1:
+                    iso = 1
+                shares = isos[jv.gpus] = (iso, float(iso))
+            elapsed = now - jv.arrival
+            if type(remaining) is float:
+                # _rho inline: with a float remaining every quotient below is a float division
+                # (exact_div's, or a float by a Fraction: float by float), the same operations
+                if not remaining > 0:
+                    rho = 1
+                elif not executed > 0 or not elapsed > 0:
+                    rho = _INF
+                else:
+                    rho = (elapsed + remaining / (executed / elapsed)) / (elapsed + remaining / shares[1])
+            else:
+                rho = _rho(elapsed, executed, remaining, shares[0])
+            append(((-rho, jv.arrival, jv.key), jv.index, state))
+        ranked.sort()
         offered = max(1, math.ceil(round((1 - self.fairness_knob) * n, 9)))
+        # keys (tier, -rho, arrival, id key): the offered jobs (tier 0) in rho order, then the
+        # others with a running job renewing its lease (tier 1) before a waiting or stopping one
+        # (tier 2); the running and the waiting entries come out sorted, tier by tier
         keys = {}
-        for pos, j in enumerate(ranked):
-            if pos < offered:
-                tier = 0
-            else:  # not offered: a running job renews its lease before a waiting one starts
-                tier = 1 if view.is_running(j) and not view.is_stopping(j) else 2
-            keys[j.index] = (tier, -rhos[j.index], j.arrival, j.key)
+        held: list = []
+        waiting: list = []
+        for k, i, state in ranked[:offered]:
+            key = keys[i] = (0,) + k
+            (held if state else waiting).append((key, i))
+        rest = ranked[offered:]
+        for k, i, state in rest:
+            if state == 2:
+                key = keys[i] = (1,) + k
+                held.append((key, i))
+        for k, i, state in rest:
+            if state != 2:
+                key = keys[i] = (2,) + k
+                (held if state else waiting).append((key, i))
         self._keys = keys
+        return held, waiting
 
     def decide(self, view):
         self.tracker_.update(view)

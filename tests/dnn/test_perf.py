@@ -154,6 +154,63 @@ def test_counts_fast_path_matches_the_assignment_it_prices():
     assert iteration_time_for_counts(job, [(1, 8), (3, 4)], cluster) >= best
 
 
+@given(job_and_cluster(), st.integers(0, 2**32 - 1))
+@settings(max_examples=60, deadline=None)
+def test_packing_search_skipping_repeats_is_the_full_search(jc, seed):
+    """_best_packing prices each distinct canonical packing once; the full search over every
+    candidate of _units (repeats included, first strict minimum kept) gives the same tau and
+    the same packing."""
+    job, cluster = jc
+    rng = random.Random(seed)
+    params = perf_params()
+    info = perf._cluster_info(cluster)
+    _, gt, _ = perf._tau_star(job, cluster, params)
+    plan = perf._plan_on(job, gt, params)
+    shape = (plan.config.dp, plan.config.pp, plan.config.tp)
+    g, per = plan.config.gpus, cluster.max_server_gpus
+    caps = []
+    while sum(caps) < g:
+        caps.append(rng.randint(1, per))
+    caps.sort(reverse=True)
+    servers = list(range(len(caps)))
+    best, best_A = math.inf, None
+    for order, unit in perf._units(shape):
+        A = perf._pack(shape, order, unit, servers, caps)
+        if A is not None:
+            tau = perf._evaluate(plan, A, info, params, 0.0).model_time
+            if tau < best:
+                best, best_A = tau, A
+    tau, A = perf._best_packing(plan, info, params, servers, caps)
+    assert tau == best and (A == best_A).all()
+
+
+def _partitions(n, parts, cap):
+    """Every way of writing n as ``parts`` counts in 1..cap, largest first."""
+    if parts == 1:
+        return [(n,)] if 1 <= n <= cap else []
+    return [(first,) + rest for first in range(min(n, cap), 0, -1)
+            for rest in _partitions(n - first, parts - 1, first)]
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("dp", [2, 3, 6, 8, 12, 16])
+def test_data_parallel_tau_depends_on_the_number_of_servers_only(model, dp):
+    """What CountTimes keys a data-parallel-only job by: on one GPU type, every split of its
+    workers over k servers prices the same (and CountTimes gives the function's float)."""
+    cluster = Cluster.homogeneous(8, 8, "V100", inter_bandwidth=3e9)
+    job = Job("j", 0, dp, model=model, parallelism=Parallelism(dp, 1, 1), iterations=1)
+    times = perf.CountTimes(cluster)
+    for k in range(1, min(dp, 8) + 1):
+        splits = _partitions(dp, k, 8)
+        if not splits:      # more than 8 workers on one server
+            continue
+        taus = {iteration_time_for_counts(job, list(enumerate(c)), cluster) for c in splits}
+        assert len(taus) == 1, (k, splits)
+        for c in splits:    # on other servers, in another order: the same float
+            servers = tuple(sorted(zip(range(8 - len(c), 8), reversed(c))))
+            assert times(job, servers) == iteration_time_for_counts(job, servers, cluster) == min(taus)
+
+
 def test_pipeline_formula_on_balanced_stages():
     """1F1B: compute = (m + pp - 1) * (F + B) for identical stages; pipeline = (m - 1) max u +
     sum u; exposed all-reduce = max(0, dp - overlap * B) for one stage."""

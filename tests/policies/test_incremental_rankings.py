@@ -70,6 +70,33 @@ def test_identical_decisions_on_dnn_instances(instance):
         same_run(instance, name, params, preemption_cost=1.5)
 
 
+@pytest.fixture(scope="module")
+def philly_dnn():
+    """The bundled Philly window's first 200 jobs with DNN jobs on 4 x 8 GPUs (overloaded; float
+    times from the performance model), and the same with integral arrivals (int and float mixed)."""
+    import dataclasses
+    from importlib import resources
+
+    from asrpt.instance import Cluster, Instance
+    from asrpt.traces.philly import read_philly
+
+    path = str(resources.files("asrpt").joinpath("data/philly-40000-20000.csv.gz"))
+    inst, _ = read_philly(path, cluster=Cluster.from_spec("4x8"), dnn=True, seed=0, limit=200)
+    ints = Instance(inst.cluster, tuple(dataclasses.replace(j, arrival=int(j.arrival)) for j in inst.jobs))
+    return inst, ints
+
+
+@pytest.mark.parametrize("name,params", [("themis", {"predictor": "hierarchy", "round_length": 60.0}),
+                                         ("themis", {}), ("gavel", {"round_length": 60.0})],
+                         ids=lambda v: str(v))
+@pytest.mark.parametrize("integral", [False, True])
+def test_identical_decisions_on_overloaded_dnn_philly_jobs(philly_dnn, name, params, integral):
+    """The rounds' float fast paths (rho and the priorities inline, the entries sorted at the
+    round) on DNN jobs, where every time is a float or an int."""
+    log = same_run(philly_dnn[integral], name, params)
+    assert max(len(entry[1]) for entry in log) > 60
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 3)), unique=True, max_size=40), st.randoms())
 def test_merged_views_is_the_sort_of_both_runs(keys, rnd):
