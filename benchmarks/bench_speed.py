@@ -42,61 +42,63 @@ Rows:
 Both trees are byte-compiled first (``compileall``): with ``PYTHONDONTWRITEBYTECODE`` set, as on
 the shared machine, every process would otherwise compile each module it imports.
 
-Measured 2026-12-01 (main at the end of issue 18's third round against 4296d5b, its start:
-``--base 4296d5b --repeat 3``, 2 shared cores at a load average of about 1, CPU s; the run rows
-one run each with the trees taking turns, the others medians of 3; every output byte-identical)::
+Measured 2026-12-01, issue 18's fourth round: main at its end against c01e5b9, its start
+(``--base c01e5b9``; 2 shared cores; CPU s; every output byte-identical, checked). The rows marked
+(3) are the third round's, against 4296d5b, not re-measured; (*) the simulate rows, medians of 3
+at a load average of about 3.8; the run rows one run each, the trees taking turns, at a load
+average of about 2 (the test suite ran beside them)::
 
-    asrpt --version                                  0.099 against 0.139   1.4x
-    asrpt validate small-cluster.json                0.149 against 0.130   0.9x  (noise: 0.14 both, 5 runs)
+    asrpt --version                                  0.173 against 0.202   1.2x  (0.099 on a quiet machine, (3))
+    asrpt validate small-cluster.json                0.180 against 0.151   0.8x  (0.149, (3); noise)
     simulate 20k PAI fifo 64x8                       1.134 against 1.540   1.4x  (103.7x the PAI peer's 117.6 s) (*)
     simulate 20k PAI sjf-duration 64x8               1.656 against 2.080   1.3x  (*)
     simulate 20k PAI fifo 1x4096                     1.111 against 1.270   1.1x  (*)
     simulate 20k PAI sjf-duration 1x4096             1.544 against 1.890   1.2x  (*)
     read_pai 20k jobs                                0.177 against 0.205   1.2x  (*)
-    validate_params call (us)                        6.269 against 6.147   1.0x
-    srsf      10000 Philly jobs 64x8 (abstract)      9.328 against 15.641  1.7x  (reference copy)
-    themis    10000 Philly jobs 64x8 (abstract)      2.843 against 8.671   3.1x  (reference copy)
-    gavel     10000 Philly jobs 64x8 (abstract)      2.722 against 7.348   2.7x  (reference copy)
-    tiresias  10000 Philly jobs 64x8 (abstract)      2.804 against 14.756  5.3x  (reference copy)
-    gittins   10000 Philly jobs 64x8 (abstract)     20.445 against 25.776  1.3x  (reference copy)
-    asrpt run a-srpt[hierarchy]  20k DNN 64x8       30.3   against 46.7    1.5x
-    asrpt run srsf[hierarchy]                       17.3   against 39.6    2.3x
-    asrpt run sjf[hierarchy]                         4.0   against  5.5    1.4x
-    asrpt run qssf[hierarchy]                        4.1   against  6.4    1.6x
-    asrpt run tiresias                              10.6   against 36.9    3.5x
-    asrpt run gavel                                 27.8   against 54.2    2.0x
-    asrpt run themis[hierarchy]                     19.8   against 29.7    1.5x
-    asrpt run fifo                                   1.6   against  2.9    1.8x
-    asrpt run, 8 policies, sum                     115.4   against 221.9   1.9x  (target: 15 s)
+    validate_params call (us)                        6.269 against 6.147   1.0x  (3)
+    srsf      10000 Philly jobs 64x8 (abstract)      9.328 against 15.641  1.7x  (reference copy) (3)
+    themis    10000 Philly jobs 64x8 (abstract)      2.843 against 8.671   3.1x  (reference copy) (3)
+    gavel     10000 Philly jobs 64x8 (abstract)      2.722 against 7.348   2.7x  (reference copy) (3)
+    tiresias  10000 Philly jobs 64x8 (abstract)      2.804 against 14.756  5.3x  (reference copy) (3)
+    gittins   10000 Philly jobs 64x8 (abstract)     16.110 against 29.310  1.8x  (reference copy)
+    asrpt run a-srpt[hierarchy]  20k DNN 64x8       29.9   against 33.6    1.1x
+    asrpt run srsf[hierarchy]                       20.9   against 24.6    1.2x
+    asrpt run sjf[hierarchy]                         4.2   against  4.8    1.1x
+    asrpt run qssf[hierarchy]                        3.9   against  4.6    1.2x
+    asrpt run tiresias                               8.3   against 10.8    1.3x
+    asrpt run gavel                                 22.1   against 28.2    1.3x
+    asrpt run themis[hierarchy]                     15.7   against 21.6    1.4x
+    asrpt run fifo                                   1.2   against  1.9    1.6x
+    asrpt run, 8 policies, sum                     106.2   against 130.0   1.2x  (target: 15 s; 221.9 at 4296d5b)
 
-(*) Re-measured 2026-12-01 after the simulate-path round (slotted job views, records, segments and
-allocations built by asrpt._slots, the engine's non-preemptive pass trimmed): ``--base c01e5b9``
-(main before that round) ``--repeat 3 --only simulate,load``, medians, at a load average of about 3.8 on the 2
-shared cores; outputs byte-identical (checked). The figures move with the load: a run minutes
-before, at 3.7-4.5, gave fifo 64x8 1.236 against 1.585 (95.2x the peer), sjf-duration 64x8 1.917
-against 2.238, fifo 1x4096 1.128 against 1.532, sjf-duration 1x4096 1.659 against 2.247; one at
-about 2.4 (a few commits earlier) fifo 64x8 1.096 against 1.422 (107.3x). Load-independent:
-instructions of the whole process (valgrind, the first 5,000 jobs of the window, ``--out``), base ->
-this: fifo 64x8 1.360 G -> 1.104 G (1.23x),
-sjf-duration 64x8 1.644 -> 1.391 (1.18x), fifo 1x4096 1.334 -> 1.021 (1.31x), sjf-duration 1x4096
-1.612 -> 1.301 (1.24x); peak RSS of a 20k run (fifo 64x8) 68.9 -> 51.5 MB, (sjf-duration) 78.2 ->
-60.4 MB. The flat node's 100x (0.45 s) is not reached: interpreter start, imports and reading alone
-take about 0.3 s, the event loop about 0.5 s.
+The base's run rows are higher than the third round's figures for the same tree (130.0 against
+115.4 for c01e5b9's sum): the load. Load-independent figures for the simulate path: instructions
+of the whole process (valgrind, the first 5,000 jobs of the window, ``--out``), c01e5b9 -> main:
+fifo 64x8 1.360 G -> 1.104 G (1.23x), sjf-duration 64x8 1.644 -> 1.391 (1.18x), fifo 1x4096
+1.334 -> 1.021 (1.31x), sjf-duration 1x4096 1.612 -> 1.301 (1.24x); peak RSS of a 20k run (fifo
+64x8) 68.9 -> 51.5 MB, (sjf-duration) 78.2 -> 60.4 MB. The simulate figures move with the load:
+at 3.7-4.5, fifo 64x8 gave 1.236 against 1.585 (95.2x the peer); at about 2.4, 1.096 against
+1.422 (107.3x). The flat node's 100x (0.45 s) is not reached: interpreter start, imports and
+reading alone take about 0.3 s, the event loop about 0.5 s.
 
-``--whole`` (``--only "" --whole --whole-policies tiresias,srsf,a-srpt,fifo,sjf,qssf``, same day,
-this tree only; the whole Philly trace, 82,247 jobs with DNN jobs on 64 x 8, simulation CPU s
-against the target of 30; last stop's figures in brackets): tiresias 68.3 (237.5), srsf 141.8
-(254.4), a-srpt 192.2 (317.7), fifo 8.2 (not run), sjf 25.8 (29.3), qssf 22.2 (28.7); gavel,
-run alone by the same child code, 522.9 (1,134.5); themis, likewise, 480.7 (stopped unfinished at 540).
+``--whole`` (the whole Philly trace, 82,247 jobs with DNN jobs on 64 x 8, simulation CPU s
+against the target of 30, this tree only), third round (``--only "" --whole --whole-policies
+tiresias,srsf,a-srpt,fifo,sjf,qssf``; the second round's figures in brackets): tiresias 68.3
+(237.5), srsf 141.8 (254.4), a-srpt 192.2 (317.7), fifo 8.2 (not run), sjf 25.8 (29.3), qssf
+22.2 (28.7); gavel, run alone by the same child code, 522.9 (1,134.5); themis, likewise, 480.7
+(stopped unfinished at 540). Fourth round, gavel and themis alone (the same child code, load
+average 2-5): gavel 476.4, themis 446.4 (under 1.1x: with thousands of active jobs the engine's
+scan of the waiting jobs at every pass and each round's O(A) re-keying dominate).
 
-Gavel and Themis re-measured 2026-12-01 on branch h2-rounds against main at c01e5b9 (``--only run
---run-policies gavel,themis --base main --repeat 1``, 2 shared cores at a load average of about
-2, one run each, the trees taking turns, outputs byte-identical): gavel 24.8 against 27.3 (1.1x),
-themis[hierarchy] 13.5 against 20.8 (1.5x); again at a load average of about 1 (``--base c01e5b9``,
-one policy a run): gavel 25.5 against 31.4 (1.2x), themis 16.5 against 22.4 (1.4x). The whole trace, this tree alone (the same child
-code, load average 2-5): themis 446.4 and gavel 476.4 against 480.7 and 522.9 above (under 1.1x:
-with thousands of active jobs the engine's scan of the waiting jobs at every pass and each
-round's O(A) re-keying dominate).
+Where a decision pass's time goes (20k DNN window, 64 x 8, counted by instrumenting the engine):
+a-srpt 87,232 passes with 184 running and 17 waiting jobs on average, about 400 us a pass; srsf
+69,310 (189, 17), about 380 us; tiresias 55,188 (180, 55), 220 us; gavel 86,520 (176, 30), 320 us;
+themis 58,449 (184, 52), 360 us; fifo 37,619 (173, 246), 50 us. Half of A-SRPT's passes (44,135)
+and 38% of SRSF's (26,213) are wake-ups that start and stop nothing. On the first 40,000 jobs of
+the whole trace a-srpt makes 205,964 passes (261 running, 92 waiting) at about 520 us. The
+whole-trace target (30 s for about 420,000 passes) needs about 70 us a pass: no part of a pass
+may stay O(running jobs) in Python (the engine's walk of the order and its selected set, the
+policy's numpy re-keying with its per-pass arrays and objects).
 
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
@@ -123,7 +125,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # this tree's asrpt, not whichever the environment has installed
 
-BASE = "4296d5b"  # main before the third round of issue 18; 4d2bd7a before the second, 86182c8 before the first
+BASE = "c01e5b9"  # main before the fourth round of issue 18; 4296d5b before the third, 4d2bd7a the second, 86182c8 the first
 PEER_FIFO = {"64x8": 117.6, "6500": 45.0}  # issue 18's measured PAI-simulator seconds (not re-run)
 PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel", "tiresias", "gittins",
          "run")
