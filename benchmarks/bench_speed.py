@@ -86,9 +86,12 @@ against the target of 30, this tree only), third round (``--only "" --whole --wh
 tiresias,srsf,a-srpt,fifo,sjf,qssf``; the second round's figures in brackets): tiresias 68.3
 (237.5), srsf 141.8 (254.4), a-srpt 192.2 (317.7), fifo 8.2 (not run), sjf 25.8 (29.3), qssf
 22.2 (28.7); gavel, run alone by the same child code, 522.9 (1,134.5); themis, likewise, 480.7
-(stopped unfinished at 540). Fourth round, gavel and themis alone (the same child code, load
-average 2-5): gavel 476.4, themis 446.4 (under 1.1x: with thousands of active jobs the engine's
-scan of the waiting jobs at every pass and each round's O(A) re-keying dominate).
+(stopped unfinished at 540). Fourth round (``--only "" --whole --whole-policies
+tiresias,tiresias-gittins,srsf,a-srpt`` at a load average of about 1; gavel and themis alone by
+the same child code, load average 2-5; the third round's figures in brackets): tiresias 58.0
+(68.3), tiresias-gittins 347.8 (not run before), srsf 132.6 (141.8), a-srpt 170.0 (192.2), gavel
+476.4 (522.9), themis 446.4 (480.7): with thousands of active jobs the engine's walk of the order
+at every pass and each round's O(A) re-keying dominate.
 
 Where a decision pass's time goes (20k DNN window, 64 x 8, counted by instrumenting the engine):
 a-srpt 87,232 passes with 184 running and 17 waiting jobs on average, about 400 us a pass; srsf
