@@ -89,9 +89,10 @@ tiresias,srsf,a-srpt,fifo,sjf,qssf``; the second round's figures in brackets): t
 (stopped unfinished at 540). Fourth round (``--only "" --whole --whole-policies
 tiresias,tiresias-gittins,srsf,a-srpt`` at a load average of about 1; gavel and themis alone by
 the same child code, load average 2-5; the third round's figures in brackets): tiresias 58.0
-(68.3), tiresias-gittins 347.8 (not run before), srsf 132.6 (141.8), a-srpt 170.0 (192.2), gavel
-476.4 (522.9), themis 446.4 (480.7): with thousands of active jobs the engine's walk of the order
-at every pass and each round's O(A) re-keying dominate.
+(68.3), tiresias-gittins 347.8 (c01e5b9: 564.9, run alone by the same code minutes later, load
+average about 1: 1.6x), srsf 132.6 (141.8), a-srpt 170.0 (192.2), gavel 476.4 (522.9), themis
+446.4 (480.7): with thousands of active jobs the engine's walk of the order at every pass and
+each round's O(A) re-keying dominate.
 
 Where a decision pass's time goes (20k DNN window, 64 x 8, counted by instrumenting the engine):
 a-srpt 87,232 passes with 184 running and 17 waiting jobs on average, about 400 us a pass; srsf
