@@ -71,7 +71,6 @@ _ARRIVED, _WAITING, _RUNNING, _STOPPING, _DONE = (int(s) for s in (
     JobStatus.ARRIVED, JobStatus.WAITING, JobStatus.RUNNING, JobStatus.STOPPING, JobStatus.DONE))
 _INF = math.inf
 _INDEX_OF = operator.attrgetter("index")
-_heappush = heapq.heappush
 
 
 class _ProgressArrays:
@@ -400,12 +399,7 @@ class _Engine:
             self.waiting_gpus.remove(jv.gpus)
         self.just_started.append(jv)
         self.running[i] = jv
-        # self._push(self._completion_time(st), _COMPLETE, i, st.version), inline
-        start = st.restart_until if st.restart_until > now else now
-        left = st.work - st.done
-        self.seq += 1
-        _heappush(self.heap, (start if left <= 0 else start + (left if st.tau is None else left * st.tau),
-                              _COMPLETE, self.seq, i, st.version))
+        self._push(self._completion_time(st), _COMPLETE, i, st.version)
 
     def _capacity_update(self, servers, sign: int) -> None:
         """Keep every cached instance capacity exact after ``servers`` ((server, GPUs), ...) were
@@ -858,9 +852,8 @@ class _Engine:
     def _check_cheap(self) -> None:
         """Always on (with the over-allocation check of ``_start``): a work-conserving policy, with a
         placer that fits whenever the GPUs suffice, left no waiting job that fits in the idle GPUs."""
-        wg = self.waiting_gpus
-        if (wg is not None and wg.counts and self.future is None and not self.stopping
-                and wg.smallest() <= self.free_total):
+        wg = self.waiting_gpus   # (the caller checked that it is kept and not empty)
+        if self.future is None and not self.stopping and wg.smallest() <= self.free_total:
             jv = next(v for v in self.waiting.values() if v.gpus == wg.smallest() and not v.instances)
             raise AsrptError(f"t={self.now}: work-conserving policy {self.policy.name} left job {jv.id} "
                              f"({jv.gpus} GPUs) waiting with {self.free_total} GPUs idle")
@@ -968,12 +961,9 @@ class _Engine:
         append, record = records.append, _RECORD_BUILD   # JobRecord(...), positionally (JobRecord._of)
         for jv, st in zip(self.views, self.states):
             work = st.work
-            if jv.is_abstract:
-                append(record(jv.id, jv.arrival, jv.gpus, jv.weight, st.first_start, st.completion, st.preemptions,
-                              work, None, work, float(st.beta), tuple(st.segments)))
-            else:
-                append(record(jv.id, jv.arrival, jv.gpus, jv.weight, st.first_start, st.completion, st.preemptions,
-                              work, jv.tau_star, work * jv.tau_star, float(st.beta), tuple(st.segments)))
+            tau_star, p_star = (None, work) if jv.is_abstract else (jv.tau_star, work * jv.tau_star)
+            append(record(jv.id, jv.arrival, jv.gpus, jv.weight, st.first_start, st.completion, st.preemptions,
+                          work, tau_star, p_star, float(st.beta), tuple(st.segments)))
         records_t = tuple(records)
         if self.check:
             check_records(records_t, self.cluster.server_gpus)

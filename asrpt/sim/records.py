@@ -175,10 +175,6 @@ class JobRecord:
         arrival, start, completion, segments = self.arrival, self.start, self.completion, self.segments
         weight, p_star = self.weight, self.processing_time
         spanned, placement = _spanned_placement(segments)
-        if (type(arrival) is int and type(start) is int and type(completion) is int and type(weight) is int
-                and type(p_star) is int):   # an integer run (nothing for _num to convert)
-            return [self.id, arrival, self.gpus, weight, start, completion, completion - arrival,
-                    start - arrival, self.preemptions, spanned, self.beta, p_star, placement]
         return [self.id, _num(arrival), self.gpus, _num(weight), _num(start), _num(completion),
                 None if completion is None else _num(completion - arrival),     # jct
                 None if start is None else _num(start - arrival),               # queueing_delay
@@ -202,9 +198,15 @@ class JobRecord:
                 and not _NEEDS_QUOTES.search(job_id)):
             return None
         segments = self.segments
-        spanned, placement = _spanned_placement(segments)
-        if _NEEDS_QUOTES.search(placement):
-            return None
+        if len(segments) == 1 and len(segments[0].servers) == 1:   # the common record: one run on one server
+            (h, g), = segments[0].servers
+            if type(h) is not int or type(g) is not int:
+                return None
+            spanned, placement = 1, f"{h}:{g}"
+        else:
+            spanned, placement = _spanned_placement(segments)
+            if _NEEDS_QUOTES.search(placement):
+                return None
         return (f"{job_id},{arrival},{gpus},{weight},{start},{completion},{completion - arrival},"
                 f"{start - arrival},{preemptions},{spanned},{beta!r},{p_star},{placement}\n")
 
@@ -261,21 +263,7 @@ class SimResult:
         lines = [",".join(ROW_COLUMNS) + "\n" if self.records else "job_id\n"]
         append = lines.append
         buf = writer = None
-        quotes = _NEEDS_QUOTES.search
         for r in self.records:
-            # _plain_csv_line(), inline for the common record: an integer run, one segment on one server
-            job_id, arrival, start, completion, weight, p_star, beta = (r.id, r.arrival, r.start, r.completion,
-                                                                        r.weight, r.processing_time, r.beta)
-            segments = r.segments
-            if (type(arrival) is int and type(start) is int and type(completion) is int and type(weight) is int
-                    and type(p_star) is int and type(beta) is float and len(segments) == 1
-                    and len(servers := segments[0].servers) == 1 and type(job_id) is str and job_id
-                    and type(r.gpus) is int and type(r.preemptions) is int and not quotes(job_id)):
-                (h, g), = servers
-                if type(h) is int and type(g) is int:
-                    append(f"{job_id},{arrival},{r.gpus},{weight},{start},{completion},{completion - arrival},"
-                           f"{start - arrival},{r.preemptions},1,{beta!r},{p_star},{h}:{g}\n")
-                    continue
             line = r._plain_csv_line()
             if line is None:   # the csv module's line of row_values()
                 if writer is None:
