@@ -124,29 +124,20 @@ def count_allocation(order: str, free: Sequence[int], per: int, count: int) -> t
             if not progressed:
                 return None
         return tuple((h, g) for h, g in enumerate(taken) if g)
-    if order == "first_fit" and count > 0:   # the walk below, in server order, with fewer steps
-        out = []
-        remaining = count
-        for h, f in enumerate(free):
-            if f >= per:
-                k = f // per
-                if k >= remaining:
-                    out.append((h, remaining * per))
-                    return tuple(out)
-                out.append((h, k * per))
-                remaining -= k
-        return None
     remaining = count
     out = []
-    for h in _server_order(order, free, per, count):
-        k = free[h] // per
-        if k:
-            if k > remaining:
-                k = remaining
+    # (server, idle GPUs) in the order's walk; first fit walks the list itself
+    walk = enumerate(free) if order == "first_fit" else (
+        (h, free[h]) for h in _server_order(order, free, per, count))
+    for h, f in walk:
+        if f >= per:
+            k = f // per
+            if k >= remaining:
+                out.append((h, remaining * per))
+                remaining = 0
+                break
             out.append((h, k * per))
             remaining -= k
-            if not remaining:
-                break
     if remaining:
         return None
     if order != "first_fit":
