@@ -210,14 +210,9 @@ class WaitingOrder:
 
     def rebuild(self, view, key_of: Callable) -> None:
         """Key every waiting job afresh (a new round), and every running one if tracked."""
-        self.pending.clear()
-        self._entry = {j.index: (key_of(j), j.index) for j in view.waiting}
-        self.entries = sorted(self._entry.values())
-        if self.track_running:
-            self._held_entry = {j.index: (key_of(j), j.index) for j in view.running}
-            self.held = sorted(self._held_entry.values())
-            views = self.views
-            self.held_views = [views[i] for _, i in self.held]
+        entries = sorted([(key_of(j), j.index) for j in view.waiting])
+        held = sorted([(key_of(j), j.index) for j in view.running]) if self.track_running else []
+        self.rebuild_sorted(held, entries)
 
     def rebuild_sorted(self, held: list, entries: list) -> None:
         """:meth:`rebuild` from the round's entries, already sorted: ``held`` those of the running

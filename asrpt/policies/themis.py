@@ -61,6 +61,10 @@ def _rho(elapsed, executed, remaining, iso_share):
         return 1
     if not executed > 0 or not elapsed > 0:
         return _INF
+    if type(remaining) is float:
+        # every quotient below is then a float division (exact_div's, or a float by a Fraction:
+        # float by float): the same operations without the calls
+        return (elapsed + remaining / (executed / elapsed)) / (elapsed + remaining / iso_share)
     share = exact_div(executed, elapsed)
     shared = elapsed + exact_div(remaining, share)
     isolated = elapsed + exact_div(remaining, iso_share)
@@ -174,7 +178,6 @@ class Themis(PredictorPolicy):
         pred = self.tracker_.predicted
         total = self._total_gpus
         isos: dict = {}     # GPUs -> (iso, float(iso)): a round has few distinct GPU counts
-        # (job, attained work, executed time, running and not stopping), running jobs in one pass
         # (job, attained work, executed time, state: 2 running, 1 stopping, 0 waiting), the
         # running jobs in one pass
         rows = [(jv, done, executed, 1 if stopping else 2) for (jv, done, _, stopping), (_, executed, _)
@@ -194,18 +197,8 @@ class Themis(PredictorPolicy):
                 if iso > 1:
                     iso = 1
                 shares = isos[jv.gpus] = (iso, float(iso))
-            elapsed = now - jv.arrival
-            if type(remaining) is float:
-                # _rho inline: with a float remaining every quotient below is a float division
-                # (exact_div's, or a float by a Fraction: float by float), the same operations
-                if not remaining > 0:
-                    rho = 1
-                elif not executed > 0 or not elapsed > 0:
-                    rho = _INF
-                else:
-                    rho = (elapsed + remaining / (executed / elapsed)) / (elapsed + remaining / shares[1])
-            else:
-                rho = _rho(elapsed, executed, remaining, shares[0])
+            # (a float remaining divides by the float of the share: what dividing by a Fraction does)
+            rho = _rho(now - jv.arrival, executed, remaining, shares[1] if type(remaining) is float else shares[0])
             append(((-rho, jv.arrival, jv.key), jv.index, state))
         ranked.sort()
         offered = max(1, math.ceil(round((1 - self.fairness_knob) * n, 9)))
