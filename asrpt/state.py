@@ -291,6 +291,18 @@ class ClusterView:
         """Jobs completed so far (all of them, not only since the last decision)."""
         return self._e.n_done
 
+    @property
+    def settled(self) -> bool:
+        """True when no running job is stopping and no waiting job fits in the idle GPUs. Then a
+        preemptive order with backfill that lists every active job selects exactly the running
+        jobs iff each waiting job listed ahead of a running one needs more GPUs than the running
+        jobs listed ahead of it leave (every running job then fits, and every waiting job behind
+        them meets only the idle GPUs): what a policy checks before it promises
+        :attr:`Decision.keeps_running` (:func:`asrpt.policies._running.selects_running`). False
+        for non-preemptive policies' runs, and from engines that do not offer it."""
+        settled = getattr(self._e, "settled", None)
+        return settled() if settled is not None else False
+
     # -- jobs ----------------------------------------------------------------------------------
     def active(self) -> Iterator[JobView]:
         """Running then waiting jobs."""
@@ -409,21 +421,35 @@ class Decision:
         Skip jobs that do not fit and go on (True), or stop at the first that does not (False).
     wake_at : number or None
         Consult the policy again at this time even if nothing else happens.
+    keeps_running : bool
+        A preemptive policy's promise, made only when its view is :attr:`~ClusterView.settled`
+        and ``backfill`` is True: the greedy selection over ``order`` takes exactly the running
+        jobs (every running job, no waiting one). Applying such an order starts and stops
+        nothing, so the engine may skip reading it (it still may: the order must be the full,
+        valid one). ``check_invariants=True`` runs check every promise.
+
+    Examples
+    --------
+    >>> Decision([], keeps_running=True).keeps_running, Decision([]).backfill
+    (True, True)
     """
 
     order: Sequence[JobView]
     backfill: bool = True
     wake_at: Number | None = None
+    keeps_running: bool = False
 
-    def __init__(self, order: Sequence[JobView], backfill: bool = True, wake_at: Number | None = None):
+    def __init__(self, order: Sequence[JobView], backfill: bool = True, wake_at: Number | None = None,
+                 keeps_running: bool = False):
         # the dataclass __init__'s assignments, by the slot setters (no frozen __setattr__ per field)
         _DECISION_ORDER(self, order)
         _DECISION_BACKFILL(self, backfill)
         _DECISION_WAKE_AT(self, wake_at)
+        _DECISION_KEEPS(self, keeps_running)
 
 
-_DECISION_ORDER, _DECISION_BACKFILL, _DECISION_WAKE_AT = (
-    getattr(Decision, name).__set__ for name in ("order", "backfill", "wake_at"))
+_DECISION_ORDER, _DECISION_BACKFILL, _DECISION_WAKE_AT, _DECISION_KEEPS = (
+    getattr(Decision, name).__set__ for name in ("order", "backfill", "wake_at", "keeps_running"))
 
 
 class Policy(Params, abc.ABC):

@@ -33,7 +33,7 @@ import numpy as np
 from ..sizes import floaty
 
 __all__ = ["JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "ArrayRun", "merged", "running_inputs",
-           "crossings"]
+           "crossings", "selects_running"]
 
 _INDEX = itemgetter(3)
 
@@ -200,6 +200,44 @@ class ArrayRun:
         Python runs once per waiting entry read, not once per job)."""
         return chain.from_iterable(self._chunks(waiting, views, skip))
 
+    def selects_all(self, waiting, views: dict, budget, skip=()) -> bool:
+        """:func:`selects_running` for this run: the waiting entries ahead of a running one are
+        found by the bisection of :meth:`_chunks`, the GPUs ahead of each by a cumulative sum."""
+        index, sizes, ranks = self.index, self.size, self.rank
+        if skip:
+            keep = ~np.isin(index, list(skip))
+            index, sizes, ranks = index[keep], sizes[keep], ranks[keep]
+        n = len(index)
+        if not n or not waiting:
+            return True
+        last = (sizes[-1].item(), ranks[-1].item())
+        rank_of = self.table.rank
+        ahead = size_list = None
+        for entry in waiting:
+            size = entry[0]
+            i = entry[3]
+            if (size, rank_of[i]) > last:   # behind every running entry (in settled views, none fits)
+                return True
+            if skip and i in skip:
+                continue
+            if ahead is None:   # GPUs of the running entries up to each position, from 0
+                ahead = np.concatenate(([0.0], np.cumsum(self.table.gpus[index])))
+            if type(size) is float:
+                k = int(sizes.searchsorted(size))
+                if k < n and sizes[k] == size:
+                    hi = int(sizes.searchsorted(size, "right"))
+                    k += int(ranks[k:hi].searchsorted(rank_of[i]))
+            else:                           # compared as Python numbers
+                if size_list is None:
+                    size_list = sizes.tolist()
+                k = bisect_left(size_list, size)
+                if k < n and size_list[k] == size:
+                    hi = bisect_right(size_list, size, k)
+                    k += int(ranks[k:hi].searchsorted(rank_of[i]))
+            if views[i].gpus <= budget - ahead[k]:
+                return False
+        return True
+
     def _chunks(self, waiting, views: dict, skip):
         index = self.index
         if skip:
@@ -244,6 +282,50 @@ class ArrayRun:
             yield (views[e[3]] for e in it if e[3] not in skip)
         else:
             yield map(views.__getitem__, map(_INDEX, it))
+
+
+def selects_running(running, waiting, views: dict, budget, skip=()) -> bool:
+    """Whether the greedy backfilling selection within ``budget`` GPUs over the sorted run
+    ``running`` merged with the sorted waiting entries ``waiting`` (the order :func:`merged`
+    reads, less the indices in ``skip``) takes every running job and no waiting one, given a
+    :attr:`~asrpt.state.ClusterView.settled` view (no waiting job fits in what the running jobs
+    leave of ``budget``, so only waiting entries ahead of a running one are read): it does iff
+    each of those needs more GPUs than the running jobs ahead of it leave. The running jobs
+    must hold at most ``budget`` GPUs. What a policy checks before it promises
+    :attr:`~asrpt.state.Decision.keeps_running`.
+
+    >>> views = {0: _Job(4), 1: _Job(4), 2: _Job(2)}
+    >>> run = TupleRun([(1.0, 0, (), 0), (5.0, 0, (), 2)])
+    >>> selects_running(run, [(2.0, 0, (), 1)], views, 8)     # job 1 gets 8 - 4 GPUs: fits
+    False
+    >>> selects_running(run, [(2.0, 0, (), 1)], views, 7)     # 7 - 4 = 3 GPUs: it does not
+    True
+    """
+    if type(running) is ArrayRun:
+        return running.selects_all(waiting, views, budget, skip)
+    entries = running.entries
+    if skip:
+        entries = [e for e in entries if e[3] not in skip]
+    n = len(entries)
+    ahead = 0       # GPUs of the running entries read so far
+    pos = 0
+    for entry in waiting:
+        if pos == n:
+            return True
+        k = bisect_left(entries, entry, pos)
+        for e in entries[pos:k]:
+            ahead += views[e[3]].gpus
+        pos = k
+        if entry[3] not in skip and views[entry[3]].gpus <= budget - ahead:
+            return False
+    return True
+
+
+class _Job:
+    """A stand-in job view with a GPU count (doctests)."""
+
+    def __init__(self, gpus: int):
+        self.gpus = gpus
 
 
 def running_inputs(view, table: JobTable, tracker):

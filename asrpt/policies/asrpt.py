@@ -67,7 +67,8 @@ from ..single.gang import GangSRPTMachine
 from ..single.srpt import SRPTMachine
 from ..sizes import exact_div, exact_mul, integral
 from ..state import VirtualRun
-from ._running import ArrayRun, JobTable, RunningLeft, TupleRun, crossings, merged, running_inputs
+from ._running import (ArrayRun, JobTable, RunningLeft, TupleRun, crossings, merged, running_inputs,
+                       selects_running)
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["ASRPT"]
@@ -304,6 +305,7 @@ class ASRPT(PredictorPolicy):
         if type(running) is list:
             running.sort()
             running = TupleRun(running)
+        self._run = running
         # Running jobs ahead of every waiting one come first as they are; the others are merged.
         if skip:
             return merged(running, self._waiting, views, skip)
@@ -409,6 +411,7 @@ class ASRPT(PredictorPolicy):
             self._adaptive_step(view)
         self._file_stopped(view)
         self._virtually_finished(now)
+        self._admitted = ()     # the overdue jobs the guarded order admits first (in order)
         if self.order == "guarded":
             self._promote(now)
             order = self._guarded_order(view)
@@ -417,8 +420,24 @@ class ASRPT(PredictorPolicy):
         else:
             order = self._ranked(view)
         if not self.preemption:
-            order = [j for j in order if not view.is_running(j)]
-        return Decision(order, backfill=self.backfill)
+            return Decision([j for j in order if not view.is_running(j)], backfill=self.backfill)
+        keeps = view.settled and self.backfill and self.order != "virtual" and self._keeps_running(view)
+        return Decision(order, backfill=self.backfill, keeps_running=keeps)
+
+    def _keeps_running(self, view) -> bool:
+        """Whether this decision's order (guarded or by predicted remaining GPU-time) selects
+        exactly the running jobs, in a settled view (:func:`~asrpt.policies._running.selects_running`):
+        the admitted overdue jobs first, then the ranking without them."""
+        budget = view.total_gpus
+        views = self._views
+        admitted = self._admitted
+        for i in admitted:
+            job = views[i]
+            if view.is_running(job):
+                budget -= job.gpus
+            elif job.gpus <= budget:
+                return False
+        return selects_running(self._run, self._waiting, views, budget, set(admitted) if admitted else ())
 
     def _virtual_order(self):
         views, active = self._views, self._active
@@ -432,7 +451,7 @@ class ASRPT(PredictorPolicy):
         """Overdue jobs by C~ within the share (the first always), then the rest by predicted
         remaining GPU-time."""
         views = self._views
-        admitted = []
+        admitted = self._admitted = []
         budget = self.share_gpus_
         for _, _, i in self._overdue:
             g = views[i].gpus

@@ -16,7 +16,9 @@ A policy may also ask to be consulted again at a time: ``Decision.wake_at`` (kno
 e.g. the next round of a round-based policy), or :meth:`Policy.next_wake`, asked after the
 decision was applied (e.g. Tiresias at the next queue demotion of a job that just started).
 What happened since the previous call (arrivals, completions, starts, stops) is shown once, to
-whichever of ``decide``/``next_wake`` comes first.
+whichever of ``decide``/``next_wake`` comes first. A preemptive policy may also promise that its
+order selects exactly the running jobs (``Decision.keeps_running``, only in a
+:attr:`~asrpt.state.ClusterView.settled` view); the engine then skips reading the order.
 
 Policies follow the plugin contract of ``docs/design.md``: keyword-only constructors that only
 store parameters, ``parameter_constraints``, state built in ``reset``. They register by name with

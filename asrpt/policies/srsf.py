@@ -65,7 +65,8 @@ from ..predict.base import prediction_reached
 from ..sizes import exact_mul
 from ..sizes import floaty
 from ._incremental import MergedOrder
-from ._running import ArrayRun, JobTable, RunningLeft, TupleRun, crossings, merged, running_inputs
+from ._running import (ArrayRun, JobTable, RunningLeft, TupleRun, crossings, merged, running_inputs,
+                       selects_running)
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["SRSF"]
@@ -292,7 +293,9 @@ class SRSF(PredictorPolicy):
                 entry_of[i] = entry
                 insort(waiting, entry)
         self._pending.clear()
-        return Decision(MergedOrder(running, waiting, self._views, merge=merged), backfill=True)
+        keeps = view.settled and selects_running(running, waiting, self._views, view.total_gpus)
+        return Decision(MergedOrder(running, waiting, self._views, merge=merged), backfill=True,
+                        keeps_running=keeps)
 
     def next_wake(self, view):
         """After the decision was applied: the first time a running job reaches its prediction

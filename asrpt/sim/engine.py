@@ -11,7 +11,10 @@ time step. At one instant the engine applies, in this order,
 
 and then runs **one decision pass**: it builds a read-only :class:`~asrpt.sim.view.ClusterView`,
 asks the policy for a :class:`~asrpt.state.Decision`, and applies it (see
-:mod:`asrpt.policies.base` for how preemptive and non-preemptive orders are applied). Jobs are
+:mod:`asrpt.policies.base` for how preemptive and non-preemptive orders are applied). A
+preemptive decision that promises ``keeps_running`` in a settled view (nothing stopping, no
+waiting job fitting in the idle GPUs) is not read: it would start and stop nothing
+(``check_invariants=True`` reads it and checks the promise). Jobs are
 started through the placement step (a :class:`~asrpt.state.Placer`), one by one in the policy's order,
 so each start sees the GPUs taken by the previous ones.
 
@@ -264,6 +267,8 @@ class _Engine:
         # GPU counts of waiting jobs, kept only where work conservation is checkable cheaply
         self.waiting_gpus = _Smallest() if (policy.work_conserving and placer.fits_iff_capacity) else None
         self.live_parts = ClusterView.live_parts(self)   # every view's waiting/running/stopping/free wrappers
+        # GPU counts of all waiting jobs, for preemptive policies (ClusterView.settled)
+        self.waiting_least = _Smallest() if policy.preemptive else None
 
     # -- time accounting ---------------------------------------------------------------------------
     def work_done(self, i: int):
@@ -362,6 +367,14 @@ class _Engine:
             return start
         return start + (left if st.tau is None else left * st.tau)
 
+    def settled(self) -> bool:
+        """:attr:`ClusterView.settled`: no job is stopping and no waiting job fits in the idle GPUs
+        (a preemptive policy's run; False otherwise)."""
+        least = self.waiting_least
+        if least is None or self.stopping:
+            return False
+        return not least.counts or least.smallest() > self.free_total
+
     # -- state changes -------------------------------------------------------------------------------
     def _start(self, i: int, jv: JobView, alloc: Allocation) -> None:
         st = self.states[i]
@@ -397,6 +410,8 @@ class _Engine:
         self.started.append(i)  # removed from `waiting` after the scan (the order may be a live view)
         if self.waiting_gpus is not None and not jv.instances:
             self.waiting_gpus.remove(jv.gpus)
+        if self.waiting_least is not None:
+            self.waiting_least.remove(jv.gpus)
         self.just_started.append(jv)
         self.running[i] = jv
         self._push(self._completion_time(st), _COMPLETE, i, st.version)
@@ -544,6 +559,8 @@ class _Engine:
         self.started.append(i)
         if self.waiting_gpus is not None and not jv.instances:
             self.waiting_gpus.remove(jv.gpus)
+        if self.waiting_least is not None:
+            self.waiting_least.remove(jv.gpus)
         self.running[i] = jv
         self._push(self._completion_time(st), _COMPLETE, i, st.version)
 
@@ -585,6 +602,8 @@ class _Engine:
         self.just_stopped.append(self.views[i])
         if self.waiting_gpus is not None and not self.views[i].instances:
             self.waiting_gpus.add(self.views[i].gpus)
+        if self.waiting_least is not None:
+            self.waiting_least.add(self.views[i].gpus)
         if self.waiting_shapes is not None:
             self._shape_enters(i)
 
@@ -674,69 +693,11 @@ class _Engine:
         states = self.states
         self.future = None
         if policy.preemptive:
-            budget = self.total_gpus
-            selected: list[JobView] = []
-            skipped: list[JobView] = []         # scanned, not selected (candidates for idle GPUs)
-            take = selected.append
-            order = iter(decision.order)
-            for jv in order:                    # greedy by GPU count, in priority order
-                g = jv.gpus
-                if g <= budget:
-                    take(jv)
-                    budget -= g
-                    if not budget:
-                        break
-                elif not backfill:
-                    break
-                else:
-                    skipped.append(jv)
-            chosen = set(map(_INDEX_OF, selected))
-            if len(chosen) != len(selected):
-                raise AsrptError(f"policy {policy.name} listed a job twice")
-            running = self.running
-            # the selected jobs not holding GPUs (C's fast path for a dict: no copy of its keys);
-            # the others hold GPUs, so some running job is left out iff they are fewer than running
-            fresh = chosen.difference(running)
-            if len(chosen) - len(fresh) < len(running):     # (most passes preempt none)
-                for idx in [i for i in running if i not in chosen]:
-                    if states[idx].status == _RUNNING:
-                        self._preempt(idx)
-            blocked: list[JobView] = []         # selected, waiting, and not placeable now
-            if backfill:
-                # The selected jobs holding GPUs keep them (the ones stopping are kept running);
-                # the others start in the selected order. Nothing here depends on the order
-                # between the two kinds, so only the jobs to start are walked, in order.
-                if fresh:
-                    for jv in selected:
-                        if jv.index in fresh:
-                            if states[jv.index].status != _WAITING:
-                                raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
-                            if not self._try_start(jv):
-                                blocked.append(jv)
-                if self.stopping:               # selected again before its boundary: keep running
-                    for i in [i for i in self.stopping if i in chosen]:
-                        st = states[i]
-                        st.status = _RUNNING
-                        del self.stopping[i]
-                        st.stop_token += 1
+            if decision.keeps_running and backfill and self.settled():
+                if self.check:
+                    self._check_keeps_running(decision)
             else:
-                for jv in selected:
-                    st = states[jv.index]
-                    status = st.status
-                    if status == _WAITING:
-                        if not self._try_start(jv):
-                            break
-                    elif status == _STOPPING:   # selected again before its boundary: keep running
-                        st.status = _RUNNING
-                        del self.stopping[jv.index]
-                        st.stop_token += 1
-                    elif status != _RUNNING:
-                        raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
-            # GPUs the selection counted on but cannot use now: held by jobs left out that are still
-            # running (to an iteration boundary, or to a completion before one), or refused by the
-            # placer. Other jobs may use them, in the policy's order, without delaying a selected one.
-            if backfill and self.free_total and (blocked or len(self.running) > len(chosen)):
-                self._fill_idle(itertools.chain(skipped, order), chosen, blocked)
+                self._apply_preemptive(decision, backfill)
         else:
             # GPUs are only taken during a non-preemptive pass, so with a placer that fits iff the
             # capacity suffices a refusal is final for the pass: a job of `per`-GPU instances is
@@ -794,6 +755,88 @@ class _Engine:
             self._check_state(decision)
         if self.has_next_wake:
             self._request_wake(policy.next_wake(self._view()))
+
+    def _apply_preemptive(self, decision, backfill: bool) -> None:
+        """Apply a preemptive decision: select greedily in its order, preempt the running jobs
+        left out, start the selected ones, give idle GPUs to jobs left out (module docstring)."""
+        policy, states = self.policy, self.states
+        budget = self.total_gpus
+        selected: list[JobView] = []
+        skipped: list[JobView] = []         # scanned, not selected (candidates for idle GPUs)
+        take = selected.append
+        order = iter(decision.order)
+        for jv in order:                    # greedy by GPU count, in priority order
+            g = jv.gpus
+            if g <= budget:
+                take(jv)
+                budget -= g
+                if not budget:
+                    break
+            elif not backfill:
+                break
+            else:
+                skipped.append(jv)
+        chosen = set(map(_INDEX_OF, selected))
+        if len(chosen) != len(selected):
+            raise AsrptError(f"policy {policy.name} listed a job twice")
+        running = self.running
+        # the selected jobs not holding GPUs (C's fast path for a dict: no copy of its keys);
+        # the others hold GPUs, so some running job is left out iff they are fewer than running
+        fresh = chosen.difference(running)
+        if len(chosen) - len(fresh) < len(running):     # (most passes preempt none)
+            for idx in [i for i in running if i not in chosen]:
+                if states[idx].status == _RUNNING:
+                    self._preempt(idx)
+        blocked: list[JobView] = []         # selected, waiting, and not placeable now
+        if backfill:
+            # The selected jobs holding GPUs keep them (the ones stopping are kept running);
+            # the others start in the selected order. Nothing here depends on the order
+            # between the two kinds, so only the jobs to start are walked, in order.
+            if fresh:
+                for jv in selected:
+                    if jv.index in fresh:
+                        if states[jv.index].status != _WAITING:
+                            raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
+                        if not self._try_start(jv):
+                            blocked.append(jv)
+            if self.stopping:               # selected again before its boundary: keep running
+                for i in [i for i in self.stopping if i in chosen]:
+                    st = states[i]
+                    st.status = _RUNNING
+                    del self.stopping[i]
+                    st.stop_token += 1
+        else:
+            for jv in selected:
+                st = states[jv.index]
+                status = st.status
+                if status == _WAITING:
+                    if not self._try_start(jv):
+                        break
+                elif status == _STOPPING:   # selected again before its boundary: keep running
+                    st.status = _RUNNING
+                    del self.stopping[jv.index]
+                    st.stop_token += 1
+                elif status != _RUNNING:
+                    raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
+        # GPUs the selection counted on but cannot use now: held by jobs left out that are still
+        # running (to an iteration boundary, or to a completion before one), or refused by the
+        # placer. Other jobs may use them, in the policy's order, without delaying a selected one.
+        if backfill and self.free_total and (blocked or len(self.running) > len(chosen)):
+            self._fill_idle(itertools.chain(skipped, order), chosen, blocked)
+
+    def _check_keeps_running(self, decision) -> None:
+        """``check_invariants``: a ``keeps_running`` promise holds (the greedy selection over
+        the order is exactly the running set)."""
+        budget, selected = self.total_gpus, set()
+        for jv in decision.order:
+            if jv.gpus <= budget:
+                selected.add(jv.index)
+                budget -= jv.gpus
+                if not budget:
+                    break
+        if selected != set(self.running):
+            raise AssertionError(f"t={self.now}: policy {self.policy.name} promised keeps_running, but its "
+                                 f"order selects {len(selected)} jobs against {len(self.running)} running")
 
     def _fill_idle(self, candidates, chosen: set, blocked: list) -> None:
         """Start jobs the selection left out on GPUs that are idle now.
@@ -901,7 +944,7 @@ class _Engine:
         report_every = max(1, n // 200)
         reported = 0
         arrivals = [views[i].arrival for i in order] + [_INF]   # in arrival order, then a sentinel
-        waiting, arrived, waiting_gpus = self.waiting, self.arrived, self.waiting_gpus
+        waiting, arrived, waiting_gpus, waiting_least = self.waiting, self.arrived, self.waiting_gpus, self.waiting_least
         shape_enters = self._shape_enters if self.waiting_shapes is not None else None
         heappop, decide = heapq.heappop, self._decide
         while True:
@@ -937,6 +980,8 @@ class _Engine:
                     waiting_gpus.add(jv.gpus)
                 if shape_enters is not None:
                     shape_enters(i)
+                if waiting_least is not None:
+                    waiting_least.add(jv.gpus)
                 changed = True
             while heap and heap[0][0] == t and heap[0][1] == _WAKE:
                 heappop(heap)

@@ -33,7 +33,7 @@ def recording(cls):
             decision = super().decide(view)
             order = list(decision.order)
             self.log.append(("decide", view.now, tuple(j.index for j in order)))
-            return type(decision)(order, decision.backfill, decision.wake_at)
+            return type(decision)(order, decision.backfill, decision.wake_at, decision.keeps_running)
 
         def next_wake(self, view):
             wake = super().next_wake(view)
