@@ -99,9 +99,11 @@ _MIN_CHECKS = 50
 
 class _Stats:
     """Successful and failed runs of one key: recent log times, all successful log times sorted
-    (for survival-conditioned medians), failure counts."""
+    (for survival-conditioned medians), failure counts; the medians of the recent successful and
+    failed runs, kept until the next run is added (a key is read at every prediction, and most
+    predictions come between two completions)."""
 
-    __slots__ = ("recent", "ordered", "n", "failed", "failed_logs")
+    __slots__ = ("recent", "ordered", "n", "failed", "failed_logs", "_median", "_failed_median")
 
     def __init__(self, window: int):
         self.recent: deque = deque(maxlen=window)
@@ -109,18 +111,31 @@ class _Stats:
         self.n = 0
         self.failed = 0
         self.failed_logs: deque = deque(maxlen=window)
+        self._median = self._failed_median = None
 
     def add(self, value: float, failed: bool) -> None:
         self.n += 1
         if failed:
             self.failed += 1
             self.failed_logs.append(value)
+            self._failed_median = None
         else:
             self.recent.append(value)
             bisect.insort(self.ordered, value)
+            self._median = None
 
     def median(self) -> float:
-        return _median(sorted(self.recent))
+        m = self._median
+        if m is None:
+            m = self._median = _median(sorted(self.recent))
+        return m
+
+    def failed_median(self) -> float:
+        """The median of the recent failed runs (there must be one)."""
+        m = self._failed_median
+        if m is None:
+            m = self._failed_median = _median(sorted(self.failed_logs))
+        return m
 
     def median_above(self, level: float) -> float | None:
         k = bisect.bisect_right(self.ordered, level)
@@ -305,8 +320,8 @@ class HierarchyPredictor(Predictor):
                         self._checks[stratum].append((abs(value - base), abs(value - corrected)))
 
     # -- predicting ----------------------------------------------------------------------------
-    def _level(self, job):
-        for level, key in self._keys(job):
+    def _level(self, job, keys=None):
+        for level, key in self._keys(job) if keys is None else keys:
             st = self._stats.get(key)
             if st is not None and len(st.recent) >= self.min_count:
                 return level, key, st
@@ -321,8 +336,11 @@ class HierarchyPredictor(Predictor):
         """Probability that ``job`` fails, from its keys' failure counts (each smoothed toward
         its parent's, from the global rate down to the finest key)."""
         self._check_fitted()
+        return self._failure_p(self._keys(job))
+
+    def _failure_p(self, keys) -> float:
         p = 0.0
-        for level, key in reversed(self._keys(job)):
+        for level, key in reversed(keys):
             st = self._stats.get(key)
             if st is None:
                 continue
@@ -332,29 +350,32 @@ class HierarchyPredictor(Predictor):
                 p = (st.failed + self.failure_prior * p) / (st.n + self.failure_prior)
         return p
 
-    def _failure_median(self, job):
-        for level, key in self._keys(job):
+    def _failure_median(self, keys):
+        for level, key in keys:
             st = self._stats.get(key)
             if st is not None and st.failed_logs:
-                return _median(sorted(st.failed_logs))
+                return st.failed_median()
         return None
 
-    def _base(self, job):
+    def _base(self, job, keys=None):
         """(log seconds from the hierarchy or None, stratum, level index, count at the level)."""
-        level, _, st = self._level(job)
+        if keys is None:
+            keys = self._keys(job)
+        level, _, st = self._level(job, keys)
         if st is None:
             return None, "unseen", len(LEVELS), 0
         value = st.median()
-        if self.failure_probability(job) > 0.5:
-            fail = self._failure_median(job)
+        if self._failure_p(keys) > 0.5:
+            fail = self._failure_median(keys)
             if fail is not None:
                 value = fail
         return value, "seen" if level in _SEEN else "unseen", LEVELS.index(level), len(st.recent)
 
-    def _point(self, job, details: bool = False):
+    def _point(self, job, details: bool = False, keys=None):
         """(log seconds at submission or None for the prior, stratum); with ``details`` also the
-        hierarchy's own value, the residual features and the corrected value (or None)."""
-        base, stratum, level, count = self._base(job)
+        hierarchy's own value, the residual features and the corrected value (or None); ``keys``:
+        the job's ``_keys``, if known."""
+        base, stratum, level, count = self._base(job, keys)
         row = corrected = None
         if self.residual == "gbm" and base is not None:
             row = self._features(job, base, level, count)
@@ -438,11 +459,12 @@ class HierarchyPredictor(Predictor):
         tau = float(job.tau_star)
         if attained and attained > 0:
             return self._repredict(job, float(attained), tau)
-        value, stratum, base, row, corrected = self._point(job, details=True)
+        keys = self._keys(job)
+        value, stratum, base, row, corrected = self._point(job, details=True, keys=keys)
         work = math.exp(value) / tau if value is not None else self.prior / tau
         if job.id not in self._first:
             self._first[job.id] = (work, stratum, base, row, corrected)
-            self.level_counts_[self._level(job)[0]] += 1
+            self.level_counts_[self._level(job, keys)[0]] += 1
         return work
 
     def _repredict(self, job, attained: float, tau: float) -> float:
