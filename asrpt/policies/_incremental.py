@@ -30,7 +30,10 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
     ``_total_gpus``. At a new round every
     active job is keyed again and sorted; within a round the keys hold and ``missing_key(job)``
     keys a job that arrived since. The wake-up is the round's end while the demand exceeds the
-    cluster. Returns ``(order, wake_at)``.
+    cluster. Returns ``(order, wake_at, keeps_running)``: within a round the order lists the
+    running jobs (not stopping) first, so in a :attr:`~asrpt.state.ClusterView.settled` view
+    it selects exactly them (:attr:`~asrpt.state.Decision.keeps_running`); a new round's order
+    merges them with the waiting jobs by the new keys, and promises nothing.
     """
     if policy.round_end_ is None or view.now >= policy.round_end_:
         runs = policy._new_round(view)
@@ -51,8 +54,10 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
             return keys.get(j.index) or missing_key(j)
 
         order = policy._waiting.order(view, key)
+        wake = policy.round_end_ if policy._waiting.demand > policy._total_gpus else None
+        return order, wake, view.settled
     wake = policy.round_end_ if policy._waiting.demand > policy._total_gpus else None
-    return order, wake
+    return order, wake, False
 
 
 class MergedOrder:

@@ -225,8 +225,8 @@ class Gavel(Policy):
         self._waiting.note(view)
         if not view.running and not view.waiting:
             return Decision(())
-        order, wake = round_order(self, view, self._new_key)
-        return Decision(order, backfill=True, wake_at=wake)
+        order, wake, keeps = round_order(self, view, self._new_key)
+        return Decision(order, backfill=True, wake_at=wake, keeps_running=keeps)
 
     def report(self) -> dict:
         return {"rounds": self.rounds_}

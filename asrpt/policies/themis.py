@@ -228,8 +228,8 @@ class Themis(PredictorPolicy):
         self._waiting.note(view)
         if not view.running and not view.waiting:
             return Decision(())
-        order, wake = round_order(self, view, lambda j: (0, -_INF, j.arrival, j.key))
-        return Decision(order, backfill=True, wake_at=wake)
+        order, wake, keeps = round_order(self, view, lambda j: (0, -_INF, j.arrival, j.key))
+        return Decision(order, backfill=True, wake_at=wake, keeps_running=keeps)
 
     def report(self) -> dict:
         return {"rounds": self.rounds_, **super().report()}
