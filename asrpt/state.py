@@ -298,7 +298,7 @@ class ClusterView:
         jobs iff each waiting job listed ahead of a running one needs more GPUs than the running
         jobs listed ahead of it leave (every running job then fits, and every waiting job behind
         them meets only the idle GPUs): what a policy checks before it promises
-        :attr:`Decision.keeps_running` (:func:`asrpt.policies._running.selects_running`). False
+        :attr:`Decision.keeps_running` (:func:`asrpt.policies._incremental.selects_running`). False
         for non-preemptive policies' runs, and from engines that do not offer it."""
         settled = getattr(self._e, "settled", None)
         return settled() if settled is not None else False

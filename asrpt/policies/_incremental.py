@@ -9,6 +9,10 @@ O(log W) plus a memmove. A new round re-keys everything (:meth:`WaitingOrder.reb
 With ``track_running=True`` the running jobs are kept the same way (their keys hold within a
 round too), so that :meth:`WaitingOrder.order` reads them in key order instead of sorting them at
 every decision; the jobs running on to an iteration boundary (``view.stopping``) are keyed afresh.
+
+:func:`selects_running` is the check behind :attr:`~asrpt.state.Decision.keeps_running` for such
+sorted orders (the running entries and the waiting ones merged), shared by every policy that
+makes the promise.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from bisect import bisect_left, insort
 from operator import itemgetter, not_
 from typing import Any, Callable
 
-__all__ = ["WaitingOrder", "round_order", "merged_views", "MergedOrder"]
+__all__ = ["WaitingOrder", "round_order", "merged_views", "MergedOrder", "selects_running"]
 
 
 def round_order(policy, view, missing_key: Callable[[Any], Any]):
@@ -264,3 +268,51 @@ class WaitingOrder:
         """The waiting jobs in key order."""
         views = self.views
         return [views[i] for _, i in self.entries]
+
+
+def selects_running(running, waiting, views: dict, budget, skip=()) -> bool:
+    """Whether the greedy backfilling selection within ``budget`` GPUs over the sorted run
+    ``running`` merged with the sorted waiting entries ``waiting`` (the order
+    :func:`~asrpt.policies._running.merged` and :func:`merged_views` read, less the indices in
+    ``skip``) takes every running job and no waiting one, given a
+    :attr:`~asrpt.state.ClusterView.settled` view (no waiting job fits in what the running jobs
+    leave of ``budget``, so only waiting entries ahead of a running one are read): it does iff
+    each of those needs more GPUs than the running jobs ahead of it leave. The running jobs
+    must hold at most ``budget`` GPUs. ``running`` is an
+    :class:`~asrpt.policies._running.ArrayRun`, a :class:`~asrpt.policies._running.TupleRun`,
+    or a sorted list (or ``SortedList``) of unique entries like ``waiting``'s, each ending with
+    the job's index (the ``(key, index)`` entries of the orders above). What a policy checks
+    before it promises :attr:`~asrpt.state.Decision.keeps_running`.
+
+    >>> from types import SimpleNamespace as Job
+    >>> views = {0: Job(gpus=4), 1: Job(gpus=4), 2: Job(gpus=2)}
+    >>> run = [(1.0, 0), (5.0, 2)]                           # (key, index) of the running jobs
+    >>> selects_running(run, [(2.0, 1)], views, 8)           # job 1 gets 8 - 4 GPUs: fits
+    False
+    >>> selects_running(run, [(2.0, 1)], views, 7)           # 7 - 4 = 3 GPUs: it does not
+    True
+    """
+    selects_all = getattr(running, "selects_all", None)
+    if selects_all is not None:     # an ArrayRun
+        return selects_all(waiting, views, budget, skip)
+    entries = getattr(running, "entries", running)   # a TupleRun's list, or the entries themselves
+    if skip:
+        entries = [e for e in entries if e[-1] not in skip]
+    if not entries:
+        return True
+    last = entries[-1]
+    ahead = 0       # GPUs of the running entries ahead of the waiting entry read
+    pos = 0
+    for entry in waiting:
+        if entry > last:    # behind every running entry: in a settled view, none fits
+            return True
+        i = entry[-1]
+        if skip and i in skip:
+            continue
+        k = bisect_left(entries, entry, pos) if type(entries) is list else entries.bisect_left(entry)
+        for e in entries[pos:k]:
+            ahead += views[e[-1]].gpus
+        pos = k
+        if views[i].gpus <= budget - ahead:
+            return False
+    return True

@@ -33,7 +33,7 @@ import numpy as np
 from ..sizes import floaty
 
 __all__ = ["JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "ArrayRun", "merged", "running_inputs",
-           "crossings", "selects_running"]
+           "crossings"]
 
 _INDEX = itemgetter(3)
 
@@ -201,7 +201,7 @@ class ArrayRun:
         return chain.from_iterable(self._chunks(waiting, views, skip))
 
     def selects_all(self, waiting, views: dict, budget, skip=()) -> bool:
-        """:func:`selects_running` for this run: the waiting entries ahead of a running one are
+        """:func:`~asrpt.policies._incremental.selects_running` for this run: the waiting entries ahead of a running one are
         found by the bisection of :meth:`_chunks`, the GPUs ahead of each by a cumulative sum."""
         index, sizes, ranks = self.index, self.size, self.rank
         if skip:
@@ -282,50 +282,6 @@ class ArrayRun:
             yield (views[e[3]] for e in it if e[3] not in skip)
         else:
             yield map(views.__getitem__, map(_INDEX, it))
-
-
-def selects_running(running, waiting, views: dict, budget, skip=()) -> bool:
-    """Whether the greedy backfilling selection within ``budget`` GPUs over the sorted run
-    ``running`` merged with the sorted waiting entries ``waiting`` (the order :func:`merged`
-    reads, less the indices in ``skip``) takes every running job and no waiting one, given a
-    :attr:`~asrpt.state.ClusterView.settled` view (no waiting job fits in what the running jobs
-    leave of ``budget``, so only waiting entries ahead of a running one are read): it does iff
-    each of those needs more GPUs than the running jobs ahead of it leave. The running jobs
-    must hold at most ``budget`` GPUs. What a policy checks before it promises
-    :attr:`~asrpt.state.Decision.keeps_running`.
-
-    >>> views = {0: _Job(4), 1: _Job(4), 2: _Job(2)}
-    >>> run = TupleRun([(1.0, 0, (), 0), (5.0, 0, (), 2)])
-    >>> selects_running(run, [(2.0, 0, (), 1)], views, 8)     # job 1 gets 8 - 4 GPUs: fits
-    False
-    >>> selects_running(run, [(2.0, 0, (), 1)], views, 7)     # 7 - 4 = 3 GPUs: it does not
-    True
-    """
-    if type(running) is ArrayRun:
-        return running.selects_all(waiting, views, budget, skip)
-    entries = running.entries
-    if skip:
-        entries = [e for e in entries if e[3] not in skip]
-    n = len(entries)
-    ahead = 0       # GPUs of the running entries read so far
-    pos = 0
-    for entry in waiting:
-        if pos == n:
-            return True
-        k = bisect_left(entries, entry, pos)
-        for e in entries[pos:k]:
-            ahead += views[e[3]].gpus
-        pos = k
-        if entry[3] not in skip and views[entry[3]].gpus <= budget - ahead:
-            return False
-    return True
-
-
-class _Job:
-    """A stand-in job view with a GPU count (doctests)."""
-
-    def __init__(self, gpus: int):
-        self.gpus = gpus
 
 
 def running_inputs(view, table: JobTable, tracker):

@@ -67,8 +67,8 @@ from ..single.gang import GangSRPTMachine
 from ..single.srpt import SRPTMachine
 from ..sizes import exact_div, exact_mul, integral
 from ..state import VirtualRun
-from ._running import (ArrayRun, JobTable, RunningLeft, TupleRun, crossings, merged, running_inputs,
-                       selects_running)
+from ._incremental import selects_running
+from ._running import ArrayRun, JobTable, RunningLeft, TupleRun, crossings, merged, running_inputs
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["ASRPT"]
@@ -426,7 +426,7 @@ class ASRPT(PredictorPolicy):
 
     def _keeps_running(self, view) -> bool:
         """Whether this decision's order (guarded or by predicted remaining GPU-time) selects
-        exactly the running jobs, in a settled view (:func:`~asrpt.policies._running.selects_running`):
+        exactly the running jobs, in a settled view (:func:`~asrpt.policies._incremental.selects_running`):
         the admitted overdue jobs first, then the ranking without them."""
         budget = view.total_gpus
         views = self._views

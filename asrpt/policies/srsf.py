@@ -64,9 +64,8 @@ from .._validation import Interval, Options
 from ..predict.base import prediction_reached
 from ..sizes import exact_mul
 from ..sizes import floaty
-from ._incremental import MergedOrder
-from ._running import (ArrayRun, JobTable, RunningLeft, TupleRun, crossings, merged, running_inputs,
-                       selects_running)
+from ._incremental import MergedOrder, selects_running
+from ._running import ArrayRun, JobTable, RunningLeft, TupleRun, crossings, merged, running_inputs
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["SRSF"]

@@ -92,7 +92,7 @@ from numbers import Real
 from .._validation import Interval, Options
 from ..errors import InvalidParameterError
 from ..sizes import exact_div, exact_mul
-from ._incremental import MergedOrder, WaitingOrder
+from ._incremental import MergedOrder, WaitingOrder, selects_running
 from .base import Decision, Policy, register_policy
 
 __all__ = ["Tiresias", "peer_gittins_table", "peer_gittins_index", "PEER_GITTINS_SAMPLE"]
@@ -666,12 +666,14 @@ class Tiresias(Policy):
         if self._queues is not None:
             self._queues.update(view)
             self._prev_now = view.now
-            return MergedOrder(self._queues.held, waiting.entries, waiting.views)
-        held, state = self._running_entries(view)
-        held.sort()
-        self._prev_now = view.now
-        self._state = state
-        return MergedOrder(held, waiting.entries, waiting.views)
+            held = self._queues.held
+        else:
+            held, state = self._running_entries(view)
+            held.sort()
+            self._prev_now = view.now
+            self._state = state
+        keeps = view.settled and selects_running(held, waiting.entries, waiting.views, view.total_gpus)
+        return MergedOrder(held, waiting.entries, waiting.views), keeps
 
     def _running_entries(self, view) -> tuple[list, dict]:
         """The running jobs' entries ``((queue, *within-queue key), index)``, unsorted, and their
@@ -691,7 +693,8 @@ class Tiresias(Policy):
             return Decision(self._peer.decide(view), backfill=True)
         self._prepare(view)
         if not self.promote_knob:
-            return Decision(self._decide_incremental(view), backfill=True)
+            order, keeps = self._decide_incremental(view)
+            return Decision(order, backfill=True, keeps_running=keeps)
         now = view.now
         for c in view.completed:
             i = c.job.index

@@ -1,7 +1,7 @@
 """``Decision.keeps_running`` (issue 18): a preemptive policy's promise, in a settled view, that its
 order selects exactly the running jobs, so that the engine may skip reading it. The promise must
 never change a run: SRSF and A-SRPT make the same decisions with and without it, every promise
-they and the round-based policies (Gavel, Themis: within a round) make holds
+they, Tiresias and the round-based policies (Gavel, Themis: within a round) make holds
 (``check_invariants``), and the check SRSF and A-SRPT make, ``selects_running``, is the greedy
 selection itself."""
 
@@ -11,12 +11,14 @@ import numpy as np
 import pytest
 
 from asrpt.instance import Cluster, Instance, Job
-from asrpt.policies._running import ArrayRun, JobTable, TupleRun, merged, selects_running
+from asrpt.policies._incremental import selects_running
+from asrpt.policies._running import ArrayRun, JobTable, TupleRun, merged
 from asrpt.policies.asrpt import ASRPT
 from asrpt.policies.fifo import FIFO
 from asrpt.policies.gavel import Gavel
 from asrpt.policies.srsf import SRSF
 from asrpt.policies.themis import Themis
+from asrpt.policies.tiresias import Tiresias
 from asrpt.sim import engine as engine_module
 from asrpt.sim import simulate
 from asrpt.state import Decision, job_views
@@ -116,7 +118,8 @@ def test_asrpt_promises_change_nothing(params, run):
 
 @pytest.mark.parametrize("policy", [SRSF(predictor="instance"), ASRPT(), ASRPT(order="actual"),
                                     ASRPT(kappa=1.0, share=0.25), Gavel(round_length=20.0),
-                                    Themis(round_length=20.0)], ids=repr)
+                                    Themis(round_length=20.0), Tiresias(), Tiresias(thresholds=[50, 400])],
+                         ids=repr)
 @pytest.mark.parametrize("seed", [1, 2, 4])
 def test_every_promise_holds_and_some_are_made(policy, seed, monkeypatch):
     """With ``check_invariants`` the engine reads every promised order and checks it selects the
