@@ -425,8 +425,9 @@ class Decision:
         A preemptive policy's promise, made only when its view is :attr:`~ClusterView.settled`
         and ``backfill`` is True: the greedy selection over ``order`` takes exactly the running
         jobs (every running job, no waiting one). Applying such an order starts and stops
-        nothing, so the engine may skip reading it (it still may: the order must be the full,
-        valid one). ``check_invariants=True`` runs check every promise.
+        nothing, so the engine skips reading it; it must still be the full order (observers and
+        tests read it, and an engine that does not track :attr:`~ClusterView.settled` applies
+        it). ``check_invariants=True`` runs check every promise.
 
     Examples
     --------
