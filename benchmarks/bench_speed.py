@@ -2,7 +2,7 @@
 
 Every figure is CPU seconds (user + system, ``resource.getrusage``; the machine is shared, so
 wall times are noisy), the median of ``--repeat`` runs. "Previous" is the same measurement on the
-tree of ``--base`` (a git revision, default the commit issue 18's speed work started from),
+tree of ``--base`` (a git revision, default the commit the latest round of issue 18 started from),
 extracted with ``git archive`` into a temporary folder and run from there, so that both sides run
 in this process's session under the same load. The PAI peer's times are not measured here (its
 code is not part of this repository; benchmarks/bench_peer_speed.py runs it when given its files):
@@ -104,6 +104,40 @@ whole-trace target (30 s for about 420,000 passes) needs about 70 us a pass: no 
 may stay O(running jobs) in Python (the engine's walk of the order and its selected set, the
 policy's numpy re-keying with its per-pass arrays and objects).
 
+Fifth round, 2026-12-02 (``--base bc2de8f --only run,simulate,version,validate``, main after
+the round's engine and policy commits; 2 shared cores, load average 1-2.4; every output
+byte-identical, checked): passes whose order would start and stop nothing are no longer read.
+In a settled view (no job stopping, no waiting job fitting in the idle GPUs) SRSF, A-SRPT and
+Tiresias check that their order selects exactly the running jobs, and Gavel and Themis know it
+within a round (their order lists the running jobs first); they promise ``keeps_running`` and
+the engine skips the order. Promises on the 20k window: a-srpt 59,626 of 87,232 passes (68%),
+srsf 41,959 of 69,310 (61%), tiresias 17,214 of 55,188 (31%), gavel 22,029 of 86,520 (25%),
+themis 21,603 of 58,449 (37%). The hierarchy predictor also keeps each key's medians between
+completions. One run per tree and policy, the trees taking turns::
+
+    asrpt run a-srpt[hierarchy]  20k DNN 64x8       26.4   against 28.1    1.1x
+    asrpt run srsf[hierarchy]                       19.2   against 21.3    1.1x
+    asrpt run sjf[hierarchy]                         3.4   against  4.3    1.3x
+    asrpt run qssf[hierarchy]                        3.9   against  4.6    1.2x
+    asrpt run tiresias                               9.3   against 10.0    1.1x
+    asrpt run gavel                                 21.6   against 22.8    1.1x
+    asrpt run themis[hierarchy]                     12.6   against 15.2    1.2x
+    asrpt run fifo                                   1.5   against  1.3    0.9x  (noise: FIFO's path did not change)
+    asrpt run, 8 policies, sum                      97.8   against 107.7   1.1x  (target: 15 s)
+    simulate 20k PAI fifo 64x8                       1.012 against 1.010   1.0x  (116x the PAI peer's 117.6 s)
+    simulate 20k PAI sjf-duration 64x8               1.896 against 1.738   0.9x  (noise: unchanged path)
+    simulate 20k PAI fifo 1x4096                     0.893 against 1.122   1.3x  (noise: unchanged path)
+    asrpt --version / validate small-cluster.json    0.117 / 0.147 against 0.121 / 0.142
+
+The simulate path did not change this round (valgrind, the first 5,000 jobs, fifo 1x4096:
+1.037 G instructions against 1.039 G), so its rows show the load alone. Whole Philly trace
+with DNN jobs (this tree, one child per policy, load average 1-2): tiresias 55.0 s (58.0 last
+round), srsf 129.1 (132.6), a-srpt 171.0 (170.0). The whole trace gains little: on its first
+40,000 jobs SRSF makes 158,830 passes with 261 running and 92 waiting jobs on average, 45% of
+them settled (25% have a job stopping, 30% a waiting job that fits in the idle GPUs, not
+started: held back for a blocked selected job, or not placeable) and 33% promised, and what a pass costs there is the policy's numpy keying of the
+261 running jobs and the engine's bookkeeping, not the read of the order.
+
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
 
@@ -129,7 +163,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # this tree's asrpt, not whichever the environment has installed
 
-BASE = "c01e5b9"  # main before the fourth round of issue 18; 4296d5b before the third, 4d2bd7a the second, 86182c8 the first
+BASE = "bc2de8f"  # main before the fifth round of issue 18; c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
 PEER_FIFO = {"64x8": 117.6, "6500": 45.0}  # issue 18's measured PAI-simulator seconds (not re-run)
 PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel", "tiresias", "gittins",
          "run")
