@@ -255,6 +255,30 @@ class ILPPlacement(PlacementMethod):
                 a[pb.index[rs.worker(q, s, i)]] = h
         return a
 
+    def _acceptor(self, pb, rs: RingStructure, laid: dict):
+        """The test the pattern master puts to proven-optimal counts: can they be laid out at
+        their count cost? Each layout is kept in ``laid`` (by id of the counts), with the
+        lowest-cut one under "best"."""
+        def accept(counts: dict) -> bool:
+            a = self._layout(pb, rs, counts)
+            cut = pb.cut(a)
+            laid[id(counts)] = (counts, a, cut)
+            if "best" not in laid or cut < laid["best"][1]:
+                laid["best"] = (a, cut)
+            return cut <= _count_cost(rs, counts) * (1 + _REL) + 1e-12
+        return accept
+
+    def _laid_out(self, pb, rs: RingStructure, counts: dict, laid: dict):
+        """(layout, cut) of the master's counts: the one ``accept`` made, else a new one; when
+        the counts are not laid out at their cost, the lowest cut of every layout tried."""
+        seen, a, cut = laid.get(id(counts)) or (None, None, None)
+        if seen is not counts:
+            a = self._layout(pb, rs, counts)
+            cut = pb.cut(a)
+        if "best" in laid and laid["best"][1] < cut:
+            a, cut = laid["best"]
+        return a, cut
+
     def _count(self, pb, rs: RingStructure, deadline) -> MethodResult:
         scale = self._scale(pb)
         lower, start, pat_detail, pat_a = None, None, {}, None
@@ -262,16 +286,19 @@ class ILPPlacement(PlacementMethod):
             # (HiGHS through scipy; with solver="cbc" the compact model alone, a cross-check)
             t0 = time.perf_counter()
             heur = pb.best([BestFit().run(pb).assignment, Greedy().run(pb).assignment])
-            pat = _pattern_bound(pb, rs, deadline, start=heur)
+            laid: dict = {}   # id(counts) -> (layout, cut), and "best": the lowest cut seen
+            pat = _pattern_bound(pb, rs, deadline, start=heur,
+                                 accept=self._acceptor(pb, rs, laid))
             if pat is not None:
                 pat_detail = {"solver": "highs", "pattern_bound": pat.bound,
                               "pattern_rounds": pat.iterations, "pattern_columns": pat.columns,
                               "pattern_time": time.perf_counter() - t0}
                 lower = pat.bound
                 if pat.counts is not None:
-                    pat_a = self._layout(pb, rs, pat.counts)
-                    cut = pb.cut(pat_a)
+                    pat_a, cut = self._laid_out(pb, rs, pat.counts, laid)
                     tight = cut <= pat.cost * (1 + _REL) + 1e-12
+                    if pat.alternatives:
+                        pat_detail["alternatives"] = pat.alternatives
                     if (pat.proven and tight) or _meets(cut, pat.bound):
                         return MethodResult(pat_a, "optimal",
                                             cut if pb.gap == 0 else pat.bound,
@@ -284,12 +311,14 @@ class ILPPlacement(PlacementMethod):
                         # the two as a cut, as after the compact model
                         lower = pat.cost
                         alt = _other_axis(rs)
-                        pat2 = None if alt is None else _pattern_bound(pb, alt, deadline,
-                                                                      start=heur)
+                        laid2: dict = {}
+                        pat2 = None if alt is None else _pattern_bound(
+                            pb, alt, deadline, start=heur,
+                            accept=self._acceptor(pb, alt, laid2))
                         if pat2 is not None and pat2.counts is not None:
-                            a2 = self._layout(pb, alt, pat2.counts)
-                            if pb.cut(a2) < cut:
-                                pat_a, cut = a2, pb.cut(a2)
+                            a2, cut2 = self._laid_out(pb, alt, pat2.counts, laid2)
+                            if cut2 < cut:
+                                pat_a, cut = a2, cut2
                             if ((pat2.proven and cut <= pat2.cost * (1 + _REL) + 1e-12)
                                     or _meets(cut, pat2.bound)):
                                 return MethodResult(pat_a, "optimal",
