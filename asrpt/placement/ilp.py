@@ -101,7 +101,7 @@ from .cut_bounds import (_cut_lower_bound, _fewest, _fiedler, _laplacian_lambda2
 from .ilp_count import (_backtrack, _boundary_cut, _canonical_counts, _count_cost,  # noqa: F401
                         _count_model, _count_start, _degrees, _internal_terms, _layouts,
                         _lower_hull, _max_internal, _min_boundary, _realize)
-from .ilp_patterns import _counts_of, _pattern_bound  # noqa: F401
+from .ilp_patterns import _counts_of, _enumerable, _pattern_bound  # noqa: F401
 from .ilp_plain import _extract, _plain_model, _symmetry_first_occurrence, _var  # noqa: F401
 from .ilp_tau import _tau_model  # noqa: F401
 from .rings import RingStructure, _expected_edges, _ring_structure, ring_structure  # noqa: F401
@@ -286,9 +286,15 @@ class ILPPlacement(PlacementMethod):
             # (HiGHS through scipy; with solver="cbc" the compact model alone, a cross-check)
             t0 = time.perf_counter()
             heur = pb.best([BestFit().run(pb).assignment, Greedy().run(pb).assignment])
-            laid: dict = {}   # id(counts) -> (layout, cut), and "best": the lowest cut seen
+            laid: dict = {}   # id(counts) -> (counts, layout, cut); "best": the lowest cut
+            # other count optima of the same cost get a quarter of the time left when the
+            # other ring can give a second pattern bound (often laid out where the first is
+            # not), else all of it
+            alt = _other_axis(rs)
+            second = alt is not None and _enumerable(pb, alt)
             pat = _pattern_bound(pb, rs, deadline, start=heur,
-                                 accept=self._acceptor(pb, rs, laid))
+                                 accept=self._acceptor(pb, rs, laid),
+                                 alternatives_share=0.25 if second else 1.0)
             if pat is not None:
                 pat_detail = {"solver": "highs", "pattern_bound": pat.bound,
                               "pattern_rounds": pat.iterations, "pattern_columns": pat.columns,
@@ -310,9 +316,8 @@ class ILPPlacement(PlacementMethod):
                         # out at its cost is optimal; else the plain model with the larger of
                         # the two as a cut, as after the compact model
                         lower = pat.cost
-                        alt = _other_axis(rs)
                         laid2: dict = {}
-                        pat2 = None if alt is None else _pattern_bound(
+                        pat2 = None if not second else _pattern_bound(
                             pb, alt, deadline, start=heur,
                             accept=self._acceptor(pb, alt, laid2))
                         if pat2 is not None and pat2.counts is not None:

@@ -59,10 +59,9 @@ _MAX_PATTERNS = 1_500_000
 _REL = 1e-9
 
 
-@lru_cache(maxsize=4)
-def _patterns(n_groups: int, cap: int, fmax: int):
-    """Every vector in {0..cap}^n_groups with sum <= fmax (int8 rows, sorted by sum), and
-    their sums; None when there would be more than ``_MAX_PATTERNS``."""
+def _pattern_count(n_groups: int, cap: int, fmax: int) -> int:
+    """How many vectors in {0..cap}^n_groups have sum <= fmax (a DP over the sums; stops
+    counting past ``_MAX_PATTERNS``)."""
     counts = [1]                                   # vectors of the prefix with each sum
     for _ in range(n_groups):
         nxt = [0] * (fmax + 1)
@@ -71,7 +70,23 @@ def _patterns(n_groups: int, cap: int, fmax: int):
                 nxt[s + v] += c
         counts = nxt
         if sum(counts) > _MAX_PATTERNS:
-            return None
+            break
+    return sum(counts)
+
+
+def _enumerable(pb: PlacementProblem, rs: RingStructure) -> bool:
+    """Whether :func:`_pattern_bound` can enumerate this structure's patterns on these
+    servers (else it returns None)."""
+    fmax = max(min(pb.free[h], pb.n) for h in pb.servers)
+    return _pattern_count(len(rs.groups()), min(rs.n_ring, fmax), fmax) <= _MAX_PATTERNS
+
+
+@lru_cache(maxsize=4)
+def _patterns(n_groups: int, cap: int, fmax: int):
+    """Every vector in {0..cap}^n_groups with sum <= fmax (int8 rows, sorted by sum), and
+    their sums; None when there would be more than ``_MAX_PATTERNS``."""
+    if _pattern_count(n_groups, cap, fmax) > _MAX_PATTERNS:
+        return None
     P = np.zeros((1, 0), dtype=np.int8)
     sums = np.zeros(1, dtype=np.int64)
     for _ in range(n_groups):
@@ -187,14 +202,16 @@ def _pattern_bound(pb: PlacementProblem, rs: RingStructure, deadline: float | No
                    start: np.ndarray | None = None, max_rounds: int = 200,
                    master_limit: float = 2.0, max_exact: int = 20_000,
                    first_exact: int = 1_000, accept=None,
-                   max_alternatives: int = 200, presolve: bool = False) -> PatternBound | None:
+                   max_alternatives: int = 200, alternatives_share: float = 1.0,
+                   presolve: bool = False) -> PatternBound | None:
     """The Lagrangian bound at column generation's multipliers and the integer master's
     counts (module docstring). None when a server's pattern set is too large to enumerate.
     ``start``: an assignment whose server patterns seed the master (a heuristic's).
     ``first_exact``: columns of the first exact master (its slack then grows fourfold; 0: the
     incumbent's whole slack at once). ``accept``: a test of proven-optimal counts (can they be
     laid out at their cost?); when it fails, up to ``max_alternatives`` other solutions of the
-    same count cost are tried, each excluded by a no-good cut once tried. ``presolve``: HiGHS's
+    same count cost are tried, each excluded by a no-good cut once tried, within
+    ``alternatives_share`` of the time left when the first one fails. ``presolve``: HiGHS's
     presolve on the integer masters (off by default: on the 64-worker cases it spent most of
     the time of the exact master, 12.5 of 12.5 s against 3.4 s without on llama-7b (2, 8, 4),
     whose masters close at the root)."""
@@ -412,7 +429,7 @@ def _pattern_bound(pb: PlacementProblem, rs: RingStructure, deadline: float | No
             if c2 is not None and cost2 < cost_out:
                 counts, cost_out, used = c2, cost2, used2
             cover = (best_lb + s) * scale
-            if ok and slack_of(cost_out) <= s * (1 + 1e-6) + 1e-7:
+            if ok and slack_of(cost_out) <= s:
                 proven = True
                 bound = max(bound, cost_out * (1 - _REL))
                 break
@@ -432,10 +449,12 @@ def _pattern_bound(pb: PlacementProblem, rs: RingStructure, deadline: float | No
     if proven and accept is not None and used is not None and not accept(counts):
         same = fixed(max(0.0, slack_of(cost_out)))
         nogoods = [used]
+        until = None if deadline is None else (
+            time.perf_counter() + alternatives_share * (deadline - time.perf_counter()))
         while same and tried < max_alternatives:
-            if deadline is not None and deadline - time.perf_counter() <= 0.1:
+            if until is not None and until - time.perf_counter() <= 0.1:
                 break
-            remaining = None if deadline is None else deadline - time.perf_counter()
+            remaining = None if until is None else until - time.perf_counter()
             c2, cost2, _, _, used2 = master(same, 1e9 if remaining is None else remaining,
                                             tuple(nogoods), cutoff=cost_out)
             if c2 is None:
