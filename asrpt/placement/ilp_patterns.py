@@ -411,10 +411,12 @@ def _pattern_bound(pb: PlacementProblem, rs: RingStructure, deadline: float | No
     # classes count servers), over a growing slack s: a master over the patterns of excess
     # below s gives min(its optimum, bound + s) as a bound, and is exact once its optimum is
     # within bound + s (any cheaper solution would use only its patterns). A small first set
-    # is much quicker to close than the full set of the incumbent's slack.
-    if cost_out is not None and best_red is not None and cost_out > bound:
+    # is much quicker to close than the full set of the incumbent's slack. Without an
+    # incumbent (the generated columns hold no integer solution) s grows until one is found.
+    if best_red is not None and (cost_out is None or cost_out > bound):
         excess = np.concatenate([best_red[1:ends[f]] - best_min[c] for c, f in enumerate(fs)])
-        s = slack_of(cost_out)
+        full = float(excess.max())                 # every pattern
+        s = full if cost_out is None else slack_of(cost_out)
         if first_exact and len(excess) > first_exact:
             s = min(s, float(np.partition(excess, first_exact)[first_exact]))
         while True:
@@ -426,21 +428,27 @@ def _pattern_bound(pb: PlacementProblem, rs: RingStructure, deadline: float | No
                 break
             c2, cost2, ok, dual, used2 = master(exact_cols,
                                                 1e9 if remaining is None else remaining)
-            if c2 is not None and cost2 < cost_out:
+            if c2 is not None and (cost_out is None or cost2 < cost_out):
                 counts, cost_out, used = c2, cost2, used2
-            cover = (best_lb + s) * scale
-            if ok and slack_of(cost_out) <= s:
+            top = np.inf if cost_out is None else cost_out
+            cover = np.inf if s >= full else (best_lb + s) * scale
+            if ok and cost_out is not None and (s >= full or slack_of(cost_out) <= s):
                 proven = True
                 bound = max(bound, cost_out * (1 - _REL))
                 break
             if ok:
                 opt = cost2 if cost2 is not None else np.inf
-                bound = max(bound, min(cost_out, opt, cover) * (1 - _REL))
+                new_bound = min(top, opt, cover)
             else:
-                if dual is not None and np.isfinite(dual):
-                    bound = max(bound, min(cost_out, dual * scale + C, cover) * (1 - _REL))
+                new_bound = min(top, dual * scale + C, cover) if dual is not None else -np.inf
+            if np.isfinite(new_bound):
+                bound = max(bound, new_bound * (1 - _REL))
+            if not ok:
                 break
-            s = min(slack_of(cost_out), max(4 * s, slack_of(cost_out) / 16))
+            if s >= full:
+                break                                  # pragma: no cover - feasible problems
+            target = full if cost_out is None else slack_of(cost_out)
+            s = min(target, max(4 * s, target / 16))
     elif cost_out is not None and cost_out <= bound * (1 + _REL) / (1 - _REL):
         proven = True
     # the count optimum cannot be laid out at its cost: other solutions of the same cost, one
