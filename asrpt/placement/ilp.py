@@ -46,10 +46,11 @@ give the same optimum.
 **Pattern bound** (:mod:`.ilp_patterns`, ``patterns=True``): before the compact count model,
 column generation over every pattern (one server's counts) gives a Lagrangian bound that is
 valid for any multipliers, and an exact master over the patterns that reduced-cost fixing
-leaves. A layout at the proven count optimum or at the bound is optimal without the compact
-model. A count optimum that cannot be laid out is retried along the other ring, whose count
-model is a lower bound too. Otherwise the bound joins the compact model's bound, and the
-master's counts are its warm start.
+leaves (over a growing slack). A layout at the proven count optimum or at the bound is optimal
+without the compact model. A count optimum that cannot be laid out is replaced by another of
+the same count cost (no-good cuts in the exact master), then retried along the other ring,
+whose count model is a lower bound too. Otherwise the bound joins the compact model's bound,
+and the master's counts are its warm start.
 
 **Tau formulation** (``objective="tau"``): the plain variables plus indicators that reproduce
 :func:`asrpt.dnn.perf.iteration_time` term by term as a MILP (crossing indicators per
@@ -289,12 +290,13 @@ class ILPPlacement(PlacementMethod):
             laid: dict = {}   # id(counts) -> (counts, layout, cut); "best": the lowest cut
             # other count optima of the same cost get a quarter of the time left when the
             # other ring can give a second pattern bound (often laid out where the first is
-            # not), else all of it
+            # not), else half of it (the plain model's search, with the count optimum as a
+            # cut, keeps the rest: where nothing is proven it finds the better placement)
             alt = _other_axis(rs)
             second = alt is not None and _enumerable(pb, alt)
             pat = _pattern_bound(pb, rs, deadline, start=heur,
                                  accept=self._acceptor(pb, rs, laid),
-                                 alternatives_share=0.25 if second else 1.0)
+                                 alternatives_share=0.25 if second else 0.5)
             if pat is not None:
                 pat_detail = {"solver": "highs", "pattern_bound": pat.bound,
                               "pattern_rounds": pat.iterations, "pattern_columns": pat.columns,
