@@ -20,9 +20,10 @@ Run as a script from the repository root with ``PYTHONPATH=.`` so that it import
 Run the speed targets with ``pytest benchmarks/bench_placement.py --benchmark-only -m "slow or
 not slow"``; print the full report (the figures of docs/placement.md) with ``python
 benchmarks/bench_placement.py [--cases 500] [--seed 0] [--time-limit 30] [--jobs 1] [--part
-all|size|eight|plain|gaps|limit|strength|proof|patterns] [--json FILE]`` (``--part proof --time-limit
-10``: issue 18's figures; ``--part strength --time-limit 10``: the count model before and after
-the boundary cuts, same cases, same run).
+all|size|eight|plain|gaps|limit|strength|proof|patterns] [--json FILE]`` (``--part proof
+--time-limit 10``: issue 18's figures; ``--part strength --time-limit 10``: the count model
+before and after the boundary cuts, same cases, same run; ``--part patterns --time-limit 10``
+from two checkouts: the pattern step of each).
 
 Cases: a zoo model and a parallel configuration (dp, pp, tp) with 8, 16, 32 or 64 workers that
 fits in A100 memory; 2-16 servers of 8 GPUs (a server of 16 for the "onto 8 servers" cases)
