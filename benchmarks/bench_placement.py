@@ -10,16 +10,20 @@ Targets (issue 4):
   within 10 s in >= 90% of cases, median under 1 s: part "proof" measures the count method
   without and with the pattern bound on the same fixed cases, case by case in one run (proven
   share, median time, gap at the limit, the compact LP relaxation and the pattern bound against
-  the best cut); part "strength" the compact model without and with the boundary cuts.
+  the best cut); part "patterns" the count method alone on the same cases (run from two
+  checkouts back to back to compare them: ``PYTHONPATH=<checkout> python
+  benchmarks/bench_placement.py --part patterns --time-limit 10 --seed N``); part "strength"
+  the compact model without and with the boundary cuts.
 
 Run as a script from the repository root with ``PYTHONPATH=.`` so that it imports this checkout.
 
 Run the speed targets with ``pytest benchmarks/bench_placement.py --benchmark-only -m "slow or
 not slow"``; print the full report (the figures of docs/placement.md) with ``python
 benchmarks/bench_placement.py [--cases 500] [--seed 0] [--time-limit 30] [--jobs 1] [--part
-all|size|eight|plain|gaps|limit|strength|proof] [--json FILE]`` (``--part proof --time-limit
-10``: issue 18's figures; ``--part strength --time-limit 10``: the count model before and after
-the boundary cuts, same cases, same run).
+all|size|eight|plain|gaps|limit|strength|proof|patterns] [--json FILE]`` (``--part proof
+--time-limit 10``: issue 18's figures; ``--part strength --time-limit 10``: the count model
+before and after the boundary cuts, same cases, same run; ``--part patterns --time-limit 10``
+from two checkouts: the pattern step of each).
 
 Cases: a zoo model and a parallel configuration (dp, pp, tp) with 8, 16, 32 or 64 workers that
 fits in A100 memory; 2-16 servers of 8 GPUs (a server of 16 for the "onto 8 servers" cases)
@@ -281,6 +285,27 @@ def proof(seed: int = 0, time_limit: float = 10.0, fragmented: int = 12) -> dict
     return out
 
 
+def patterns(seed: int = 0, time_limit: float = 10.0, fragmented: int = 12) -> dict:
+    """The default count method (pattern bound on) alone on issue 18's fixed cases
+    (``issue18_cases``), for comparing two checkouts: run it once from each (``PYTHONPATH``
+    names the checkout whose ``asrpt`` is measured) back to back. Per family: the share proven
+    optimal within ``time_limit``, the median, p95 and worst time, the gap (cut - bound) / cut
+    at the limit, and the unproven cases with how they ended."""
+    fams = issue18_cases(seed, fragmented)
+    out = {}
+    for fam, cases_ in fams.items():
+        rows = [(timed(W, free, COUNT, time_limit), label) for W, free, label in cases_]
+        gaps = [(p.cut_bytes - p.bound) / p.cut_bytes if p.cut_bytes > 0 else 0.0
+                for (p, _), _ in rows if p.status != "optimal"]
+        proven = sum(p.status == "optimal" for (p, _), _ in rows)
+        out[fam] = {"cases": len(rows), "proven": proven, "proven_share": proven / len(rows),
+                    "time": _stats([dt for (_, dt), _ in rows]), "gap_at_limit": _stats(gaps),
+                    "unproven": [(label, p.detail.get("formulation"),
+                                  p.detail.get("alternatives", 0))
+                                 for (p, _), label in rows if p.status != "optimal"]}
+    return out
+
+
 def strength(seed: int = 0, time_limit: float = 10.0, fragmented: int = 12) -> dict:
     """The count model without and with the boundary cuts, on the same cases in the same run:
     64 workers onto 8 free 8-GPU servers (the 30 configurations of ``onto_eight_servers``) and
@@ -390,7 +415,7 @@ def heuristic_gaps(seed: int = 3, cases: int = 500, time_limit: float = 30.0,
 def report(cases: int = 500, seed: int = 0, time_limit: float = 30.0, part: str = "all",
            jobs: int = 1) -> dict:
     """The full report (``part="all"``) or one of its parts: "size", "eight", "plain", "gaps",
-    "limit", "strength", "proof" (the last two not part of "all")."""
+    "limit", "strength", "proof", "patterns" (the last three not part of "all")."""
     parts = {"size": lambda: {"ilp_by_size": ilp_by_size(seed, time_limit=time_limit)},
              "eight": lambda: {"onto_eight_servers": onto_eight_servers(seed + 1,
                                                                         time_limit=time_limit)},
@@ -400,10 +425,11 @@ def report(cases: int = 500, seed: int = 0, time_limit: float = 30.0, part: str 
                                                                jobs=jobs)},
              "limit": lambda: {"limit_gaps": limit_gaps(seed + 4, time_limit=time_limit)},
              "strength": lambda: {"strength": strength(seed, time_limit=time_limit)},
-             "proof": lambda: {"proof": proof(seed, time_limit=time_limit)}}
+             "proof": lambda: {"proof": proof(seed, time_limit=time_limit)},
+             "patterns": lambda: {"patterns": patterns(seed, time_limit=time_limit)}}
     if part != "all":
         return parts[part]()
-    return {k: v for name, f in parts.items() if name not in ("strength", "proof")
+    return {k: v for name, f in parts.items() if name not in ("strength", "proof", "patterns")
             for k, v in f().items()}
 
 
@@ -476,7 +502,7 @@ if __name__ == "__main__":
     ap.add_argument("--cases", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--part", choices=["all", "size", "eight", "plain", "gaps", "limit",
-                                       "strength", "proof"],
+                                       "strength", "proof", "patterns"],
                     default="all")
     ap.add_argument("--json", default=None)
     ap.add_argument("--time-limit", type=float, default=30.0,
@@ -506,5 +532,12 @@ if __name__ == "__main__":
                   f"{r['pattern_gap'].get('worst', 0):.4f}; equal optima "
                   f"{r['equal_optima_when_both_proven']} of {r['both_proven']}; after better cut "
                   f"in {r['after_better_cut']}")
+    elif a.part == "patterns":
+        for fam, x in rep["patterns"].items():
+            g = x["gap_at_limit"]
+            print(f"{fam:>10}: proven {x['proven']}/{x['cases']} ({x['proven_share']:.0%}), time "
+                  f"median {x['time']['median']:.3f} s p95 {x['time']['p95']:.2f} worst "
+                  f"{x['time']['worst']:.2f}, gap at limit median {g.get('median', 0):.4f} "
+                  f"worst {g.get('worst', 0):.4f}; unproven {x['unproven']}")
     else:
         print(json.dumps(rep, indent=1, default=str))

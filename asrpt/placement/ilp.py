@@ -46,10 +46,11 @@ give the same optimum.
 **Pattern bound** (:mod:`.ilp_patterns`, ``patterns=True``): before the compact count model,
 column generation over every pattern (one server's counts) gives a Lagrangian bound that is
 valid for any multipliers, and an exact master over the patterns that reduced-cost fixing
-leaves. A layout at the proven count optimum or at the bound is optimal without the compact
-model. A count optimum that cannot be laid out is retried along the other ring, whose count
-model is a lower bound too. Otherwise the bound joins the compact model's bound, and the
-master's counts are its warm start.
+leaves (over a growing slack). A layout at the proven count optimum or at the bound is optimal
+without the compact model. A count optimum that cannot be laid out is replaced by another of
+the same count cost (no-good cuts in the exact master), then retried along the other ring,
+whose count model is a lower bound too. Otherwise the bound joins the compact model's bound,
+and the master's counts are its warm start.
 
 **Tau formulation** (``objective="tau"``): the plain variables plus indicators that reproduce
 :func:`asrpt.dnn.perf.iteration_time` term by term as a MILP (crossing indicators per
@@ -101,7 +102,7 @@ from .cut_bounds import (_cut_lower_bound, _fewest, _fiedler, _laplacian_lambda2
 from .ilp_count import (_backtrack, _boundary_cut, _canonical_counts, _count_cost,  # noqa: F401
                         _count_model, _count_start, _degrees, _internal_terms, _layouts,
                         _lower_hull, _max_internal, _min_boundary, _realize)
-from .ilp_patterns import _counts_of, _pattern_bound  # noqa: F401
+from .ilp_patterns import _counts_of, _enumerable, _pattern_bound  # noqa: F401
 from .ilp_plain import _extract, _plain_model, _symmetry_first_occurrence, _var  # noqa: F401
 from .ilp_tau import _tau_model  # noqa: F401
 from .rings import RingStructure, _expected_edges, _ring_structure, ring_structure  # noqa: F401
@@ -255,6 +256,30 @@ class ILPPlacement(PlacementMethod):
                 a[pb.index[rs.worker(q, s, i)]] = h
         return a
 
+    def _acceptor(self, pb, rs: RingStructure, laid: dict):
+        """The test the pattern master puts to proven-optimal counts: can they be laid out at
+        their count cost? Each layout is kept in ``laid`` (by id of the counts), with the
+        lowest-cut one under "best"."""
+        def accept(counts: dict) -> bool:
+            a = self._layout(pb, rs, counts)
+            cut = pb.cut(a)
+            laid[id(counts)] = (counts, a, cut)
+            if "best" not in laid or cut < laid["best"][1]:
+                laid["best"] = (a, cut)
+            return cut <= _count_cost(rs, counts) * (1 + _REL) + 1e-12
+        return accept
+
+    def _laid_out(self, pb, rs: RingStructure, counts: dict, laid: dict):
+        """(layout, cut) of the master's counts: the one ``accept`` made, else a new one; when
+        the counts are not laid out at their cost, the lowest cut of every layout tried."""
+        seen, a, cut = laid.get(id(counts)) or (None, None, None)
+        if seen is not counts:
+            a = self._layout(pb, rs, counts)
+            cut = pb.cut(a)
+        if "best" in laid and laid["best"][1] < cut:
+            a, cut = laid["best"]
+        return a, cut
+
     def _count(self, pb, rs: RingStructure, deadline) -> MethodResult:
         scale = self._scale(pb)
         lower, start, pat_detail, pat_a = None, None, {}, None
@@ -262,16 +287,26 @@ class ILPPlacement(PlacementMethod):
             # (HiGHS through scipy; with solver="cbc" the compact model alone, a cross-check)
             t0 = time.perf_counter()
             heur = pb.best([BestFit().run(pb).assignment, Greedy().run(pb).assignment])
-            pat = _pattern_bound(pb, rs, deadline, start=heur)
+            laid: dict = {}   # id(counts) -> (counts, layout, cut); "best": the lowest cut
+            # other count optima of the same cost get a quarter of the time left when the
+            # other ring can give a second pattern bound (often laid out where the first is
+            # not), else half of it (the plain model's search, with the count optimum as a
+            # cut, keeps the rest: where nothing is proven it finds the better placement)
+            alt = _other_axis(rs)
+            second = alt is not None and _enumerable(pb, alt)
+            pat = _pattern_bound(pb, rs, deadline, start=heur,
+                                 accept=self._acceptor(pb, rs, laid),
+                                 alternatives_share=0.25 if second else 0.5)
             if pat is not None:
                 pat_detail = {"solver": "highs", "pattern_bound": pat.bound,
                               "pattern_rounds": pat.iterations, "pattern_columns": pat.columns,
                               "pattern_time": time.perf_counter() - t0}
                 lower = pat.bound
                 if pat.counts is not None:
-                    pat_a = self._layout(pb, rs, pat.counts)
-                    cut = pb.cut(pat_a)
+                    pat_a, cut = self._laid_out(pb, rs, pat.counts, laid)
                     tight = cut <= pat.cost * (1 + _REL) + 1e-12
+                    if pat.alternatives:
+                        pat_detail["alternatives"] = pat.alternatives
                     if (pat.proven and tight) or _meets(cut, pat.bound):
                         return MethodResult(pat_a, "optimal",
                                             cut if pb.gap == 0 else pat.bound,
@@ -283,13 +318,14 @@ class ILPPlacement(PlacementMethod):
                         # out at its cost is optimal; else the plain model with the larger of
                         # the two as a cut, as after the compact model
                         lower = pat.cost
-                        alt = _other_axis(rs)
-                        pat2 = None if alt is None else _pattern_bound(pb, alt, deadline,
-                                                                      start=heur)
+                        laid2: dict = {}
+                        pat2 = None if not second else _pattern_bound(
+                            pb, alt, deadline, start=heur,
+                            accept=self._acceptor(pb, alt, laid2))
                         if pat2 is not None and pat2.counts is not None:
-                            a2 = self._layout(pb, alt, pat2.counts)
-                            if pb.cut(a2) < cut:
-                                pat_a, cut = a2, pb.cut(a2)
+                            a2, cut2 = self._laid_out(pb, alt, pat2.counts, laid2)
+                            if cut2 < cut:
+                                pat_a, cut = a2, cut2
                             if ((pat2.proven and cut <= pat2.cost * (1 + _REL) + 1e-12)
                                     or _meets(cut, pat2.bound)):
                                 return MethodResult(pat_a, "optimal",

@@ -445,3 +445,108 @@ def test_warm_start_satisfies_every_row_of_the_count_model(data):
     _count_start(prob, pb, rs, counts)
     assert all(v.varValue is not None for v in prob.variables())
     assert [name for name, c in prob.constraints.items() if not c.valid(1e-6)] == []
+
+
+# -- the exact master over a growing slack, and other count optima (issue 18) --------------------
+
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_exact_master_over_a_growing_slack_keeps_the_count_optimum(data):
+    """The exact pattern master started on a small set of columns (its slack then grows) proves
+    the same count optimum as the master over the incumbent's whole slack, and its bound stays
+    below the brute-force optimum."""
+    from asrpt.placement.ilp import _pattern_bound
+
+    W = data.draw(worker_graphs(min_workers=4, max_workers=8))
+    n = W.number_of_nodes()
+    free = data.draw(free_vectors(n, max_servers=4, max_free=max(2, n - 1)))
+    pb = PlacementProblem.build(W, free)
+    rs = ring_structure(W)
+    bf = place(W, free, method="brute_force")
+    whole = _pattern_bound(pb, rs, None, first_exact=0)
+    for first in (1, 3):
+        grown = _pattern_bound(pb, rs, None, first_exact=first)
+        assert grown.bound <= bf.cut_bytes * (1 + REL) + 1e-9
+        assert grown.proven == whole.proven
+        if whole.proven:
+            assert close(grown.cost, whole.cost), (free, first)
+
+
+def _count_optima(pb, rs):
+    """Every optimal count vector of a tiny case, by enumerating every assignment: (cost,
+    {per class of equal free GPUs: the sorted server patterns})."""
+    from asrpt.placement.ilp import _count_cost, _counts_of
+
+    groups = rs.groups()
+    servers = list(pb.servers)
+    best, found = None, set()
+    for digits in itertools.product(range(len(servers)), repeat=pb.n):
+        a = np.array([servers[d] for d in digits])
+        if any((a == h).sum() > pb.free[h] for h in servers):
+            continue
+        counts = _counts_of(pb, rs, a)
+        cost = _count_cost(rs, counts)
+        key = tuple(sorted(
+            (pb.free[h], tuple(counts[g].get(h, 0) for g in groups)) for h in servers
+            if any(counts[g].get(h, 0) for g in groups)))
+        if best is None or cost < best * (1 - 1e-9) - 1e-12:
+            best, found = cost, {key}
+        elif cost <= best * (1 + 1e-9) + 1e-12:
+            found.add(key)
+    return best, found
+
+
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_other_count_optima_are_each_tried_once(data):
+    """With a test that accepts no counts, the master tries every other optimal count vector
+    once (no-good cuts): 1 + alternatives = the number of optimal count vectors found by
+    enumerating every assignment, each of the optimal cost and none twice."""
+    from asrpt.placement.ilp import _count_cost, _pattern_bound
+
+    W = data.draw(worker_graphs(min_workers=3, max_workers=7))
+    n = W.number_of_nodes()
+    free = data.draw(free_vectors(n, max_servers=3, max_free=max(2, n - 1)))
+    pb = PlacementProblem.build(W, free)
+    rs = ring_structure(W)
+    best, optima = _count_optima(pb, rs)
+    seen = []
+
+    def accept(counts):
+        seen.append(counts)
+        return False
+
+    out = _pattern_bound(pb, rs, None, accept=accept, max_alternatives=10_000)
+    assert out.proven and close(out.cost, best)
+    assert out.alternatives + 1 == len(seen) == len(optima), (free, len(seen), len(optima))
+    groups = rs.groups()
+    keys = set()
+    for counts in seen:
+        assert close(_count_cost(rs, counts), best)
+        keys.add(tuple(sorted((pb.free[h], tuple(counts[g].get(h, 0) for g in groups))
+                              for h in pb.servers if any(counts[g].get(h, 0) for g in groups))))
+    assert keys == optima
+
+
+# small cases whose first count optimum cannot be laid out at its cost while another optimum of
+# the same count cost can (found by a random search): ((d, p, t), tensor, pipeline and data
+# bytes per stage, free GPUs)
+UNTIGHT_FIRST = [
+    ((3, 1, 3), [1], [], [8], [5, 2, 2]),
+    ((4, 1, 3), [5], [], [3], [0, 2, 2, 8]),
+    ((2, 2, 3), [1, 0], [40], [5, 5], [3, 3, 6]),
+]
+
+
+@pytest.mark.parametrize("shape, tp, pp, dp, free", UNTIGHT_FIRST)
+def test_an_untight_count_optimum_is_replaced_by_one_of_equal_cost(shape, tp, pp, dp, free):
+    """The count method proves these through another count optimum (``alternatives``), with the
+    plain ILP's and brute force's optimum."""
+    W = synthetic_worker_graph(*shape, tp, pp, dp)
+    p = place(W, free, method=COUNT)
+    assert p.status == "optimal" and p.detail.get("alternatives", 0) >= 1, p.detail
+    assert p.detail["formulation"] == "count"
+    bf = place(W, free, method="brute_force")
+    plain = place(W, free, method=PLAIN)
+    assert close(p.cut_bytes, bf.cut_bytes) and close(p.cut_bytes, plain.cut_bytes)
+    assert validate_placement(W, free, p) == ()
