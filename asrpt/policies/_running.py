@@ -201,18 +201,16 @@ class ArrayRun:
         return chain.from_iterable(self._chunks(waiting, views, skip))
 
     def selects_all(self, waiting, views: dict, budget, skip=()) -> bool:
-        """:func:`~asrpt.policies._incremental.selects_running` for this run: the waiting entries ahead of a running one are
-        found by the bisection of :meth:`_chunks`, the GPUs ahead of each by a cumulative sum."""
-        index, sizes, ranks = self.index, self.size, self.rank
-        if skip:
-            keep = ~np.isin(index, list(skip))
-            index, sizes, ranks = index[keep], sizes[keep], ranks[keep]
-        n = len(index)
-        if not n or not waiting:
+        """:func:`~asrpt.policies._incremental.selects_running` for this run: the waiting
+        entries ahead of a running one are found by the bisection of :meth:`_chunks`, the GPUs
+        ahead of each by a cumulative sum."""
+        index, sizes, ranks = self._kept(skip)
+        if not len(index) or not waiting:
             return True
         last = (sizes[-1].item(), ranks[-1].item())
         rank_of = self.table.rank
-        ahead = size_list = None
+        ahead = None
+        memo = [None]
         for entry in waiting:
             size = entry[0]
             i = entry[3]
@@ -222,53 +220,52 @@ class ArrayRun:
                 continue
             if ahead is None:   # GPUs of the running entries up to each position, from 0
                 ahead = np.concatenate(([0.0], np.cumsum(self.table.gpus[index])))
-            if type(size) is float:
-                k = int(sizes.searchsorted(size))
-                if k < n and sizes[k] == size:
-                    hi = int(sizes.searchsorted(size, "right"))
-                    k += int(ranks[k:hi].searchsorted(rank_of[i]))
-            else:                           # compared as Python numbers
-                if size_list is None:
-                    size_list = sizes.tolist()
-                k = bisect_left(size_list, size)
-                if k < n and size_list[k] == size:
-                    hi = bisect_right(size_list, size, k)
-                    k += int(ranks[k:hi].searchsorted(rank_of[i]))
-            if views[i].gpus <= budget - ahead[k]:
+            if views[i].gpus <= budget - ahead[self._below(sizes, ranks, size, rank_of[i], memo)]:
                 return False
         return True
 
-    def _chunks(self, waiting, views: dict, skip):
-        index = self.index
+    def _kept(self, skip) -> tuple:
+        """``(index, size, rank)`` of the entries not in ``skip``."""
         if skip:
-            keep = ~np.isin(index, list(skip))
-            index, sizes, ranks = index[keep], self.size[keep], self.rank[keep]
-        else:
-            sizes, ranks = self.size, self.rank
+            keep = ~np.isin(self.index, list(skip))
+            return self.index[keep], self.size[keep], self.rank[keep]
+        return self.index, self.size, self.rank
+
+    @staticmethod
+    def _below(sizes, ranks, size, rank, memo: list) -> int:
+        """How many entries of the sorted ``sizes`` (``ranks`` among equal sizes) sort below a
+        waiting entry of ``size`` and arrival rank ``rank``: bisection in numpy for a float (a
+        float64 holds it), else on the sizes as Python numbers (``memo[0]``, listed once)."""
+        n = len(sizes)
+        if type(size) is float:
+            k = int(sizes.searchsorted(size))
+            if k < n and sizes[k] == size:  # equal sizes: by (arrival, key, index), the rank
+                hi = int(sizes.searchsorted(size, "right"))
+                k += int(ranks[k:hi].searchsorted(rank))
+            return k
+        if memo[0] is None:
+            memo[0] = sizes.tolist()
+        size_list = memo[0]
+        k = bisect_left(size_list, size)
+        if k < n and size_list[k] == size:
+            hi = bisect_right(size_list, size, k)
+            k += int(ranks[k:hi].searchsorted(rank))
+        return k
+
+    def _chunks(self, waiting, views: dict, skip):
+        index, sizes, ranks = self._kept(skip)
         run = self.table.views[index].tolist()
         n = len(run)
         if not waiting:
             yield run
             return
         rank_of = self.table.rank
-        size_list = None
+        memo = [None]
         pos = 0
         it = iter(waiting)
         for entry in it:
             if pos < n:
-                size = entry[0]
-                if type(size) is float:             # bisect in numpy (a float64 holds it)
-                    k = int(sizes.searchsorted(size))
-                    if k < n and sizes[k] == size:  # equal sizes: by (arrival, key, index), the rank
-                        hi = int(sizes.searchsorted(size, "right"))
-                        k += int(ranks[k:hi].searchsorted(rank_of[entry[3]]))
-                else:                               # compared as Python numbers
-                    if size_list is None:
-                        size_list = sizes.tolist()
-                    k = bisect_left(size_list, size)
-                    if k < n and size_list[k] == size:
-                        hi = bisect_right(size_list, size, k)
-                        k += int(ranks[k:hi].searchsorted(rank_of[entry[3]]))
+                k = self._below(sizes, ranks, entry[0], rank_of[entry[3]], memo)
                 if k > pos:
                     yield run[pos:k]
                     pos = k

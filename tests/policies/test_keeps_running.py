@@ -12,7 +12,7 @@ import pytest
 
 from asrpt.instance import Cluster, Instance, Job
 from asrpt.policies._incremental import selects_running
-from asrpt.policies._running import ArrayRun, JobTable, TupleRun, merged
+from asrpt.policies._running import ArrayRun, TupleRun, merged
 from asrpt.policies.asrpt import ASRPT
 from asrpt.policies.fifo import FIFO
 from asrpt.policies.gavel import Gavel
@@ -24,7 +24,7 @@ from asrpt.sim import simulate
 from asrpt.state import Decision, job_views
 
 from ._same_decisions import recording, same_decisions
-from .test_running_arrays import ASRPT_VARIANTS, RUNS, SRSF_VARIANTS, _ids, dnn_trace
+from .test_running_arrays import ASRPT_VARIANTS, RUNS, SRSF_VARIANTS, _ids, dnn_trace, table_of
 
 
 def _greedy(order, budget):
@@ -43,12 +43,7 @@ def test_selects_running_is_the_greedy_selection(seed):
     every running one fits in what they leave (a settled view), the answer is whether the greedy
     selection over the merged order is the running set, for tuple and array runs alike."""
     rng = random.Random(seed)
-    inst = dnn_trace(40, seed + 20, float_arrivals=seed % 2 == 0)
-    views = job_views(inst)
-    table = JobTable(capacity=1)
-    for i in sorted(range(len(views)), key=lambda i: (views[i].arrival, views[i].key, i)):
-        table.add(views[i])
-    by_index = {v.index: v for v in views}
+    views, table, by_index = table_of(dnn_trace(40, seed + 20, float_arrivals=seed % 2 == 0))
     sizes = [0.0, 1.0, 2.5, 2.5, 7.0, 40.0, 1e9]
     chosen = rng.sample(range(len(views)), rng.randint(1, 30))
     cut = rng.randint(1, len(chosen))

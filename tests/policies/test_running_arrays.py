@@ -225,20 +225,26 @@ def test_table_ranks_follow_arrival_order():
     assert np.array_equal(table.tau_star[:len(views)], [v.tau_star for v in views])
 
 
-@pytest.mark.parametrize("seed", range(30))
-def test_array_merge_is_the_tuple_merge(seed):
-    """The merge of a sorted array run with the waiting entries, ties on sizes included (broken by
-    (arrival, key, index)), with and without skipped jobs, is the merge of the tuples."""
-    from asrpt.policies._running import ArrayRun, JobTable, TupleRun, merged
+def table_of(inst):
+    """The instance's job views, a JobTable of them in arrival order, and the views by index."""
+    from asrpt.policies._running import JobTable
     from asrpt.state import job_views
 
-    rng = random.Random(seed)
-    inst = dnn_trace(40, seed + 10, float_arrivals=seed % 2 == 0)
     views = job_views(inst)
     table = JobTable(capacity=1)
     for i in sorted(range(len(views)), key=lambda i: (views[i].arrival, views[i].key, i)):
         table.add(views[i])
-    by_index = {v.index: v for v in views}
+    return views, table, {v.index: v for v in views}
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_array_merge_is_the_tuple_merge(seed):
+    """The merge of a sorted array run with the waiting entries, ties on sizes included (broken by
+    (arrival, key, index)), with and without skipped jobs, is the merge of the tuples."""
+    from asrpt.policies._running import ArrayRun, TupleRun, merged
+
+    rng = random.Random(seed)
+    views, table, by_index = table_of(dnn_trace(40, seed + 10, float_arrivals=seed % 2 == 0))
     sizes = [0.0, 1.0, 2.5, 2.5, 7.0, 1e9]
     chosen = rng.sample(range(len(views)), rng.randint(0, 30))
     cut = rng.randint(0, len(chosen))
