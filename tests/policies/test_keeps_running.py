@@ -1,7 +1,7 @@
 """``Decision.keeps_running`` (issue 18): a preemptive policy's promise, in a settled view, that its
 order selects exactly the running jobs, so that the engine may skip reading it. The promise must
 never change a run: SRSF and A-SRPT make the same decisions with and without it, every promise
-they, Tiresias and the round-based policies (Gavel, Themis: within a round) make holds
+they, Tiresias (2D-LAS and Gittins) and the round-based policies (Gavel, Themis: within a round) make holds
 (``check_invariants``), and the check SRSF and A-SRPT make, ``selects_running``, is the greedy
 selection itself."""
 
@@ -16,6 +16,7 @@ from asrpt.policies._running import ArrayRun, TupleRun, merged
 from asrpt.policies.asrpt import ASRPT
 from asrpt.policies.fifo import FIFO
 from asrpt.policies.gavel import Gavel
+from asrpt.policies.gittins import TiresiasGittins
 from asrpt.policies.srsf import SRSF
 from asrpt.policies.themis import Themis
 from asrpt.policies.tiresias import Tiresias
@@ -113,7 +114,8 @@ def test_asrpt_promises_change_nothing(params, run):
 
 @pytest.mark.parametrize("policy", [SRSF(predictor="instance"), ASRPT(), ASRPT(order="actual"),
                                     ASRPT(kappa=1.0, share=0.25), Gavel(round_length=20.0),
-                                    Themis(round_length=20.0), Tiresias(), Tiresias(thresholds=[50, 400])],
+                                    Themis(round_length=20.0), Tiresias(), Tiresias(thresholds=[50, 400]),
+                                    TiresiasGittins()],
                          ids=repr)
 @pytest.mark.parametrize("seed", [1, 2, 4])
 def test_every_promise_holds_and_some_are_made(policy, seed, monkeypatch):
