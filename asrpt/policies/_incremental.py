@@ -47,6 +47,7 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
             waiting.rebuild_sorted(*runs)
         else:
             waiting.rebuild(view, lambda j: keys[j.index])
+        keeps = False   # (a new round's merged order promises nothing)
         if waiting.track_running:   # every active job by its key: the merge of the two sorted lists
             order = MergedOrder(waiting.held, waiting.entries, waiting.views)
         else:
@@ -58,10 +59,9 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
             return keys.get(j.index) or missing_key(j)
 
         order = policy._waiting.order(view, key)
-        wake = policy.round_end_ if policy._waiting.demand > policy._total_gpus else None
-        return order, wake, view.settled
+        keeps = view.settled
     wake = policy.round_end_ if policy._waiting.demand > policy._total_gpus else None
-    return order, wake, False
+    return order, wake, keeps
 
 
 class MergedOrder:

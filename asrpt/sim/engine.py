@@ -760,22 +760,8 @@ class _Engine:
         """Apply a preemptive decision: select greedily in its order, preempt the running jobs
         left out, start the selected ones, give idle GPUs to jobs left out (module docstring)."""
         policy, states = self.policy, self.states
-        budget = self.total_gpus
-        selected: list[JobView] = []
-        skipped: list[JobView] = []         # scanned, not selected (candidates for idle GPUs)
-        take = selected.append
         order = iter(decision.order)
-        for jv in order:                    # greedy by GPU count, in priority order
-            g = jv.gpus
-            if g <= budget:
-                take(jv)
-                budget -= g
-                if not budget:
-                    break
-            elif not backfill:
-                break
-            else:
-                skipped.append(jv)
+        selected, skipped = self._select(order, backfill)
         chosen = set(map(_INDEX_OF, selected))
         if len(chosen) != len(selected):
             raise AsrptError(f"policy {policy.name} listed a job twice")
@@ -824,16 +810,31 @@ class _Engine:
         if backfill and self.free_total and (blocked or len(self.running) > len(chosen)):
             self._fill_idle(itertools.chain(skipped, order), chosen, blocked)
 
+    def _select(self, order, backfill: bool) -> tuple[list, list]:
+        """The greedy selection by GPU count over the iterator ``order``, in priority order:
+        ``(selected, skipped)``, the jobs scanned and not selected being the candidates for idle
+        GPUs (``order`` is left after the last job read)."""
+        budget = self.total_gpus
+        selected: list[JobView] = []
+        skipped: list[JobView] = []
+        take = selected.append
+        for jv in order:
+            g = jv.gpus
+            if g <= budget:
+                take(jv)
+                budget -= g
+                if not budget:
+                    break
+            elif not backfill:
+                break
+            else:
+                skipped.append(jv)
+        return selected, skipped
+
     def _check_keeps_running(self, decision) -> None:
         """``check_invariants``: a ``keeps_running`` promise holds (the greedy selection over
         the order is exactly the running set)."""
-        budget, selected = self.total_gpus, set()
-        for jv in decision.order:
-            if jv.gpus <= budget:
-                selected.add(jv.index)
-                budget -= jv.gpus
-                if not budget:
-                    break
+        selected = set(map(_INDEX_OF, self._select(iter(decision.order), True)[0]))
         if selected != set(self.running):
             raise AssertionError(f"t={self.now}: policy {self.policy.name} promised keeps_running, but its "
                                  f"order selects {len(selected)} jobs against {len(self.running)} running")
