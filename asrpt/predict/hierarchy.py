@@ -75,11 +75,13 @@ Examples
 
 from __future__ import annotations
 
-import bisect
 import math
+from bisect import bisect_left, insort
 from collections import deque
 from numbers import Integral, Real
 from typing import Sequence
+
+from sortedcontainers import SortedList
 
 from .._validation import Interval, Options
 from .base import QUANTILE_LEVELS, ErrorBands, Predictor, register_predictor
@@ -98,20 +100,25 @@ _MIN_CHECKS = 50
 
 
 class _Stats:
-    """Successful and failed runs of one key: recent log times, all successful log times sorted
-    (for survival-conditioned medians), failure counts; the medians of the recent successful and
-    failed runs, kept until the next run is added (a key is read at every prediction, and most
-    predictions come between two completions)."""
+    """Successful and failed runs of one key: recent log times (in arrival order, and sorted, so
+    that their median is read in place), all successful log times sorted (for
+    survival-conditioned medians; sorted when first read after new runs, since only
+    re-predictions read them and the broad keys hold every run of the trace), failure counts;
+    the median of the recent failed runs, kept until the next failure. A key's stats exist from
+    the first prediction of a job that has it (``n`` is 0 until a run is added)."""
 
-    __slots__ = ("recent", "ordered", "n", "failed", "failed_logs", "_median", "_failed_median")
+    __slots__ = ("recent", "recent_sorted", "ordered", "pending", "n", "failed", "failed_logs",
+                 "_failed_median")
 
     def __init__(self, window: int):
         self.recent: deque = deque(maxlen=window)
-        self.ordered: list[float] = []
+        self.recent_sorted: list[float] = []
+        self.ordered = SortedList()
+        self.pending: list[float] = []        # successful log times not yet in `ordered`
         self.n = 0
         self.failed = 0
         self.failed_logs: deque = deque(maxlen=window)
-        self._median = self._failed_median = None
+        self._failed_median = None
 
     def add(self, value: float, failed: bool) -> None:
         self.n += 1
@@ -120,15 +127,15 @@ class _Stats:
             self.failed_logs.append(value)
             self._failed_median = None
         else:
-            self.recent.append(value)
-            bisect.insort(self.ordered, value)
-            self._median = None
+            recent, window = self.recent, self.recent_sorted
+            if len(recent) == recent.maxlen:   # the oldest leaves the window (an equal value is the same float)
+                del window[bisect_left(window, recent[0])]
+            recent.append(value)
+            insort(window, value)
+            self.pending.append(value)
 
     def median(self) -> float:
-        m = self._median
-        if m is None:
-            m = self._median = _median(sorted(self.recent))
-        return m
+        return _median(self.recent_sorted)
 
     def failed_median(self) -> float:
         """The median of the recent failed runs (there must be one)."""
@@ -138,8 +145,18 @@ class _Stats:
         return m
 
     def median_above(self, level: float) -> float | None:
-        k = bisect.bisect_right(self.ordered, level)
-        return _median(self.ordered[k:]) if k < len(self.ordered) else None
+        """The median of the successful log times above ``level`` (None if there is none): the
+        middle of the sorted runs past ``level``, read in place."""
+        ordered = self.ordered
+        if self.pending:
+            ordered.update(self.pending)
+            self.pending.clear()
+        k = ordered.bisect_right(level)
+        n = len(ordered) - k
+        if not n:
+            return None
+        mid = k + n // 2
+        return ordered[mid] if n % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
 def _key_of(job, level: str):
@@ -246,6 +263,7 @@ class HierarchyPredictor(Predictor):
         self._burst_of: dict[str, tuple] = {}
         self._streams: dict = {}               # (user, gpus) -> [last arrival, burst number]
         self._first: dict[str, tuple] = {}     # id -> (prediction at submission, stratum)
+        self._chains: dict[str, tuple] = {}    # id -> the job's (level, stats), until it completes
         self.bands_ = ErrorBands(window=self.band_window)
         self.level_counts_ = {name: 0 for name in LEVELS + ("prior",)}
         self.model_ = None
@@ -289,6 +307,22 @@ class HierarchyPredictor(Predictor):
         out.append(("global", ("global",)))
         return out
 
+    def _chain(self, job) -> tuple:
+        """``(level, stats)`` of the job's keys, finest first: built at its first prediction (the
+        stats of a key no run has yet are created empty) and kept until it completes, so that a
+        prediction neither builds nor hashes the keys again."""
+        chain = self._chains.get(job.id)
+        if chain is None:
+            stats = self._stats
+            out = []
+            for level, key in self._keys(job):
+                st = stats.get(key)
+                if st is None:
+                    st = stats[key] = _Stats(self.recent if level in _SEEN else self.broad_recent)
+                out.append((level, st))
+            chain = self._chains[job.id] = tuple(out)
+        return chain
+
     def sibling_keys(self, job) -> tuple:
         """The job's group and burst keys (see the module docstring)."""
         if job is None:
@@ -303,10 +337,9 @@ class HierarchyPredictor(Predictor):
             job = c.job
             value = math.log(float(c.work) * float(job.tau_star))
             failed = c.status in FAILED_STATUSES
-            for level, key in self._keys(job):
-                st = self._stats.get(key)
-                if st is None:
-                    st = self._stats[key] = _Stats(self.recent if level in _SEEN else self.broad_recent)
+            chain = self._chain(job)
+            del self._chains[job.id]
+            for _, st in chain:
                 st.add(value, failed)
             first = self._first.pop(job.id, None)
             if first is not None:
@@ -320,12 +353,14 @@ class HierarchyPredictor(Predictor):
                         self._checks[stratum].append((abs(value - base), abs(value - corrected)))
 
     # -- predicting ----------------------------------------------------------------------------
-    def _level(self, job, keys=None):
-        for level, key in self._keys(job) if keys is None else keys:
-            st = self._stats.get(key)
-            if st is not None and len(st.recent) >= self.min_count:
-                return level, key, st
-        return "prior", None, None
+    def _level(self, job, chain=None):
+        """``(level, stats)`` of the first level with ``min_count`` successful runs, or
+        ``("prior", None)``; ``chain``: the job's :meth:`_chain`, if known."""
+        min_count = self.min_count
+        for level, st in self._chain(job) if chain is None else chain:
+            if len(st.recent) >= min_count:
+                return level, st
+        return "prior", None
 
     def level_of(self, job) -> str:
         """The hierarchy level that predicts ``job`` now (``"prior"`` before any completion)."""
@@ -336,46 +371,46 @@ class HierarchyPredictor(Predictor):
         """Probability that ``job`` fails, from its keys' failure counts (each smoothed toward
         its parent's, from the global rate down to the finest key)."""
         self._check_fitted()
-        return self._failure_p(self._keys(job))
+        return self._failure_p(self._chain(job))
 
-    def _failure_p(self, keys) -> float:
+    def _failure_p(self, chain) -> float:
         p = 0.0
-        for level, key in reversed(keys):
-            st = self._stats.get(key)
-            if st is None:
+        prior = self.failure_prior
+        for level, st in reversed(chain):
+            n = st.n
+            if not n:
                 continue
             if level == "global":
-                p = (st.failed + 0.5) / (st.n + 1.0)
+                p = (st.failed + 0.5) / (n + 1.0)
             else:
-                p = (st.failed + self.failure_prior * p) / (st.n + self.failure_prior)
+                p = (st.failed + prior * p) / (n + prior)
         return p
 
-    def _failure_median(self, keys):
-        for level, key in keys:
-            st = self._stats.get(key)
-            if st is not None and st.failed_logs:
+    def _failure_median(self, chain):
+        for _, st in chain:
+            if st.failed_logs:
                 return st.failed_median()
         return None
 
-    def _base(self, job, keys=None):
+    def _base(self, job, chain=None):
         """(log seconds from the hierarchy or None, stratum, level index, count at the level)."""
-        if keys is None:
-            keys = self._keys(job)
-        level, _, st = self._level(job, keys)
+        if chain is None:
+            chain = self._chain(job)
+        level, st = self._level(job, chain)
         if st is None:
             return None, "unseen", len(LEVELS), 0
         value = st.median()
-        if self._failure_p(keys) > 0.5:
-            fail = self._failure_median(keys)
+        if self._failure_p(chain) > 0.5:
+            fail = self._failure_median(chain)
             if fail is not None:
                 value = fail
         return value, "seen" if level in _SEEN else "unseen", LEVELS.index(level), len(st.recent)
 
-    def _point(self, job, details: bool = False, keys=None):
+    def _point(self, job, details: bool = False, chain=None):
         """(log seconds at submission or None for the prior, stratum); with ``details`` also the
-        hierarchy's own value, the residual features and the corrected value (or None); ``keys``:
-        the job's ``_keys``, if known."""
-        base, stratum, level, count = self._base(job, keys)
+        hierarchy's own value, the residual features and the corrected value (or None); ``chain``:
+        the job's :meth:`_chain`, if known."""
+        base, stratum, level, count = self._base(job, chain)
         row = corrected = None
         if self.residual == "gbm" and base is not None:
             row = self._features(job, base, level, count)
@@ -459,20 +494,17 @@ class HierarchyPredictor(Predictor):
         tau = float(job.tau_star)
         if attained and attained > 0:
             return self._repredict(job, float(attained), tau)
-        keys = self._keys(job)
-        value, stratum, base, row, corrected = self._point(job, details=True, keys=keys)
+        chain = self._chain(job)
+        value, stratum, base, row, corrected = self._point(job, details=True, chain=chain)
         work = math.exp(value) / tau if value is not None else self.prior / tau
         if job.id not in self._first:
             self._first[job.id] = (work, stratum, base, row, corrected)
-            self.level_counts_[self._level(job, keys)[0]] += 1
+            self.level_counts_[self._level(job, chain)[0]] += 1
         return work
 
     def _repredict(self, job, attained: float, tau: float) -> float:
         level = math.log(attained * tau)
-        for _, key in self._keys(job):
-            st = self._stats.get(key)
-            if st is None:
-                continue
+        for _, st in self._chain(job):
             above = st.median_above(level)
             if above is not None:
                 return max(math.exp(above) / tau, _MIN_GROWTH * attained)
