@@ -846,7 +846,11 @@ class _Engine:
         blocked selected jobs reserve their placement in it first. A candidate that stops at once
         when preempted (abstract jobs, or ``preemption_point="immediate"``) may use any idle GPU
         (it never delays a selected job); a DNN job that would run on to an iteration boundary
-        only uses idle GPUs that no reservation needs.
+        only uses idle GPUs that no reservation needs. The reservations are made when the first
+        such candidate fits in the idle GPUs (only those starts read them or change ``future``),
+        or at the end of the pass for ``check_invariants``. The walk over the candidates stops once
+        no waiting job is small enough for the idle GPUs (the least GPU count of the waiting jobs,
+        ``waiting_least``, is above them).
         """
         states, free, cluster = self.states, self.free, self.cluster
         future = list(free)
@@ -854,28 +858,30 @@ class _Engine:
             if i not in chosen:
                 for h, g in states[i].servers:
                     future[h] += g
-        for jv in blocked:
-            servers = self.placer.reserve(jv, future, cluster)
-            if servers is not None:
-                for h, g in servers:
-                    future[h] -= g
         self.future = future
+        reserve = blocked         # the blocked jobs whose reservation is still to be made
         avail = None        # min(free, future) per server, kept up to date as jobs start here
         avail_total = 0
+        fits = self._some_waiting_fits()
         for jv in candidates:
-            if not self.free_total:
+            if not fits:
                 break
             i = jv.index
             if i in chosen or states[i].status != _WAITING or i in self.running or jv.gpus > self.free_total:
                 continue
             if jv.is_abstract or self.immediate:
-                if self._try_start(jv) and avail is not None:
-                    for h, _ in states[i].servers:
-                        a = free[h] if free[h] < future[h] else future[h]
-                        avail_total += a - avail[h]
-                        avail[h] = a
+                if self._try_start(jv):
+                    fits = self._some_waiting_fits()
+                    if avail is not None:
+                        for h, _ in states[i].servers:
+                            a = free[h] if free[h] < future[h] else future[h]
+                            avail_total += a - avail[h]
+                            avail[h] = a
                 continue
             if avail is None:
+                if reserve:
+                    self._reserve(reserve, future)
+                    reserve = ()
                 avail = [f if f < u else u for f, u in zip(free, future)]
                 avail_total = sum(avail)
             if jv.gpus > avail_total:
@@ -888,10 +894,31 @@ class _Engine:
             for h, g in alloc.servers:
                 future[h] -= g
             self._start(i, jv, alloc)
+            fits = self._some_waiting_fits()
             for h, _ in alloc.servers:
                 a = free[h] if free[h] < future[h] else future[h]
                 avail_total += a - avail[h]
                 avail[h] = a
+        if reserve and self.check:
+            self._reserve(reserve, future)
+
+    def _some_waiting_fits(self) -> bool:
+        """Whether GPUs are idle and some waiting job needs no more than them (by its GPU count
+        alone; True where the engine keeps no count of the waiting jobs)."""
+        free_total = self.free_total
+        if not free_total:
+            return False
+        least = self.waiting_least
+        return least is None or (bool(least.counts) and least.smallest() <= free_total)
+
+    def _reserve(self, blocked: list, future: list) -> None:
+        """The blocked selected jobs reserve their placements in ``future``, in order."""
+        placer, cluster = self.placer, self.cluster
+        for jv in blocked:
+            servers = placer.reserve(jv, future, cluster)
+            if servers is not None:
+                for h, g in servers:
+                    future[h] -= g
 
     def _check_cheap(self) -> None:
         """Always on (with the over-allocation check of ``_start``): a work-conserving policy, with a
