@@ -218,3 +218,18 @@ def test_a_preemption_undone_in_the_same_pass_is_no_preemption():
                    check_invariants=True)
     assert res.policy_data["overdue_at"]["j4"] == 15
     assert _spans(res)["j3"] == [(11, 20)] and res.record("j3").preemptions == 0
+
+
+def test_a_blocked_selected_job_keeps_its_reservation_from_the_jobs_left_out():
+    """Two 4-GPU servers. A (a DNN job, 4 GPUs) runs from t=0; at t=1 X (8 GPUs, short) comes
+    first, A is left out and runs on to its iteration boundary, so X is blocked and reserves both
+    servers. Z (a DNN job, 2 GPUs), also left out, must not take server 1's idle GPUs (it would
+    delay X). The reservation is made when Z first needs it, with and without the checks."""
+    jobs = (Job("A", 0, 4, model="gpt3-6.7b", iterations=40), Job("X", 1, 8, processing_time=5),
+            Job("Z", 1, 2, model="gpt3-6.7b", iterations=30))
+    instance = Instance(Cluster.homogeneous(2, 4), jobs)
+    runs = [simulate(instance, "srsf:predictor=oracle", check_invariants=check) for check in (True, False)]
+    assert _spans(runs[0]) == _spans(runs[1])
+    x, z = runs[0].record("X"), runs[0].record("Z")
+    assert x.start > 1, "X waits for A's iteration boundary"
+    assert z.start >= x.completion, "Z does not take GPUs that X reserved"
