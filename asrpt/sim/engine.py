@@ -82,11 +82,13 @@ class _ProgressArrays:
     wherever a running job's values change (``sync``), for :meth:`_Engine.running_arrays`.
     ``exact`` turns on for good once a synced value is not :func:`~asrpt.sizes.floaty` or a job runs without
     an iteration time (abstract jobs): the arrays are then never read, and policies keep their
-    Python path."""
+    Python path. ``run[:n_run]`` are the indices of the running jobs in the order of the engine's
+    ``running`` dict, kept as it changes (``enter``, ``leave``), so that a pass does not convert
+    the dict's keys."""
 
-    __slots__ = ("state", "mark", "exact")
+    __slots__ = ("state", "mark", "exact", "run", "n_run")
 
-    def __init__(self, states):
+    def __init__(self, states, running):
         import numpy as np   # only runs whose policy reads the arrays load numpy
 
         n = len(states)
@@ -96,6 +98,29 @@ class _ProgressArrays:
         for i, st in enumerate(states):
             if st.status in (_RUNNING, _STOPPING):
                 self.sync(i, st)
+        self.run = np.zeros(max(64, 2 * len(running)), dtype=np.intp)
+        self.n_run = len(running)
+        self.run[:self.n_run] = list(running)
+
+    def enter(self, i: int) -> None:
+        """Job ``i`` was added to ``running`` (at its end)."""
+        n = self.n_run
+        if n == len(self.run):
+            import numpy as np
+
+            grown = np.zeros(2 * n, dtype=np.intp)
+            grown[:n] = self.run
+            self.run = grown
+        self.run[n] = i
+        self.n_run = n + 1
+
+    def leave(self, i: int) -> None:
+        """Job ``i`` was deleted from ``running`` (the others keep their order)."""
+        n = self.n_run
+        run = self.run
+        pos = int((run[:n] == i).argmax())
+        run[pos:n - 1] = run[pos + 1:n]
+        self.n_run = n - 1
 
     def sync(self, i: int, st) -> None:
         done, t_last, restart, tau = st.done, st.t_last, st.restart_until, st.tau
@@ -308,12 +333,11 @@ class _Engine:
 
         arr = self.arrays
         if arr is None:
-            arr = self.arrays = _ProgressArrays(self.states)
+            arr = self.arrays = _ProgressArrays(self.states, self.running)
         now = self.now
         if arr.exact or not floaty(now):
             return None
-        running = self.running
-        idx = np.fromiter(running, dtype=np.intp, count=len(running))
+        idx = arr.run[:arr.n_run].copy()
         done, eff, tau = arr.state.take(idx, axis=1)
         # progress (now - eff) / tau where now > eff, else 0 (then 0 / tau: the same +0.0 that
         # running_progress adds)
@@ -414,6 +438,8 @@ class _Engine:
             self.waiting_least.remove(jv.gpus)
         self.just_started.append(jv)
         self.running[i] = jv
+        if self.arrays is not None:
+            self.arrays.enter(i)
         self._push(self._completion_time(st), _COMPLETE, i, st.version)
 
     def _capacity_update(self, servers, sign: int) -> None:
@@ -562,6 +588,8 @@ class _Engine:
         if self.waiting_least is not None:
             self.waiting_least.remove(jv.gpus)
         self.running[i] = jv
+        if self.arrays is not None:
+            self.arrays.enter(i)
         self._push(self._completion_time(st), _COMPLETE, i, st.version)
 
     def _release(self, i: int, st: _JobState) -> None:
@@ -577,6 +605,8 @@ class _Engine:
             self._capacity_update(st.servers, 1)
         st.servers = ()
         del self.running[i]
+        if self.arrays is not None:
+            self.arrays.leave(i)
 
     def _complete(self, i: int) -> None:
         st = self.states[i]
@@ -951,6 +981,8 @@ class _Engine:
                 raise AssertionError(f"t={self.now}: server {h} accounting broken ({used[h]} used, {self.free[h]} free)")
         if any((s.status == _STOPPING) != (i in self.stopping) for i, s in enumerate(self.states)):
             raise AssertionError(f"t={self.now}: the engine's list of stopping jobs is wrong")
+        if self.arrays is not None and self.arrays.run[:self.arrays.n_run].tolist() != list(self.running):
+            raise AssertionError(f"t={self.now}: the engine's array of running jobs is not its running dict")
         if self.policy.work_conserving and not self.stopping:
             reserved = self.future
             for jv in self.waiting.values():
