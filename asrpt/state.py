@@ -43,7 +43,7 @@ from .instance import Cluster, Instance, Number, Parallelism, id_key
 from .sizes import best_iteration_times
 
 __all__ = ["JobStatus", "JobView", "CompletedJob", "ClusterView", "NotClairvoyantError", "job_views",
-           "Decision", "Policy", "VirtualRun", "Allocation", "Placer", "Predictor", "QUANTILE_LEVELS"]
+           "Decision", "REST_WAITING", "Policy", "VirtualRun", "Allocation", "Placer", "Predictor", "QUANTILE_LEVELS"]
 
 
 class JobStatus(enum.IntEnum):
@@ -416,7 +416,12 @@ class Decision:
     ----------
     order : sequence of JobView
         Jobs in priority order (see the module docstring for what preemptive and non-preemptive
-        policies list).
+        policies list). An order may also offer ``chunks()``: the same jobs as consecutive
+        iterables, which the engine reads a chunk at a time (a list of jobs that all fit in
+        what the selection has left is taken whole). A chunk may be :data:`REST_WAITING`, which
+        lists no job and says that every job after it is waiting (the running jobs were all
+        listed before it): once the selection has fewer GPUs left than every waiting job needs,
+        the engine reads no further.
     backfill : bool
         Skip jobs that do not fit and go on (True), or stop at the first that does not (False).
     wake_at : number or None
@@ -447,6 +452,21 @@ class Decision:
         _DECISION_BACKFILL(self, backfill)
         _DECISION_WAKE_AT(self, wake_at)
         _DECISION_KEEPS(self, keeps_running)
+
+
+class _RestWaiting(tuple):
+    """The type of :data:`REST_WAITING`: an empty tuple, so that reading an order's chunks as
+    one iterable lists nothing for it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "REST_WAITING"
+
+
+#: A chunk of an order's ``chunks()`` (:attr:`Decision.order`) that lists no job and marks that
+#: every job after it is waiting.
+REST_WAITING = _RestWaiting()
 
 
 _DECISION_ORDER, _DECISION_BACKFILL, _DECISION_WAKE_AT, _DECISION_KEEPS = (

@@ -22,7 +22,9 @@ from bisect import bisect_left, insort
 from operator import itemgetter, not_
 from typing import Any, Callable
 
-__all__ = ["WaitingOrder", "round_order", "merged_views", "MergedOrder", "selects_running"]
+from ..state import REST_WAITING
+
+__all__ = ["WaitingOrder", "round_order", "merged_views", "merged_view_chunks", "MergedOrder", "selects_running"]
 
 
 def round_order(policy, view, missing_key: Callable[[Any], Any]):
@@ -49,7 +51,7 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
             waiting.rebuild(view, lambda j: keys[j.index])
         keeps = False   # (a new round's merged order promises nothing)
         if waiting.track_running:   # every active job by its key: the merge of the two sorted lists
-            order = MergedOrder(waiting.held, waiting.entries, waiting.views)
+            order = MergedOrder(waiting.held, waiting.entries, waiting.views, b_waiting=True)
         else:
             order = sorted(view.active(), key=lambda j: keys[j.index])
     else:
@@ -65,22 +67,50 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
 
 
 class MergedOrder:
-    """``head`` (job views), then two sorted runs of entries merged by ``merge`` (default
-    :func:`merged_views`), read as one priority order each time it is iterated (the engine reads
-    a prefix; keys are unique, so the merge is the sort): the lazy order of the policies that
-    keep their entries sorted across decisions."""
+    """``head`` (job views), then two sorted runs of entries merged by ``merge``, read as one
+    priority order each time it is iterated (the engine reads a prefix; keys are unique, so the
+    merge is the sort): the lazy order of the policies that keep their entries sorted across
+    decisions.
 
-    __slots__ = ("_a", "_b", "_views", "_head", "_merge")
+    ``merge(a, b, views)`` (``merge(a, b, views, skip)`` where ``skip``, indices to leave out,
+    is not empty) gives the merged views as consecutive chunks (default
+    :func:`merged_view_chunks`); :meth:`chunks` is the head and those chunks, which the engine
+    reads a chunk at a time (a list whose jobs all fit is selected whole,
+    :attr:`~asrpt.state.Decision.order`). With the default merge, ``b_waiting=True`` says that
+    ``b`` lists only waiting jobs and ``head`` and ``a`` every running one: the chunks mark where
+    ``a`` ends (:data:`~asrpt.state.REST_WAITING`).
 
-    def __init__(self, a, b, views: dict, head=(), merge=None):
+    >>> views = {i: f"j{i}" for i in range(4)}
+    >>> order = MergedOrder([(1, 0), (5, 1)], [(2, 2), (9, 3)], views, head=["h"], b_waiting=True)
+    >>> list(order), [list(c) for c in order.chunks()]
+    (['h', 'j0', 'j2', 'j1', 'j3'], [['h'], ['j0'], ['j2'], ['j1'], [], ['j3']])
+    """
+
+    __slots__ = ("_a", "_b", "_views", "_head", "_merge", "_skip")
+
+    def __init__(self, a, b, views: dict, head=(), merge=None, skip=(), b_waiting: bool = False):
         self._a, self._b, self._views, self._head = a, b, views, head
-        self._merge = merged_views if merge is None else merge
+        if merge is None:
+            merge = merged_view_chunks if not b_waiting else _merged_view_chunks_marked
+        self._merge = merge
+        self._skip = skip
 
     def __len__(self) -> int:
+        if self._skip:      # (the head repeats jobs the runs leave out: counted as read)
+            return sum(1 for _ in self)
         return len(self._head) + len(self._a) + len(self._b)
 
+    def chunks(self):
+        """The order as consecutive iterables of job views (lists where known)."""
+        if self._head:
+            yield self._head
+        if self._skip:
+            yield from self._merge(self._a, self._b, self._views, self._skip)
+        else:
+            yield from self._merge(self._a, self._b, self._views)
+
     def __iter__(self):
-        return itertools.chain(self._head, self._merge(self._a, self._b, self._views))
+        return itertools.chain.from_iterable(self.chunks())
 
 
 _second = itemgetter(1)
@@ -99,13 +129,31 @@ def merged_views(a, b, views: dict):
     >>> list(merged_views([(1, 0), (2, 1), (7, 2)], [(3, 3), (4, 4), (9, 5)], views))
     ['j0', 'j1', 'j3', 'j4', 'j2', 'j5']
     """
+    return itertools.chain.from_iterable(merged_view_chunks(a, b, views))
+
+
+def merged_view_chunks(a, b, views: dict):
+    """:func:`merged_views` as its runs, each an iterable of views (those of ``a`` lists).
+
+    >>> views = {i: f"j{i}" for i in range(4)}
+    >>> [list(run) for run in merged_view_chunks([(1, 0), (2, 1)], [(3, 2), (4, 3)], views)]
+    [['j0', 'j1'], ['j2', 'j3']]
+    """
     if not a:
-        return map(views.__getitem__, map(_second, b))
-    return itertools.chain.from_iterable(_merged_runs(a, b, views))
+        return (map(views.__getitem__, map(_second, b)),)
+    return _merged_runs(a, b, views)
 
 
-def _merged_runs(a, b, views: dict):
-    """The runs of :func:`merged_views`, each an iterable of views."""
+def _merged_view_chunks_marked(a, b, views: dict):
+    """:func:`merged_view_chunks` with :data:`~asrpt.state.REST_WAITING` where ``a`` ends."""
+    if not a:
+        return (REST_WAITING, map(views.__getitem__, map(_second, b)))
+    return _merged_runs(a, b, views, True)
+
+
+def _merged_runs(a, b, views: dict, mark: bool = False):
+    """The runs of :func:`merged_views`, each an iterable of views; with ``mark``,
+    :data:`~asrpt.state.REST_WAITING` once ``a`` is read."""
     na, nb = len(a), len(b)
     cut = a.bisect_left if hasattr(a, "bisect_left") else (lambda x: bisect_left(a, x))
     getv = views.__getitem__
@@ -123,6 +171,8 @@ def _merged_runs(a, b, views: dict):
         j = m
     if i < na:
         yield [getv(e[1]) for e in a[i:]]
+    if mark:
+        yield REST_WAITING
     if j < nb:
         yield map(getv, map(_second, _list_from(b, j)))
 
@@ -261,8 +311,9 @@ class WaitingOrder:
                     pieces.append(held[prev:])
                     held = list(itertools.chain.from_iterable(pieces))
         if stopping:
-            return MergedOrder(sorted([(key_of(j), j.index) for j in stopping]), self.entries, self.views, held)
-        return MergedOrder((), self.entries, self.views, held)
+            return MergedOrder(sorted([(key_of(j), j.index) for j in stopping]), self.entries, self.views, held,
+                               b_waiting=True)
+        return MergedOrder((), self.entries, self.views, held, b_waiting=True)
 
     def jobs(self) -> list:
         """The waiting jobs in key order."""

@@ -31,9 +31,10 @@ from operator import itemgetter
 import numpy as np
 
 from ..sizes import floaty
+from ..state import REST_WAITING
 
-__all__ = ["JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "ArrayRun", "merged", "running_inputs",
-           "crossings"]
+__all__ = ["JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "ArrayRun", "merged", "merged_chunks",
+           "running_inputs", "crossings"]
 
 _INDEX = itemgetter(3)
 
@@ -275,6 +276,7 @@ class ArrayRun:
             if pos >= n:
                 break
         yield run[pos:]
+        yield REST_WAITING      # (every running job was listed: the waiting ones follow)
         if skip:
             yield (views[e[3]] for e in it if e[3] not in skip)
         else:
@@ -318,6 +320,20 @@ def merged(running, waiting, views: dict, skip=()):
     if type(running) is ArrayRun:
         return running.merge(waiting, views, skip)
     return _merged_tuples(running, waiting, views, skip)
+
+
+def merged_chunks(running, waiting, views: dict, skip=()):
+    """:func:`merged` as consecutive chunks of views (for an :class:`ArrayRun`, the slices of
+    its running views between the waiting entries read are lists; the merge order of
+    :class:`~asrpt.policies._incremental.MergedOrder`).
+
+    >>> views = {0: "a", 1: "b", 2: "c"}
+    >>> [list(c) for c in merged_chunks(TupleRun([(1.0, 0, (), 0), (5.0, 0, (), 2)]), [(2.0, 0, (), 1)], views)]
+    [['a', 'b', 'c']]
+    """
+    if type(running) is ArrayRun:
+        return running._chunks(waiting, views, skip)
+    return (_merged_tuples(running, waiting, views, skip),)
 
 
 def _merged_tuples(running, waiting, views: dict, skip):

@@ -67,8 +67,8 @@ from ..single.gang import GangSRPTMachine
 from ..single.srpt import SRPTMachine
 from ..sizes import exact_div, exact_mul, integral
 from ..state import VirtualRun
-from ._incremental import selects_running
-from ._running import ArrayRun, JobTable, RunningLeft, TupleRun, crossings, merged, running_inputs
+from ._incremental import MergedOrder, selects_running
+from ._running import ArrayRun, JobTable, RunningLeft, TupleRun, crossings, merged_chunks, running_inputs
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["ASRPT"]
@@ -290,9 +290,10 @@ class ASRPT(PredictorPolicy):
         if entry is not None:
             self._waiting.remove(entry)
 
-    def _ranked(self, view, skip=()):
+    def _ranked(self, view, skip=(), head=()):
         """Active jobs by predicted remaining GPU-time: running ones ranked now, merged with the
-        waiting list (whose keys do not move while the jobs wait)."""
+        waiting list (whose keys do not move while the jobs wait), after the views ``head`` and
+        without the indices ``skip`` (the guarded order's admitted overdue jobs)."""
         views = self._views
         # Ranked now, not when the engine reads on: the engine may stop jobs while it reads.
         # (The adaptive step of this decision keyed the running jobs, in _rkeys.)
@@ -306,10 +307,7 @@ class ASRPT(PredictorPolicy):
             running.sort()
             running = TupleRun(running)
         self._run = running
-        # Running jobs ahead of every waiting one come first as they are; the others are merged.
-        if skip:
-            return merged(running, self._waiting, views, skip)
-        return merged(running, self._waiting, views)
+        return MergedOrder(running, self._waiting, views, head=head, merge=merged_chunks, skip=skip)
 
     def _observe(self, view) -> None:
         """Jobs the engine started or stopped since the last view: started ones leave the waiting
@@ -462,8 +460,7 @@ class ASRPT(PredictorPolicy):
                     break
         if not admitted:
             return self._ranked(view)
-        skip = set(admitted)
-        return itertools.chain((views[i] for i in admitted), self._ranked(view, skip))
+        return self._ranked(view, set(admitted), [views[i] for i in admitted])
 
     # -- the adaptive step (the tracker's one rule, shared with SRSF) ----------------------------
     def _adaptive_step(self, view) -> None:

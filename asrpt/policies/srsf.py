@@ -65,7 +65,7 @@ from ..predict.base import prediction_reached
 from ..sizes import exact_mul
 from ..sizes import floaty
 from ._incremental import MergedOrder, selects_running
-from ._running import ArrayRun, JobTable, RunningLeft, TupleRun, crossings, merged, running_inputs
+from ._running import ArrayRun, JobTable, RunningLeft, TupleRun, crossings, merged_chunks, running_inputs
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["SRSF"]
@@ -293,7 +293,7 @@ class SRSF(PredictorPolicy):
                 insort(waiting, entry)
         self._pending.clear()
         keeps = view.settled and selects_running(running, waiting, self._views, view.total_gpus)
-        return Decision(MergedOrder(running, waiting, self._views, merge=merged), backfill=True,
+        return Decision(MergedOrder(running, waiting, self._views, merge=merged_chunks), backfill=True,
                         keeps_running=keeps)
 
     def next_wake(self, view):

@@ -673,7 +673,7 @@ class Tiresias(Policy):
             self._prev_now = view.now
             self._state = state
         keeps = view.settled and selects_running(held, waiting.entries, waiting.views, view.total_gpus)
-        return MergedOrder(held, waiting.entries, waiting.views), keeps
+        return MergedOrder(held, waiting.entries, waiting.views, b_waiting=True), keeps
 
     def _running_entries(self, view) -> tuple[list, dict]:
         """The running jobs' entries ``((queue, *within-queue key), index)``, unsorted, and their

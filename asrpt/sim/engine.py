@@ -14,7 +14,8 @@ asks the policy for a :class:`~asrpt.state.Decision`, and applies it (see
 :mod:`asrpt.policies.base` for how preemptive and non-preemptive orders are applied). A
 preemptive decision that promises ``keeps_running`` in a settled view (nothing stopping, no
 waiting job fitting in the idle GPUs) is not read: it would start and stop nothing
-(``check_invariants=True`` reads it and checks the promise). Jobs are
+(``check_invariants=True`` reads it and checks the promise). An order that offers ``chunks()``
+is read a chunk at a time (:attr:`~asrpt.state.Decision.order`). Jobs are
 started through the placement step (a :class:`~asrpt.state.Placer`), one by one in the policy's order,
 so each start sees the GPUs taken by the previous ones.
 
@@ -61,7 +62,7 @@ from .._validation import Interval, Options, validate_params
 from ..errors import AsrptError, InvalidParameterError
 from ..instance import Instance
 from ..sizes import floaty
-from ..state import Allocation, ClusterView, CompletedJob, JobStatus, JobView, Placer, Policy, job_views
+from ..state import REST_WAITING, Allocation, ClusterView, CompletedJob, JobStatus, JobView, Placer, Policy, job_views
 from ..state import _COMPLETED_BUILD as _completed
 from .metrics import summarize
 from .records import _RECORD_BUILD, _SEGMENT_BUILD, Segment, SimResult, check_records
@@ -74,6 +75,7 @@ _ARRIVED, _WAITING, _RUNNING, _STOPPING, _DONE = (int(s) for s in (
     JobStatus.ARRIVED, JobStatus.WAITING, JobStatus.RUNNING, JobStatus.STOPPING, JobStatus.DONE))
 _INF = math.inf
 _INDEX_OF = operator.attrgetter("index")
+_GPUS_OF = operator.attrgetter("gpus")
 
 
 class _ProgressArrays:
@@ -790,8 +792,7 @@ class _Engine:
         """Apply a preemptive decision: select greedily in its order, preempt the running jobs
         left out, start the selected ones, give idle GPUs to jobs left out (module docstring)."""
         policy, states = self.policy, self.states
-        order = iter(decision.order)
-        selected, skipped = self._select(order, backfill)
+        selected, skipped, order = self._select(decision.order, backfill)
         chosen = set(map(_INDEX_OF, selected))
         if len(chosen) != len(selected):
             raise AsrptError(f"policy {policy.name} listed a job twice")
@@ -840,31 +841,67 @@ class _Engine:
         if backfill and self.free_total and (blocked or len(self.running) > len(chosen)):
             self._fill_idle(itertools.chain(skipped, order), chosen, blocked)
 
-    def _select(self, order, backfill: bool) -> tuple[list, list]:
-        """The greedy selection by GPU count over the iterator ``order``, in priority order:
-        ``(selected, skipped)``, the jobs scanned and not selected being the candidates for idle
-        GPUs (``order`` is left after the last job read)."""
+    def _select(self, order, backfill: bool) -> tuple:
+        """The greedy selection by GPU count over ``order`` (a decision's), in priority order:
+        ``(selected, skipped, rest)``, the jobs scanned and not selected being the candidates
+        for idle GPUs, ``rest`` an iterator over the jobs after the last one read.
+
+        An order that offers ``chunks()`` (:attr:`~asrpt.state.Decision.order`) is read a chunk
+        at a time: a list of jobs that fits in what is left is taken whole (its GPUs summed in
+        C), which is what the walk job by job takes, since every job needs at least one GPU (the
+        walk stops only when nothing is left, or at a job that does not fit). At the chunk
+        :data:`~asrpt.state.REST_WAITING` (only waiting jobs follow), the walk stops if what is
+        left is less than every waiting job needs: it would select none of them.
+        """
         budget = self.total_gpus
         selected: list[JobView] = []
         skipped: list[JobView] = []
         take = selected.append
-        for jv in order:
-            g = jv.gpus
-            if g <= budget:
-                take(jv)
-                budget -= g
-                if not budget:
-                    break
-            elif not backfill:
-                break
-            else:
-                skipped.append(jv)
-        return selected, skipped
+        chunks = getattr(order, "chunks", None)
+        pieces = iter(chunks() if chunks is not None else (order,))
+        for piece in pieces:
+            if piece is REST_WAITING:
+                least = self.waiting_least
+                if least is not None and backfill:
+                    if self.check:
+                        self._check_rest_waiting(selected, skipped)
+                    if not least.counts or budget < least.smallest():
+                        return selected, skipped, itertools.chain.from_iterable(pieces)
+                continue
+            if type(piece) is list and len(piece) > 1:
+                g = sum(map(_GPUS_OF, piece))
+                if g <= budget:
+                    selected.extend(piece)
+                    budget -= g
+                    if not budget:
+                        return selected, skipped, itertools.chain.from_iterable(pieces)
+                    continue
+            jobs = iter(piece)
+            for jv in jobs:
+                g = jv.gpus
+                if g <= budget:
+                    take(jv)
+                    budget -= g
+                    if not budget:
+                        return selected, skipped, itertools.chain(jobs, itertools.chain.from_iterable(pieces))
+                elif not backfill:
+                    return selected, skipped, itertools.chain(jobs, itertools.chain.from_iterable(pieces))
+                else:
+                    skipped.append(jv)
+        return selected, skipped, iter(())
+
+    def _check_rest_waiting(self, selected: list, skipped: list) -> None:
+        """``check_invariants``: an order's :data:`~asrpt.state.REST_WAITING` chunk came after
+        every running job."""
+        read = set(map(_INDEX_OF, selected)).union(map(_INDEX_OF, skipped))
+        if not read.issuperset(self.running):
+            raise AssertionError(f"t={self.now}: policy {self.policy.name}'s order marks the rest as waiting "
+                                 f"before listing {len(set(self.running) - read)} running job(s)")
 
     def _check_keeps_running(self, decision) -> None:
         """``check_invariants``: a ``keeps_running`` promise holds (the greedy selection over
         the order is exactly the running set)."""
-        selected = set(map(_INDEX_OF, self._select(iter(decision.order), True)[0]))
+        selected = set(map(_INDEX_OF, self._select(decision.order, True)[0]))
         if selected != set(self.running):
             raise AssertionError(f"t={self.now}: policy {self.policy.name} promised keeps_running, but its "
                                  f"order selects {len(selected)} jobs against {len(self.running)} running")

@@ -1,0 +1,58 @@
+"""Orders read a chunk at a time (``Decision.order``'s ``chunks()``, issue 18): the engine takes
+a list of jobs that fits whole and stops at ``REST_WAITING`` once no waiting job fits in what is
+left. Neither may change a run: every policy whose orders offer chunks makes the same decisions
+when its orders are read as plain lists, job by job; and a chunk marker placed before a running
+job is caught by ``check_invariants``."""
+
+import pytest
+
+from asrpt.policies.srsf import SRSF
+from asrpt.sim import simulate
+from asrpt.state import REST_WAITING, Decision
+
+from ..policies.test_running_arrays import RUNS, _ids, dnn_trace
+
+POLICIES = ["srsf", "a-srpt", "a-srpt:order=actual", "tiresias", "tiresias-gittins", "gavel", "themis"]
+
+
+def _as_lists(view, decision):
+    """An observer: the engine then reads a list (no chunks), job by job."""
+
+
+def _runs(res):
+    return [(r.id, r.start, r.completion, r.preemptions, tuple((s.start, s.end, s.servers) for s in r.segments))
+            for r in res.records]
+
+
+@pytest.mark.parametrize("run", RUNS, ids=_ids)
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("seed", [3, 11])
+def test_reading_chunks_changes_no_decision(policy, run, seed):
+    inst = dnn_trace(60, seed)
+    chunked = simulate(inst, policy, seed=0, check_invariants=True, **run)
+    listed = simulate(inst, policy, seed=0, observer=_as_lists, **run)
+    assert _runs(chunked) == _runs(listed)
+    assert chunked.summary["mean_jct"] == listed.summary["mean_jct"]
+
+
+class _EarlyMark(SRSF):
+    """SRSF whose order marks the rest as waiting before its running jobs."""
+
+    def decide(self, view):
+        decision = super().decide(view)
+        order = list(decision.order)
+
+        class Chunks:
+            def __iter__(self):
+                return iter(order)
+
+            def chunks(self):
+                yield REST_WAITING
+                yield order
+
+        return Decision(Chunks(), backfill=True)
+
+
+def test_a_marker_before_a_running_job_is_caught():
+    with pytest.raises(AssertionError, match="marks the rest as waiting"):
+        simulate(dnn_trace(40, 5), _EarlyMark(predictor="instance"), seed=0, check_invariants=True)
