@@ -801,7 +801,7 @@ class _Engine:
         # the others hold GPUs, so some running job is left out iff they are fewer than running
         fresh = chosen.difference(running)
         if len(chosen) - len(fresh) < len(running):     # (most passes preempt none)
-            for idx in [i for i in running if i not in chosen]:
+            for idx in list(itertools.filterfalse(chosen.__contains__, running)):   # (in running order)
                 if states[idx].status == _RUNNING:
                     self._preempt(idx)
         blocked: list[JobView] = []         # selected, waiting, and not placeable now
@@ -810,14 +810,13 @@ class _Engine:
             # the others start in the selected order. Nothing here depends on the order
             # between the two kinds, so only the jobs to start are walked, in order.
             if fresh:
-                for jv in selected:
-                    if jv.index in fresh:
-                        if states[jv.index].status != _WAITING:
-                            raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
-                        if not self._try_start(jv):
-                            blocked.append(jv)
+                for jv in itertools.compress(selected, map(fresh.__contains__, map(_INDEX_OF, selected))):
+                    if states[jv.index].status != _WAITING:
+                        raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
+                    if not self._try_start(jv):
+                        blocked.append(jv)
             if self.stopping:               # selected again before its boundary: keep running
-                for i in [i for i in self.stopping if i in chosen]:
+                for i in list(filter(chosen.__contains__, self.stopping)):
                     st = states[i]
                     st.status = _RUNNING
                     del self.stopping[i]
