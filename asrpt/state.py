@@ -371,6 +371,22 @@ class ClusterView:
         arrays = getattr(self._e, "running_arrays", None)
         return None if arrays is None else arrays()
 
+    def running_executed_arrays(self):
+        """The array form of :meth:`running_executed`: ``(index, executed)``, numpy arrays over
+        the running jobs in the order of :attr:`running` (job indices, executed time now, every
+        value a float, bit for bit the values :meth:`running_executed` gives), or None where they
+        would not all be floats (exact runs, abstract jobs, an int clock with int times): policies
+        then use :meth:`running_executed`. An engine without it gives None.
+
+        >>> from asrpt.sim import simulate
+        >>> seen = []
+        >>> _ = simulate(two_server_instance, "fifo", observer=lambda v, d: seen.append(v.running_executed_arrays()))
+        >>> seen[1] is None     # abstract jobs
+        True
+        """
+        arrays = getattr(self._e, "running_executed_arrays", None)
+        return None if arrays is None else arrays()
+
     def running_executed(self) -> list:
         """``(job, executed time, stopping)`` for every running job, in the order of
         :attr:`running`, in one pass: what :meth:`executed_time` and :meth:`is_stopping` give

@@ -46,6 +46,7 @@ import numpy as np
 
 from .._validation import Interval, validate_params
 from ..errors import InvalidParameterError
+from ._running import JobTable
 from .base import register_policy
 from .tiresias import _DEFAULT_THRESHOLDS, Tiresias
 
@@ -241,10 +242,14 @@ class TiresiasGittins(Tiresias):
         self._quantum = float(self.quantum)
         self._th_array = np.array(self.thresholds_, dtype=float)
         self._arrays = None     # (index, queue, service, GPUs) of the running jobs keyed in numpy
+        self._jobs = JobTable()   # GPUs, arrival rank ((arrival, key) order), arrival and key by index
 
         self.table_size_ = len(self._table)
 
     def _prepare(self, view) -> None:
+        add = self._jobs.add
+        for job in view.arrived:            # (in the engine's (arrival, key) order)
+            add(job)
         if self._learn and view.completed:
             for c in view.completed:
                 self._table.add(float(c.job.gpus) * float(c.work) * float(c.job.tau_star))
@@ -262,23 +267,43 @@ class TiresiasGittins(Tiresias):
         services, queues and Gittins indices computed in numpy where every executed time is a
         float: the same IEEE operations in the same order as ``exact_mul``, ``_queue`` and
         ``_EmpiricalGittins.index`` (so the same keys; tests/policies/test_tiresias_incremental.py),
-        and the tuples built in C."""
-        progress = view.running_executed()
-        if not progress:
-            return [], {}
-        jobs, executed, _ = zip(*progress)
-        if set(map(type, executed)) != {float}:
-            return super()._running_entries(view)
-        gpus, indices, arrivals, keys = zip(*map(_FIELDS, jobs))
-        service = np.array(gpus, dtype=float) * np.array(executed)           # exact_mul
+        and the tuples built in C; sorted in numpy by (queue, -index, arrival rank), the order of
+        the entries' tuples (their ``(arrival, key)`` is the order of arrival). The executed
+        times come from the engine's arrays where it offers them
+        (:meth:`~asrpt.state.ClusterView.running_executed_arrays`), the jobs' fields from the
+        policy's :class:`~asrpt.policies._running.JobTable`."""
+        got = view.running_executed_arrays()
+        if got is not None:
+            idx, executed_array = got
+            if not len(idx):
+                return [], {}
+            t = self._jobs
+            gpu_array, rank = t.cols[1:].take(idx, axis=1)
+            indices, index_array = idx.tolist(), idx
+            arrivals, keys = t.arrival[idx].tolist(), t.key[idx].tolist()
+            executed = executed_array.tolist()
+            service = gpu_array * executed_array                                # exact_mul
+        else:
+            progress = view.running_executed()
+            if not progress:
+                return [], {}
+            jobs, executed, _ = zip(*progress)
+            if set(map(type, executed)) != {float}:
+                return super()._running_entries(view)
+            gpus, indices, arrivals, keys = zip(*map(_FIELDS, jobs))
+            index_array = np.array(indices)
+            gpu_array = np.array(gpus, dtype=float)
+            rank = self._jobs.rank[index_array]
+            service = gpu_array * np.array(executed)                             # exact_mul
         q = np.searchsorted(self._th_array, service + 1e-9 * np.maximum(1.0, service),
                             side="right")                                      # _queue
         index = self._table.indices(service, self._quantum)
         queues = q.tolist()
-        held = list(zip(zip(queues, (-index).tolist(), arrivals, keys), indices))
+        negative = -index
+        held = list(zip(zip(queues, negative.tolist(), arrivals, keys), indices))
         state = dict(zip(indices, zip(queues, service.tolist(), executed, itertools.repeat(None))))
-        self._arrays = (np.array(indices), q, service, np.array(gpus, dtype=float))
-        return held, state
+        self._arrays = (index_array, q, service, gpu_array)
+        return list(map(held.__getitem__, np.lexsort((rank, negative, q)).tolist())), state
 
     def next_wake(self, view):
         """:meth:`Tiresias.next_wake`, over the arrays of the decision's running jobs where they

@@ -669,14 +669,13 @@ class Tiresias(Policy):
             held = self._queues.held
         else:
             held, state = self._running_entries(view)
-            held.sort()
             self._prev_now = view.now
             self._state = state
         keeps = view.settled and selects_running(held, waiting.entries, waiting.views, view.total_gpus)
         return MergedOrder(held, waiting.entries, waiting.views, b_waiting=True), keeps
 
     def _running_entries(self, view) -> tuple[list, dict]:
-        """The running jobs' entries ``((queue, *within-queue key), index)``, unsorted, and their
+        """The running jobs' entries ``((queue, *within-queue key), index)``, sorted, and their
         state ``index -> (queue, service, executed, None)``, keyed afresh (knob off, no running
         queues kept: a subclass whose within-queue key moves with the service)."""
         state = {}
@@ -686,6 +685,7 @@ class Tiresias(Policy):
             q = self._queue(service)
             state[job.index] = (q, service, executed, None)
             held.append(((q,) + self._within_queue_key(view, job, service, not stopping), job.index))
+        held.sort()
         return held, state
 
     def decide(self, view):

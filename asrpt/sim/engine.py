@@ -84,17 +84,21 @@ class _ProgressArrays:
     wherever a running job's values change (``sync``), for :meth:`_Engine.running_arrays`.
     ``exact`` turns on for good once a synced value is not :func:`~asrpt.sizes.floaty` or a job runs without
     an iteration time (abstract jobs): the arrays are then never read, and policies keep their
-    Python path. ``run[:n_run]`` are the indices of the running jobs in the order of the engine's
-    ``running`` dict, kept as it changes (``enter``, ``leave``), so that a pass does not convert
-    the dict's keys."""
+    Python path. ``spent`` holds each running job's ``executed`` and ``seg_start`` (fixed while
+    it runs), and ``spent_float`` whether either is a float (then ``executed + (now - seg_start)``
+    is a float whatever ``now`` is). ``run[:n_run]`` are the indices of the running jobs in the
+    order of the engine's ``running`` dict, kept as it changes (``enter``, ``leave``), so that a
+    pass does not convert the dict's keys."""
 
-    __slots__ = ("state", "mark", "exact", "run", "n_run")
+    __slots__ = ("state", "spent", "spent_float", "mark", "exact", "run", "n_run")
 
     def __init__(self, states, running):
         import numpy as np   # only runs whose policy reads the arrays load numpy
 
         n = len(states)
         self.state = np.ones((3, n))
+        self.spent = np.zeros((2, n))
+        self.spent_float = np.zeros(n, dtype=bool)
         self.mark = np.zeros(n, dtype=bool)   # scratch: the stopping jobs, set and cleared per call
         self.exact = False
         for i, st in enumerate(states):
@@ -126,10 +130,14 @@ class _ProgressArrays:
 
     def sync(self, i: int, st) -> None:
         done, t_last, restart, tau = st.done, st.t_last, st.restart_until, st.tau
-        if type(tau) is not float or not (floaty(done) and floaty(t_last) and floaty(restart)):
+        executed, start = st.executed, st.seg_start
+        if type(tau) is not float or not (floaty(done) and floaty(t_last) and floaty(restart)
+                                          and floaty(executed) and floaty(start)):
             self.exact = True
             return
         self.state[:, i] = (done, restart if restart > t_last else t_last, tau)
+        self.spent[:, i] = (executed, start)
+        self.spent_float[i] = type(executed) is float or type(start) is float
 
 
 class _JobState:
@@ -357,6 +365,24 @@ class _Engine:
         else:
             flags = np.zeros(len(idx), dtype=bool)
         return idx, done, tau, flags
+
+    def running_executed_arrays(self):
+        """``(index, executed)``: numpy arrays over the running jobs in the order of ``running``
+        (job indices, executed time now), the values :meth:`running_executed` gives, bit for bit
+        and all of them floats; or None when they would not be (as :meth:`running_arrays`, or an
+        int clock with a job whose executed time would be an int)."""
+        arr = self.arrays
+        if arr is None:
+            arr = self.arrays = _ProgressArrays(self.states, self.running)
+        now = self.now
+        if arr.exact or not floaty(now):
+            return None
+        idx = arr.run[:arr.n_run].copy()
+        if type(now) is not float and not arr.spent_float[idx].all():
+            return None
+        executed, start = arr.spent.take(idx, axis=1)
+        executed += now - start     # executed + (now - start): the same operations
+        return idx, executed
 
     def running_executed(self) -> list:
         """``(view, executed time, stopping)`` of every running job, in the order of ``running``:
