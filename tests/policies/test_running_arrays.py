@@ -169,6 +169,32 @@ def test_engine_running_arrays_are_running_progress_bit_for_bit(run, float_arriv
     assert checked[0] > 200
 
 
+@pytest.mark.parametrize("float_arrivals", [True, False])
+@pytest.mark.parametrize("run", RUNS, ids=_ids)
+def test_engine_running_executed_arrays_are_running_executed_bit_for_bit(run, float_arrivals):
+    """Every value a float and the same as the Python pass, or None (an int clock with a job
+    whose executed time is an int: then the Python pass gives that int)."""
+    inst = dnn_trace(60, 4, float_arrivals=float_arrivals)
+    seen = {"arrays": 0, "none": 0}
+
+    def observer(view, decision):
+        got = view.running_executed_arrays()
+        progress = view.running_executed()
+        if got is None:
+            assert any(type(e) is not float for _, e, _ in progress)
+            seen["none"] += 1
+            return
+        idx, executed = got
+        assert idx.tolist() == [j.index for j, _, _ in progress]
+        assert all(type(e) is float for _, e, _ in progress)
+        assert executed.tolist() == [e for _, e, _ in progress]
+        seen["arrays"] += len(progress)
+
+    simulate(inst, "tiresias-gittins", observer=observer, **run)
+    assert seen["arrays"] > 200
+    assert (seen["none"] > 0) == (not float_arrivals)
+
+
 def test_exact_runs_keep_the_python_path():
     """Abstract jobs and Fraction data: no arrays, the Python path decides (and still agrees
     with itself)."""
