@@ -56,6 +56,34 @@ _REBUILD_FRACTION = 32
 _FIELDS = operator.attrgetter("gpus", "index", "arrival", "key")
 
 
+class _DecisionState:
+    """The running jobs' decision state ``index -> (queue, service, executed, None)``
+    (:meth:`Tiresias._running_entries`), read as a dict (``in``, ``get``, ``[]``) and built at
+    the first read: the wake-up reads it only for the jobs a pass started."""
+
+    __slots__ = ("_parts", "_dict")
+
+    def __init__(self, indices: list, queues: list, service, executed: list):
+        self._parts = (indices, queues, service, executed)
+        self._dict = None
+
+    def _built(self) -> dict:
+        d = self._dict
+        if d is None:
+            indices, queues, service, executed = self._parts
+            d = self._dict = dict(zip(indices, zip(queues, service.tolist(), executed, itertools.repeat(None))))
+        return d
+
+    def __contains__(self, i) -> bool:
+        return i in self._built()
+
+    def __getitem__(self, i):
+        return self._built()[i]
+
+    def get(self, i, default=None):
+        return self._built().get(i, default)
+
+
 class _EmpiricalGittins:
     """Sorted GPU-time samples and their prefix sums; ``index(a, quantum)`` in O(log n)."""
 
@@ -301,7 +329,7 @@ class TiresiasGittins(Tiresias):
         queues = q.tolist()
         negative = -index
         held = list(zip(zip(queues, negative.tolist(), arrivals, keys), indices))
-        state = dict(zip(indices, zip(queues, service.tolist(), executed, itertools.repeat(None))))
+        state = _DecisionState(indices, queues, service, executed)
         self._arrays = (index_array, q, service, gpu_array)
         return list(map(held.__getitem__, np.lexsort((rank, negative, q)).tolist())), state
 
