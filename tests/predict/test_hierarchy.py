@@ -191,3 +191,29 @@ def test_scores_and_their_validation():
     s = log.scores()
     assert s.n == 3 and s.n_succeeded == 2 and s.r2_log_succeeded == pytest.approx(1.0) and s.r2_log < 1
     assert s.within_2x == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_key_stats_read_in_place_are_the_sorted_medians(seed):
+    """The recent window kept sorted and the survival history sorted on read give the medians of
+    ``sorted(recent)`` and of the runs past a level, after random runs (ties, failures, a window
+    that overflows), whenever they are read."""
+    import random
+    from collections import deque
+
+    from asrpt.predict.hierarchy import _median, _Stats
+
+    rng = random.Random(seed)
+    st, recent, every = _Stats(7), deque(maxlen=7), []
+    for _ in range(60):
+        value = float(rng.choice([0.5, 1.0, 1.0, 2.0, 3.5, rng.uniform(0, 5)]))
+        failed = rng.random() < 0.2
+        st.add(value, failed)
+        if not failed:
+            recent.append(value)
+            every.append(value)
+            assert st.median() == _median(sorted(recent))
+        if rng.random() < 0.4:
+            level = rng.uniform(-1, 6)
+            above = sorted(v for v in every if v > level)
+            assert st.median_above(level) == (_median(above) if above else None)
