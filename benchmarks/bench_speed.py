@@ -165,6 +165,9 @@ Instruction counts (valgrind, the first 3,000 jobs, loading included): srsf 9.52
 a-srpt 11.06 -> 10.66 G, gavel 6.76 -> 6.80 G (no contention at 3,000 jobs: its gains need
 blocked jobs), tiresias 6.568 -> 6.577 G (unchanged path). Tiresias-Gittins on 10,000 jobs:
 25.8 -> 17.5 s. Gavel on the first 40,000 jobs of the whole trace: 139.3 -> 115.0 s.
+Whole Philly trace with DNN jobs (this tree, two children at a time): tiresias-gittins 292.3 s
+(348 last round), gavel 399.6 (476), srsf 131.8 (129.1), a-srpt 186.7 (171.0, beside another
+run); srsf and a-srpt give the same result digests as last round.
 
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
