@@ -333,6 +333,16 @@ class _Engine:
             append((jv, done, jv.tau_star if tau is None else tau, st.status == _STOPPING))
         return out
 
+    def _arrays_now(self):
+        """``(arrays, index)``: the progress arrays (made at the first call) and a copy of the
+        running jobs' indices, or None where the arrays or the clock are not floats."""
+        arr = self.arrays
+        if arr is None:
+            arr = self.arrays = _ProgressArrays(self.states, self.running)
+        if arr.exact or not floaty(self.now):
+            return None
+        return arr, arr.run[:arr.n_run].copy()
+
     def running_arrays(self):
         """``(index, done, tau, stopping)``: numpy arrays over the running jobs in the order of
         ``running`` (job indices, work done now, iteration time, stopping flags), the values
@@ -341,13 +351,11 @@ class _Engine:
         exact runs with Fractions, or an abstract job)."""
         import numpy as np
 
-        arr = self.arrays
-        if arr is None:
-            arr = self.arrays = _ProgressArrays(self.states, self.running)
-        now = self.now
-        if arr.exact or not floaty(now):
+        got = self._arrays_now()
+        if got is None:
             return None
-        idx = arr.run[:arr.n_run].copy()
+        arr, idx = got
+        now = self.now
         done, eff, tau = arr.state.take(idx, axis=1)
         # progress (now - eff) / tau where now > eff, else 0 (then 0 / tau: the same +0.0 that
         # running_progress adds)
@@ -371,13 +379,11 @@ class _Engine:
         (job indices, executed time now), the values :meth:`running_executed` gives, bit for bit
         and all of them floats; or None when they would not be (as :meth:`running_arrays`, or an
         int clock with a job whose executed time would be an int)."""
-        arr = self.arrays
-        if arr is None:
-            arr = self.arrays = _ProgressArrays(self.states, self.running)
-        now = self.now
-        if arr.exact or not floaty(now):
+        got = self._arrays_now()
+        if got is None:
             return None
-        idx = arr.run[:arr.n_run].copy()
+        arr, idx = got
+        now = self.now
         if type(now) is not float and not arr.spent_float[idx].all():
             return None
         executed, start = arr.spent.take(idx, axis=1)
