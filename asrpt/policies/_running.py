@@ -194,13 +194,6 @@ class ArrayRun:
     def __len__(self) -> int:
         return len(self.index)
 
-    def merge(self, waiting, views: dict, skip=()):
-        """The views of this run merged with the sorted waiting entries, as one iterator: before
-        each waiting entry every running one that sorts below it (found by bisection on the
-        sizes, then on the ranks among equal sizes), as slices of one list of views (read in C;
-        Python runs once per waiting entry read, not once per job)."""
-        return chain.from_iterable(self._chunks(waiting, views, skip))
-
     def selects_all(self, waiting, views: dict, budget, skip=()) -> bool:
         """:func:`~asrpt.policies._incremental.selects_running` for this run: the waiting
         entries ahead of a running one are found by the bisection of :meth:`_chunks`, the GPUs
@@ -254,6 +247,10 @@ class ArrayRun:
         return k
 
     def _chunks(self, waiting, views: dict, skip):
+        """The views of this run merged with the sorted waiting entries, as chunks: before each
+        waiting entry every running one that sorts below it (found by bisection on the sizes,
+        then on the ranks among equal sizes), as slices of one list of views (read in C; Python
+        runs once per waiting entry read, not once per job)."""
         index, sizes, ranks = self._kept(skip)
         run = self.table.views[index].tolist()
         n = len(run)
@@ -317,9 +314,7 @@ def merged(running, waiting, views: dict, skip=()):
     >>> list(merged(TupleRun([(1.0, 0, (), 0), (5.0, 0, (), 2)]), [(2.0, 0, (), 1)], views))
     ['a', 'b', 'c']
     """
-    if type(running) is ArrayRun:
-        return running.merge(waiting, views, skip)
-    return _merged_tuples(running, waiting, views, skip)
+    return chain.from_iterable(merged_chunks(running, waiting, views, skip))
 
 
 def merged_chunks(running, waiting, views: dict, skip=()):
