@@ -428,10 +428,16 @@ class _Engine:
     def settled(self) -> bool:
         """:attr:`ClusterView.settled`: no job is stopping and no waiting job fits in the idle GPUs
         (a preemptive policy's run; False otherwise)."""
+        least = self._least_waiting()
+        return least is not None and not self.stopping and least > self.free_total
+
+    def _least_waiting(self):
+        """The fewest GPUs a waiting job needs (``math.inf`` when none waits), from
+        ``waiting_least``; None where it is not kept (non-preemptive runs)."""
         least = self.waiting_least
-        if least is None or self.stopping:
-            return False
-        return not least.counts or least.smallest() > self.free_total
+        if least is None:
+            return None
+        return least.smallest() if least.counts else _INF
 
     # -- state changes -------------------------------------------------------------------------------
     def _start(self, i: int, jv: JobView, alloc: Allocation) -> None:
@@ -892,11 +898,11 @@ class _Engine:
         pieces = iter(chunks() if chunks is not None else (order,))
         for piece in pieces:
             if piece is REST_WAITING:
-                least = self.waiting_least
+                least = self._least_waiting()
                 if least is not None and backfill:
                     if self.check:
                         self._check_rest_waiting(selected, skipped)
-                    if not least.counts or budget < least.smallest():
+                    if budget < least:
                         return selected, skipped, itertools.chain.from_iterable(pieces)
                 continue
             if type(piece) is list and len(piece) > 1:
@@ -1006,8 +1012,8 @@ class _Engine:
         free_total = self.free_total
         if not free_total:
             return False
-        least = self.waiting_least
-        return least is None or (bool(least.counts) and least.smallest() <= free_total)
+        least = self._least_waiting()
+        return least is None or least <= free_total
 
     def _reserve(self, blocked: list, future: list) -> None:
         """The blocked selected jobs reserve their placements in ``future``, in order."""
