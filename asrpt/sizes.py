@@ -114,10 +114,9 @@ def best_iteration_times(instance: Instance) -> tuple[float | None, ...]:
     """tau*_j (seconds per iteration, consolidated placement) per job; None for abstract jobs."""
     if instance.is_abstract:
         return tuple(None for _ in instance.jobs)
-    from .dnn.perf import best_iteration_time  # DNN jobs only; keeps abstract paths light
+    from .dnn.perf import _best_iteration_times  # DNN jobs only; keeps abstract paths light
 
-    return tuple(None if j.is_abstract else best_iteration_time(j, instance.cluster)
-                 for j in instance.jobs)
+    return tuple(_best_iteration_times(instance.jobs, instance.cluster))
 
 
 def processing_time(job: Job, tau_star: float | None) -> Number:

@@ -119,7 +119,14 @@ def job_views(instance: Instance) -> list[JobView]:
     --------
     >>> [(v.id, v.tau_star, v.gpus) for v in job_views(two_server_instance)]
     [('a', 1, 2), ('b', 1, 4), ('c', 1, 1)]
+
+    The views of an instance are made once and kept on it (an instance and its views are
+    immutable; each call returns a new list of the same views), so that the simulations of
+    several policies over one instance share them.
     """
+    memo = getattr(instance, "__dict__", {}).get("_job_views")
+    if memo is not None and memo[0] is instance.jobs and memo[1] is instance.cluster:
+        return list(memo[2])
     views = []
     append, build = views.append, _VIEW_BUILD
     for i, (job, tau) in enumerate(zip(instance.jobs, best_iteration_times(instance))):
@@ -134,6 +141,8 @@ def job_views(instance: Instance) -> list[JobView]:
                          job.predicted_iterations, job.instances, model, job.parallelism, job.batch_size,
                          job.precision, job.user, job.group, job.dataset, job.meta, job.seq_len)
         append(view)
+    if hasattr(instance, "__dict__"):
+        instance.__dict__["_job_views"] = (instance.jobs, instance.cluster, tuple(views))
     return views
 
 

@@ -325,3 +325,38 @@ def test_summarize_equals_its_reference(seed):
         records = tuple(_random_record(rng, k) for k in range(size))
         got, want = summarize(records, 16), _summarize_reference(records, 16)
         assert got == want and [type(v) for v in got.values()] == [type(v) for v in want.values()]
+
+
+def test_best_iteration_times_equal_the_checked_function_job_by_job():
+    """sizes.best_iteration_times (each configuration computed once, no per-job argument checks)
+    gives what best_iteration_time gives job by job, abstract jobs None."""
+    from asrpt.dnn.perf import best_iteration_time
+    from asrpt.instance import Parallelism
+    from asrpt.sizes import best_iteration_times
+
+    cluster = Cluster((Server(8, "V100"), Server(8, "V100"), Server(4, "A100")))
+    jobs = (Job("a", 0, 8, model="resnet50", parallelism=Parallelism(8, 1, 1), iterations=10),
+            Job("b", 1, 4, model="resnet50", iterations=3),
+            Job("c", 2, 2, processing_time=5),
+            Job("d", 3, 8, model="resnet50", parallelism=Parallelism(8, 1, 1), iterations=7, batch_size=64),
+            Job("e", 4, 4, model="resnet50", iterations=99))
+    inst = Instance(cluster, jobs)
+    want = tuple(None if j.is_abstract else best_iteration_time(j, cluster) for j in jobs)
+    assert best_iteration_times(inst) == want
+    assert want[2] is None and want[1] == want[4] and want[0] != want[3]
+
+
+def test_job_views_are_made_once_per_instance():
+    """job_views keeps an instance's views on it: a second call returns a new list of the same
+    view objects, and another instance of equal jobs gets views of its own."""
+    from asrpt.state import job_views
+
+    inst = Instance(Cluster.homogeneous(1, 4), (Job("a", 0, 2, processing_time=5), Job("b", 1, 4, processing_time=2)))
+    first, second = job_views(inst), job_views(inst)
+    assert first is not second and len(first) == len(second) == 2
+    assert all(x is y for x, y in zip(first, second))
+    second.pop()
+    assert len(job_views(inst)) == 2
+    other = job_views(Instance(inst.cluster, inst.jobs))
+    assert [(v.index, v.id, v.gpus, v.arrival) for v in other] == [(v.index, v.id, v.gpus, v.arrival) for v in first]
+    assert not any(x is y for x, y in zip(other, first))

@@ -607,6 +607,26 @@ def best_iteration_time(job, cluster: Cluster, params: PerfParams | None = None)
     return float(_tau_star(job, cluster, params or perf_params())[0])
 
 
+def _best_iteration_times(jobs, cluster: Cluster) -> list:
+    """tau* of each DNN job of ``jobs`` on ``cluster`` (None for abstract ones), as
+    :func:`best_iteration_time` gives it with the shipped parameters: for jobs an
+    :class:`~asrpt.instance.Instance` already checked, so without checking each argument again,
+    and each distinct configuration (:func:`_job_key`) computed once."""
+    info, params = _cluster_info(cluster), perf_params()
+    taus: dict = {}
+    out = []
+    for job in jobs:
+        if job.is_abstract:
+            out.append(None)
+            continue
+        key = _job_key(job)
+        tau = taus.get(key)
+        if tau is None:
+            tau = taus[key] = float(_tau_star_cached(key, info, params, _KeyedJob(job))[0])
+        out.append(tau)
+    return out
+
+
 @validate_params({"job": _JOB, "cluster": _CLUSTER, "params": [InstanceOf(PerfParams), None]})
 def best_gpu_type(job, cluster: Cluster, params: PerfParams | None = None) -> str:
     """The GPU type on which tau* is attained (the job's reference type in the cluster).
