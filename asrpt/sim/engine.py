@@ -304,6 +304,8 @@ class _Engine:
         self.live_parts = ClusterView.live_parts(self)   # every view's waiting/running/stopping/free wrappers
         # GPU counts of all waiting jobs, for preemptive policies (ClusterView.settled)
         self.waiting_least = _Smallest() if policy.preemptive else None
+        # every job is a DNN job that runs on to an iteration boundary when preempted (_fill_idle)
+        self.boundary_only = not self.immediate and not any(v.is_abstract for v in self.views)
 
     # -- time accounting ---------------------------------------------------------------------------
     def work_done(self, i: int):
@@ -839,7 +841,10 @@ class _Engine:
         # the others hold GPUs, so some running job is left out iff they are fewer than running
         fresh = chosen.difference(running)
         if len(chosen) - len(fresh) < len(running):     # (most passes preempt none)
-            for idx in list(itertools.filterfalse(chosen.__contains__, running)):   # (in running order)
+            left_out = itertools.filterfalse(chosen.__contains__, running)   # (in running order)
+            if self.stopping:       # (those already stopping are left as they are: filtered in C)
+                left_out = itertools.filterfalse(self.stopping.__contains__, left_out)
+            for idx in list(left_out):
                 if states[idx].status == _RUNNING:
                     self._preempt(idx)
         blocked: list[JobView] = []         # selected, waiting, and not placeable now
@@ -851,7 +856,9 @@ class _Engine:
                 for jv in itertools.compress(selected, map(fresh.__contains__, map(_INDEX_OF, selected))):
                     if states[jv.index].status != _WAITING:
                         raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
-                    if not self._try_start(jv):
+                    # (_try_start's first test, without the call: the GPUs held by jobs left out
+                    # and still running to a boundary block most of these starts)
+                    if jv.gpus > self.free_total or not self._try_start(jv):
                         blocked.append(jv)
             if self.stopping:               # selected again before its boundary: keep running
                 for i in list(filter(chosen.__contains__, self.stopping)):
@@ -954,7 +961,10 @@ class _Engine:
         such candidate fits in the idle GPUs (only those starts read them or change ``future``),
         or at the end of the pass for ``check_invariants``. The walk over the candidates stops once
         no waiting job is small enough for the idle GPUs (the least GPU count of the waiting jobs,
-        ``waiting_least``, is above them).
+        ``waiting_least``, is above them), and, when every job runs on to a boundary
+        (``boundary_only``), once none is small enough for what the reservations leave of them.
+        (That is rarely anything: the reservations take what the selection counted on, so GPUs
+        are left only where a blocked job cannot reserve its placement either.)
         """
         states, free, cluster = self.states, self.free, self.cluster
         future = list(free)
@@ -967,6 +977,9 @@ class _Engine:
         avail = None        # min(free, future) per server, kept up to date as jobs start here
         avail_total = 0
         fits = self._some_waiting_fits()
+        # every waiting job runs on to an iteration boundary when preempted: once ``avail`` is
+        # made, only jobs that fit in it can start, so the walk also stops when none does
+        bounded = self.boundary_only
         for jv in candidates:
             if not fits:
                 break
@@ -988,6 +1001,8 @@ class _Engine:
                     reserve = ()
                 avail = [f if f < u else u for f, u in zip(free, future)]
                 avail_total = sum(avail)
+                if bounded and not self._some_waiting_fits(avail_total):
+                    break
             if jv.gpus > avail_total:
                 continue
             alloc = self.placer.allocate(jv, avail, cluster)
@@ -998,22 +1013,23 @@ class _Engine:
             for h, g in alloc.servers:
                 future[h] -= g
             self._start(i, jv, alloc)
-            fits = self._some_waiting_fits()
             for h, _ in alloc.servers:
                 a = free[h] if free[h] < future[h] else future[h]
                 avail_total += a - avail[h]
                 avail[h] = a
+            fits = self._some_waiting_fits(avail_total if bounded else None)
         if reserve and self.check:
             self._reserve(reserve, future)
 
-    def _some_waiting_fits(self) -> bool:
+    def _some_waiting_fits(self, within=None) -> bool:
         """Whether GPUs are idle and some waiting job needs no more than them (by its GPU count
-        alone; True where the engine keeps no count of the waiting jobs)."""
+        alone; True where the engine keeps no count of the waiting jobs), and, given ``within``,
+        no more than ``within`` GPUs either."""
         free_total = self.free_total
         if not free_total:
             return False
         least = self._least_waiting()
-        return least is None or least <= free_total
+        return least is None or (least <= free_total and (within is None or least <= within))
 
     def _reserve(self, blocked: list, future: list) -> None:
         """The blocked selected jobs reserve their placements in ``future``, in order."""

@@ -233,3 +233,21 @@ def test_a_blocked_selected_job_keeps_its_reservation_from_the_jobs_left_out():
     x, z = runs[0].record("X"), runs[0].record("Z")
     assert x.start > 1, "X waits for A's iteration boundary"
     assert z.start >= x.completion, "Z does not take GPUs that X reserved"
+
+
+def test_a_job_left_out_starts_on_gpus_a_failed_reservation_leaves():
+    """Three 4-GPU servers. At t=1 R2, R and X (two 3-GPU instances) take the whole budget; L,
+    left out, runs on to its iteration boundary on server 0. X cannot be placed, nor reserve (once
+    L is gone server 0 has 2 GPUs, and only server 2 holds a 3-GPU instance), so Z (4 GPUs, also
+    left out) takes server 2's idle GPUs at once: exactly what the idle fill has left (4), which
+    is also Z's demand, the least of the waiting jobs. An idle fill that stopped at one GPU less
+    would leave Z waiting for L's boundary."""
+    m = "gpt3-6.7b"
+    jobs = (Job("R2", 0, 2, model=m, iterations=20), Job("L", 0, 2, model=m, iterations=400),
+            Job("R", 0, 4, model=m, iterations=20), Job("X", 1, 6, model=m, iterations=5, instances=2),
+            Job("Z", 1, 4, model=m, iterations=300))
+    instance = Instance(Cluster.homogeneous(3, 4), jobs)
+    runs = [simulate(instance, "srsf:predictor=oracle", check_invariants=check) for check in (True, False)]
+    assert _spans(runs[0]) == _spans(runs[1])
+    assert runs[0].record("Z").start == 1 and runs[0].record("Z").segments[0].servers == ((2, 4),)
+    assert runs[0].record("L").segments[0].end > 1, "L runs on to its boundary"

@@ -56,3 +56,33 @@ class _EarlyMark(SRSF):
 def test_a_marker_before_a_running_job_is_caught():
     with pytest.raises(AssertionError, match="marks the rest as waiting"):
         simulate(dnn_trace(40, 5), _EarlyMark(predictor="instance"), seed=0, check_invariants=True)
+
+
+@pytest.mark.parametrize("policy", ["srsf", "a-srpt", "tiresias", "gavel", "themis"])
+def test_the_idle_fill_stops_at_what_no_waiting_job_fits_in(policy, monkeypatch):
+    """With DNN jobs that run on to an iteration boundary when preempted, the engine's idle fill
+    stops once no waiting job fits in what the reservations leave (``boundary_only``): the same
+    decisions as walking every candidate, and the stop is taken."""
+    from asrpt.sim import engine
+
+    fits, init, stops = engine._Engine._some_waiting_fits, engine._Engine.__init__, []
+
+    def counting(self, within=None):
+        answer = fits(self, within)
+        if within is not None and not answer and self.free_total >= self._least_waiting():
+            stops.append(within)      # a stop that the free GPUs alone would not make
+        return answer
+
+    def walk_all(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.boundary_only = False
+
+    for seed in (3, 11, 29):
+        inst = dnn_trace(80, seed)
+        monkeypatch.setattr(engine._Engine, "_some_waiting_fits", counting)
+        stopped = simulate(inst, policy, seed=0, check_invariants=True)
+        monkeypatch.setattr(engine._Engine, "__init__", walk_all)
+        walked = simulate(inst, policy, seed=0)
+        monkeypatch.undo()
+        assert _runs(stopped) == _runs(walked)
+    assert stops, "the bounded stop was never taken"
