@@ -410,6 +410,23 @@ class ClusterView:
         """
         return self._e.running_executed()
 
+    def waiting_progress(self) -> list:
+        """``(job, attained work, executed time)`` for every waiting job, in the order of
+        :attr:`waiting`, in one pass: what :meth:`attained_work` and :meth:`executed_time` give
+        job by job (both fixed while a job waits).
+
+        >>> from asrpt.sim import simulate
+        >>> seen = []
+        >>> _ = simulate(two_server_instance, "fifo", observer=lambda v, d: seen.append(
+        ...     [(j.id, w, e) for j, w, e in v.waiting_progress()]))
+        >>> seen[0]
+        [('a', 0, 0), ('b', 0, 0)]
+        """
+        progress = getattr(self._e, "waiting_progress", None)
+        if progress is None:
+            return [(j, self.attained_work(j), self.executed_time(j)) for j in self.waiting]
+        return progress()
+
     def allocation(self, job: JobView) -> tuple[tuple[int, int], ...]:
         """``((server, gpus), ...)`` of a running job, ``()`` otherwise."""
         return self._e.states[job.index].servers

@@ -46,7 +46,8 @@ class JobTable:
 
     ``rank`` is the order in which jobs were added: for jobs added in the engine's arrival order
     it sorts like ``(arrival, key, index)``. ``exact`` turns on for good once a job's tau* is not a
-    float (the arrays are then not used).
+    float (the arrays are then not used). ``arrival_f`` holds the arrivals as float64, exact
+    unless ``arrival_exact`` is on (an arrival that is not :func:`~asrpt.sizes.floaty`).
 
     >>> from asrpt.state import job_views
     >>> t = JobTable()
@@ -56,12 +57,13 @@ class JobTable:
     ([0.0, 1.0, 2.0], True)
     """
 
-    __slots__ = ("cols", "views", "arrival", "key", "n", "exact")
+    __slots__ = ("cols", "views", "arrival", "key", "n", "exact", "arrival_f", "arrival_exact")
 
     def __init__(self, capacity: int = 64):
         self.n = 0
-        self.exact = False
+        self.exact = self.arrival_exact = False
         self.cols = np.zeros((3, 0))
+        self.arrival_f = np.zeros(0)
         self.views = self.arrival = self.key = np.empty(0, dtype=object)
         self._grow(capacity)
 
@@ -69,6 +71,9 @@ class JobTable:
         cols = np.zeros((3, cap))
         cols[:, :self.cols.shape[1]] = self.cols
         self.cols = cols
+        arrival_f = np.zeros(cap)
+        arrival_f[:len(self.arrival_f)] = self.arrival_f
+        self.arrival_f = arrival_f
         objects = []
         for prev in (self.views, self.arrival, self.key):
             new = np.empty(cap, dtype=object)
@@ -103,6 +108,10 @@ class JobTable:
         self.n += 1
         self.views[i] = job
         self.arrival[i] = job.arrival
+        if floaty(job.arrival):
+            self.arrival_f[i] = job.arrival
+        else:
+            self.arrival_exact = True
         self.key[i] = job.key
 
 

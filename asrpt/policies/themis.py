@@ -37,17 +37,24 @@ starts at once if it fits in the idle GPUs, else waits for the next round. Neith
 round early.
 
 Cost: as for Gavel (:mod:`asrpt.policies.gavel`), O(J log J) a round and, between rounds, an
-incremental waiting order (:mod:`asrpt.policies._incremental`).
+incremental waiting order (:mod:`asrpt.policies._incremental`). Where every value is a float (or
+an int a float holds), a round's rho values and sort are computed in numpy from the engine's
+arrays (the same IEEE operations: the same keys as the Python round, which exact runs take).
 """
 
 from __future__ import annotations
 
 import math
+from itertools import compress
 from numbers import Real
+from operator import not_
+
+import numpy as np
 
 from .._validation import Interval, validate_params
-from ..sizes import exact_div, exact_mul
+from ..sizes import exact_div, exact_mul, floaty
 from ._incremental import WaitingOrder, round_order
+from ._running import JobTable, running_inputs
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["Themis", "finish_time_fairness"]
@@ -169,11 +176,71 @@ class Themis(PredictorPolicy):
         self._length = int(length) if isinstance(length, float) and length.is_integer() else length
         self._keys: dict[int, tuple] = {}   # job index -> its key at the current round
         self._waiting = WaitingOrder(track_running=True)  # active jobs in key order, kept between decisions
+        self._table = JobTable()            # per-job arrays for the numpy round (_round_arrays)
 
     def _new_round(self, view) -> tuple[list, list]:
         self.rounds_ += 1
         now = view.now
         self.round_end_ = now + self._length
+        runs = self._round_arrays(view, now)
+        return runs if runs is not None else self._round_tuples(view, now)
+
+    def _round_arrays(self, view, now):
+        """:meth:`_round_tuples` in numpy (the same IEEE operations, so the same keys), or None
+        where the values are not all floats (exact runs: the caller keys the jobs in Python).
+        The jobs are sorted by (-rho, arrival rank), the table's order of (arrival, key)."""
+        table = self._table
+        if table.arrival_exact or not floaty(now):
+            return None
+        got = running_inputs(view, table, self.tracker_)
+        executed_now = view.running_executed_arrays() if got is not None else None
+        if executed_now is None:
+            return None
+        idx, done, _, stopping, preds = got
+        executed = executed_now[1]
+        state = np.where(stopping, 1, 2)
+        rows = view.waiting_progress()
+        if rows:
+            w_done = np.array([d for _, d, _ in rows])
+            w_executed = np.array([e for _, _, e in rows])
+            if w_done.dtype.kind not in "fi" or w_executed.dtype.kind not in "fi":
+                return None     # (an exact value: ints beyond int64, Fractions)
+            idx = np.concatenate((idx, np.fromiter((j.index for j, _, _ in rows), dtype=np.intp, count=len(rows))))
+            done = np.concatenate((done, w_done.astype(float)))
+            executed = np.concatenate((executed, w_executed.astype(float)))
+            state = np.concatenate((state, np.zeros(len(rows), dtype=state.dtype)))
+        n = len(idx)
+        tau_star, gpus, rank = table.columns(idx)
+        left = preds[idx] - done
+        remaining = left * tau_star
+        # share_iso = min(1, M / (J g)): the float of the exact quotient, as float(exact_div(...))
+        iso = np.minimum(self._total_gpus / (n * gpus), 1.0)
+        elapsed = now - table.arrival_f[idx]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            neg = -((elapsed + remaining / (executed / elapsed)) / (elapsed + remaining / iso))
+        neg[~((executed > 0) & (elapsed > 0))] = -_INF     # never ran: rho = inf
+        overdue = ~((left > 0) & (remaining > 0))             # nothing left: rho = 1
+        neg[overdue] = -1.0
+        ranked = np.lexsort((rank, neg))
+        offered = max(1, math.ceil(round((1 - self.fairness_knob) * n, 9)))
+        rest = ranked[offered:]
+        renewing = state[rest] == 2
+        ranked = np.concatenate((ranked[:offered], rest[renewing], rest[~renewing]))
+        tiers = [0] * offered + [1] * int(np.count_nonzero(renewing))
+        tiers += [2] * (n - len(tiers))
+        values = neg[ranked].tolist()
+        for k in np.flatnonzero(overdue[ranked]).tolist():
+            values[k] = -1      # (the int the Python path keys an overdue job with)
+        jobs = idx[ranked]
+        keys_in_order = list(zip(tiers, values, table.arrival[jobs].tolist(), table.key[jobs].tolist()))
+        jobs = jobs.tolist()
+        self._keys = dict(zip(jobs, keys_in_order))
+        entries = list(zip(keys_in_order, jobs))
+        held = (state[ranked] != 0).tolist()
+        return list(compress(entries, held)), list(compress(entries, map(not_, held)))
+
+    def _round_tuples(self, view, now) -> tuple[list, list]:
+        """The round's keys in Python: ``(held, waiting)`` entries, each sorted (round_order)."""
         n = len(view.running) + len(view.waiting)
         pred = self.tracker_.predicted
         total = self._total_gpus
@@ -226,6 +293,9 @@ class Themis(PredictorPolicy):
     def decide(self, view):
         self.tracker_.update(view)
         self._waiting.note(view)
+        add = self._table.add
+        for job in view.arrived:
+            add(job)
         if not view.running and not view.waiting:
             return Decision(())
         order, wake, keeps = round_order(self, view, lambda j: (0, -_INF, j.arrival, j.key))

@@ -399,6 +399,12 @@ class _Engine:
         return [(jv, states[i].executed + (now - states[i].seg_start), states[i].status == _STOPPING)
                 for i, jv in self.running.items()]
 
+    def waiting_progress(self) -> list:
+        """``(view, work done, executed time)`` of every waiting job, in the order of
+        ``waiting``: what ``work_done`` and ``executed_time`` give one by one."""
+        states = self.states
+        return [(jv, states[i].done, states[i].executed) for i, jv in self.waiting.items()]
+
     def executed_time(self, i: int):
         st = self.states[i]
         if st.status in (_RUNNING, _STOPPING):
