@@ -43,7 +43,7 @@ from .instance import Cluster, Instance, Number, Parallelism, id_key
 from .sizes import best_iteration_times
 
 __all__ = ["JobStatus", "JobView", "CompletedJob", "ClusterView", "NotClairvoyantError", "job_views",
-           "Decision", "REST_WAITING", "Policy", "VirtualRun", "Allocation", "Placer", "Predictor", "QUANTILE_LEVELS"]
+           "Decision", "REST_WAITING", "RunningHead", "Policy", "VirtualRun", "Allocation", "Placer", "Predictor", "QUANTILE_LEVELS"]
 
 
 class JobStatus(enum.IntEnum):
@@ -463,7 +463,8 @@ class Decision:
         what the selection has left is taken whole). A chunk may be :data:`REST_WAITING`, which
         lists no job and says that every job after it is waiting (the running jobs were all
         listed before it): once the selection has fewer GPUs left than every waiting job needs,
-        the engine reads no further.
+        the engine reads no further. The first chunk may be a :class:`RunningHead`: exactly the
+        running jobs that are not stopping.
     backfill : bool
         Skip jobs that do not fit and go on (True), or stop at the first that does not (False).
     wake_at : number or None
@@ -509,6 +510,23 @@ class _RestWaiting(tuple):
 #: A chunk of an order's ``chunks()`` (:attr:`Decision.order`) that lists no job and marks that
 #: every job after it is waiting.
 REST_WAITING = _RestWaiting()
+
+
+class RunningHead(list):
+    """A first chunk of an order's ``chunks()`` (:attr:`Decision.order`) that lists exactly the
+    running jobs that are not stopping, each once (in any order): the jobs a round-based
+    policy's order puts first within a round. They all fit (they hold their GPUs), so the
+    engine takes them without summing their GPUs or looking them up one by one, and, since
+    only stopping jobs can then be left out, it preempts none. ``check_invariants=True`` runs
+    check that the chunk lists exactly those jobs; one that is not the first chunk is read as
+    a plain list.
+
+    >>> head = RunningHead(["j1", "j2"])
+    >>> head == ["j1", "j2"], isinstance(head, list)
+    (True, True)
+    """
+
+    __slots__ = ()
 
 
 _DECISION_ORDER, _DECISION_BACKFILL, _DECISION_WAKE_AT, _DECISION_KEEPS = (

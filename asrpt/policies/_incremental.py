@@ -22,7 +22,7 @@ from bisect import bisect_left, insort
 from operator import itemgetter, not_
 from typing import Any, Callable
 
-from ..state import REST_WAITING
+from ..state import REST_WAITING, RunningHead
 
 __all__ = ["WaitingOrder", "round_order", "merged_views", "merged_view_chunks", "MergedOrder", "selects_running"]
 
@@ -289,9 +289,10 @@ class WaitingOrder:
         """The round's priority list: running jobs (not stopping) by ``key_of``, then the stopping
         ones merged with the waiting list by key (the waiting list synced first). A sequence read
         lazily (the engine reads a prefix), valid until the next call."""
+        # the head: every running job that is not stopping, as a RunningHead (the engine's fast path)
         stopping = view.stopping
         if not self.track_running:
-            held = [j for j in view.running if j not in stopping] if stopping else list(view.running)
+            held = RunningHead(j for j in view.running if j not in stopping) if stopping else RunningHead(view.running)
             held.sort(key=key_of)
             self.sync(view, key_of)
         else:
@@ -299,7 +300,7 @@ class WaitingOrder:
             held = self.held_views
             if len(stopping) > 2:   # the running head without the stopping jobs: a filter in C
                 stop = {j.index for j in stopping}
-                held = list(itertools.compress(held, map(not_, map(stop.__contains__, map(_second, self.held)))))
+                held = RunningHead(itertools.compress(held, map(not_, map(stop.__contains__, map(_second, self.held)))))
             elif stopping:          # (a few: slices between them)
                 entry_of, entries = self._held_entry, self.held
                 cut = sorted(bisect_left(entries, entry_of[j.index]) for j in stopping if j.index in entry_of)
@@ -309,7 +310,9 @@ class WaitingOrder:
                         pieces.append(held[prev:k])
                         prev = k + 1
                     pieces.append(held[prev:])
-                    held = list(itertools.chain.from_iterable(pieces))
+                    held = RunningHead(itertools.chain.from_iterable(pieces))
+            if type(held) is not RunningHead:
+                held = RunningHead(held)
         if stopping:
             return MergedOrder(sorted([(key_of(j), j.index) for j in stopping]), self.entries, self.views, held,
                                b_waiting=True)

@@ -15,7 +15,8 @@ asks the policy for a :class:`~asrpt.state.Decision`, and applies it (see
 preemptive decision that promises ``keeps_running`` in a settled view (nothing stopping, no
 waiting job fitting in the idle GPUs) is not read: it would start and stop nothing
 (``check_invariants=True`` reads it and checks the promise). An order that offers ``chunks()``
-is read a chunk at a time (:attr:`~asrpt.state.Decision.order`). Jobs are
+is read a chunk at a time (:attr:`~asrpt.state.Decision.order`; a first chunk that is a
+:class:`~asrpt.state.RunningHead` is taken whole, and then no running job is preempted). Jobs are
 started through the placement step (a :class:`~asrpt.state.Placer`), one by one in the policy's order,
 so each start sees the GPUs taken by the previous ones.
 
@@ -62,7 +63,8 @@ from .._validation import Interval, Options, validate_params
 from ..errors import AsrptError, InvalidParameterError
 from ..instance import Instance
 from ..sizes import floaty
-from ..state import REST_WAITING, Allocation, ClusterView, CompletedJob, JobStatus, JobView, Placer, Policy, job_views
+from ..state import (REST_WAITING, Allocation, ClusterView, CompletedJob, JobStatus, JobView, Placer, Policy,
+                     RunningHead, job_views)
 from ..state import _COMPLETED_BUILD as _completed
 from .metrics import summarize
 from .records import _RECORD_BUILD, _SEGMENT_BUILD, Segment, SimResult, check_records
@@ -838,28 +840,42 @@ class _Engine:
         """Apply a preemptive decision: select greedily in its order, preempt the running jobs
         left out, start the selected ones, give idle GPUs to jobs left out (module docstring)."""
         policy, states = self.policy, self.states
-        selected, skipped, order = self._select(decision.order, backfill)
-        chosen = set(map(_INDEX_OF, selected))
-        if len(chosen) != len(selected):
-            raise AsrptError(f"policy {policy.name} listed a job twice")
-        running = self.running
-        # the selected jobs not holding GPUs (C's fast path for a dict: no copy of its keys);
-        # the others hold GPUs, so some running job is left out iff they are fewer than running
-        fresh = chosen.difference(running)
-        if len(chosen) - len(fresh) < len(running):     # (most passes preempt none)
-            left_out = itertools.filterfalse(chosen.__contains__, running)   # (in running order)
-            if self.stopping:       # (those already stopping are left as they are: filtered in C)
-                left_out = itertools.filterfalse(self.stopping.__contains__, left_out)
-            for idx in list(left_out):
-                if states[idx].status == _RUNNING:
-                    self._preempt(idx)
+        selected, skipped, order, head = self._select(decision.order, backfill)
+        running, stopping = self.running, self.stopping
+        if head:
+            # a RunningHead took every running job that is not stopping: only the jobs after it
+            # are looked up, and only stopping jobs can be left out (none is preempted)
+            selected_after = selected[head:] if head < len(selected) else []
+            chosen = set(map(_INDEX_OF, selected_after))
+            if len(chosen) != len(selected_after):
+                raise AsrptError(f"policy {policy.name} listed a job twice")
+            again = chosen.intersection(running)    # running jobs after the head: stopping ones
+            if again and not again.issubset(stopping):
+                raise AsrptError(f"policy {policy.name} listed a job twice")
+            fresh = chosen.difference(running)
+            left_out = list(itertools.filterfalse(chosen.__contains__, stopping)) if stopping else []
+        else:
+            chosen = set(map(_INDEX_OF, selected))
+            if len(chosen) != len(selected):
+                raise AsrptError(f"policy {policy.name} listed a job twice")
+            # the selected jobs not holding GPUs (C's fast path for a dict: no copy of its keys);
+            # the others hold GPUs, so some running job is left out iff they are fewer than running
+            fresh = chosen.difference(running)
+            left_out = []
+            if len(chosen) - len(fresh) < len(running):     # (most passes preempt none)
+                left_out = list(itertools.filterfalse(chosen.__contains__, running))   # (in running order)
+                # (those already stopping are left as they are: filtered in C)
+                for idx in list(itertools.filterfalse(stopping.__contains__, left_out)) if stopping else left_out:
+                    if states[idx].status == _RUNNING:
+                        self._preempt(idx)
+            selected_after = selected
         blocked: list[JobView] = []         # selected, waiting, and not placeable now
         if backfill:
             # The selected jobs holding GPUs keep them (the ones stopping are kept running);
             # the others start in the selected order. Nothing here depends on the order
             # between the two kinds, so only the jobs to start are walked, in order.
             if fresh:
-                for jv in itertools.compress(selected, map(fresh.__contains__, map(_INDEX_OF, selected))):
+                for jv in itertools.compress(selected_after, map(fresh.__contains__, map(_INDEX_OF, selected_after))):
                     if states[jv.index].status != _WAITING:
                         raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
                     # (_try_start's first test, without the call: the GPUs held by jobs left out
@@ -888,20 +904,24 @@ class _Engine:
         # GPUs the selection counted on but cannot use now: held by jobs left out that are still
         # running (to an iteration boundary, or to a completion before one), or refused by the
         # placer. Other jobs may use them, in the policy's order, without delaying a selected one.
-        if backfill and self.free_total and (blocked or len(self.running) > len(chosen)):
-            self._fill_idle(itertools.chain(skipped, order), chosen, blocked)
+        if backfill and self.free_total and (blocked or (left_out and not running.keys().isdisjoint(left_out))):
+            self._fill_idle(itertools.chain(skipped, order), chosen, blocked, left_out)
 
     def _select(self, order, backfill: bool) -> tuple:
         """The greedy selection by GPU count over ``order`` (a decision's), in priority order:
-        ``(selected, skipped, rest)``, the jobs scanned and not selected being the candidates
-        for idle GPUs, ``rest`` an iterator over the jobs after the last one read.
+        ``(selected, skipped, rest, head)``, the jobs scanned and not selected being the
+        candidates for idle GPUs, ``rest`` an iterator over the jobs after the last one read,
+        ``head`` how many of the selected jobs a first :class:`~asrpt.state.RunningHead` chunk
+        listed (0 without one).
 
         An order that offers ``chunks()`` (:attr:`~asrpt.state.Decision.order`) is read a chunk
         at a time: a list of jobs that fits in what is left is taken whole (its GPUs summed in
         C), which is what the walk job by job takes, since every job needs at least one GPU (the
         walk stops only when nothing is left, or at a job that does not fit). At the chunk
         :data:`~asrpt.state.REST_WAITING` (only waiting jobs follow), the walk stops if what is
-        left is less than every waiting job needs: it would select none of them.
+        left is less than every waiting job needs: it would select none of them. A first chunk
+        that is a :class:`~asrpt.state.RunningHead` (the running jobs that are not stopping) is
+        taken whole, and what it leaves is the idle GPUs and the stopping jobs' GPUs.
         """
         budget = self.total_gpus
         selected: list[JobView] = []
@@ -909,6 +929,7 @@ class _Engine:
         take = selected.append
         chunks = getattr(order, "chunks", None)
         pieces = iter(chunks() if chunks is not None else (order,))
+        head = 0
         for piece in pieces:
             if piece is REST_WAITING:
                 least = self._least_waiting()
@@ -916,15 +937,25 @@ class _Engine:
                     if self.check:
                         self._check_rest_waiting(selected, skipped)
                     if budget < least:
-                        return selected, skipped, itertools.chain.from_iterable(pieces)
+                        return selected, skipped, itertools.chain.from_iterable(pieces), head
                 continue
-            if type(piece) is list and len(piece) > 1:
+            if type(piece) is RunningHead and not selected and not skipped:
+                if self.check:
+                    self._check_running_head(piece)
+                selected.extend(piece)
+                head = len(piece)
+                # what the head leaves: the idle GPUs and those of the stopping jobs
+                budget = self.free_total + sum(map(_GPUS_OF, self.stopping.values()))
+                if not budget:
+                    return selected, skipped, itertools.chain.from_iterable(pieces), head
+                continue
+            if (type(piece) is list or type(piece) is RunningHead) and len(piece) > 1:
                 g = sum(map(_GPUS_OF, piece))
                 if g <= budget:
                     selected.extend(piece)
                     budget -= g
                     if not budget:
-                        return selected, skipped, itertools.chain.from_iterable(pieces)
+                        return selected, skipped, itertools.chain.from_iterable(pieces), head
                     continue
             jobs = iter(piece)
             for jv in jobs:
@@ -933,12 +964,21 @@ class _Engine:
                     take(jv)
                     budget -= g
                     if not budget:
-                        return selected, skipped, itertools.chain(jobs, itertools.chain.from_iterable(pieces))
+                        return selected, skipped, itertools.chain(jobs, itertools.chain.from_iterable(pieces)), head
                 elif not backfill:
-                    return selected, skipped, itertools.chain(jobs, itertools.chain.from_iterable(pieces))
+                    return selected, skipped, itertools.chain(jobs, itertools.chain.from_iterable(pieces)), head
                 else:
                     skipped.append(jv)
-        return selected, skipped, iter(())
+        return selected, skipped, iter(()), head
+
+    def _check_running_head(self, head: list) -> None:
+        """``check_invariants``: a :class:`~asrpt.state.RunningHead` lists exactly the running
+        jobs that are not stopping, each once."""
+        listed = set(map(_INDEX_OF, head))
+        want = set(self.running).difference(self.stopping)
+        if len(listed) != len(head) or listed != want:
+            raise AssertionError(f"t={self.now}: policy {self.policy.name}'s running head lists {len(head)} jobs, "
+                                 f"not the {len(want)} running jobs that are not stopping")
 
     def _check_rest_waiting(self, selected: list, skipped: list) -> None:
         """``check_invariants``: an order's :data:`~asrpt.state.REST_WAITING` chunk came after
@@ -956,7 +996,7 @@ class _Engine:
             raise AssertionError(f"t={self.now}: policy {self.policy.name} promised keeps_running, but its "
                                  f"order selects {len(selected)} jobs against {len(self.running)} running")
 
-    def _fill_idle(self, candidates, chosen: set, blocked: list) -> None:
+    def _fill_idle(self, candidates, chosen: set, blocked: list, left_out: list) -> None:
         """Start jobs the selection left out on GPUs that are idle now.
 
         ``future`` is what each server will have once the jobs left out release their GPUs; the
@@ -972,10 +1012,10 @@ class _Engine:
         (That is rarely anything: the reservations take what the selection counted on, so GPUs
         are left only where a blocked job cannot reserve its placement either.)
         """
-        states, free, cluster = self.states, self.free, self.cluster
+        states, free, cluster, running = self.states, self.free, self.cluster, self.running
         future = list(free)
-        for i in self.running:
-            if i not in chosen:
+        for i in left_out:
+            if i in running:        # (not one that stopped at once in this pass: its GPUs are free)
                 for h, g in states[i].servers:
                     future[h] += g
         self.future = future

@@ -6,9 +6,10 @@ job is caught by ``check_invariants``."""
 
 import pytest
 
+from asrpt.policies.gavel import Gavel
 from asrpt.policies.srsf import SRSF
 from asrpt.sim import simulate
-from asrpt.state import REST_WAITING, Decision
+from asrpt.state import REST_WAITING, Decision, RunningHead
 
 from ..policies.test_running_arrays import RUNS, _ids, dnn_trace
 
@@ -86,3 +87,53 @@ def test_the_idle_fill_stops_at_what_no_waiting_job_fits_in(policy, monkeypatch)
         monkeypatch.undo()
         assert _runs(stopped) == _runs(walked)
     assert stops, "the bounded stop was never taken"
+
+
+class _HeadWithAStoppingJob(Gavel):
+    """Gavel whose order, while some job is stopping, marks every running job, the stopping ones
+    included, as a running head."""
+
+    def decide(self, view):
+        decision = super().decide(view)
+        if not view.stopping:
+            return decision
+        running = list(view.running)
+        rest = [j for j in decision.order if not view.is_running(j)]
+
+        class Chunks:
+            def __iter__(self):
+                return iter(running + rest)
+
+            def chunks(self):
+                yield RunningHead(running)
+                yield rest
+
+        return Decision(Chunks(), backfill=True, wake_at=decision.wake_at)
+
+
+def test_a_running_head_with_a_stopping_job_is_caught():
+    with pytest.raises(AssertionError, match="running head lists"):
+        simulate(dnn_trace(60, 5), _HeadWithAStoppingJob(), seed=0, check_invariants=True)
+
+
+def test_a_running_head_not_first_is_read_as_a_list():
+    """A RunningHead after another chunk is only a list: the engine's walk reads it job by job."""
+
+    class Late(SRSF):
+        def decide(self, view):
+            decision = super().decide(view)
+            order = list(decision.order)
+
+            class Chunks:
+                def __iter__(self):
+                    return iter(order)
+
+                def chunks(self):
+                    yield order[:1]
+                    yield RunningHead(order[1:])
+
+            return Decision(Chunks(), backfill=True)
+
+    inst = dnn_trace(60, 5)
+    assert _runs(simulate(inst, Late(predictor="instance"), seed=0, check_invariants=True)) == \
+        _runs(simulate(inst, SRSF(predictor="instance"), seed=0, observer=_as_lists))
