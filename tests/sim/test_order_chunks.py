@@ -36,22 +36,25 @@ def test_reading_chunks_changes_no_decision(policy, run, seed):
     assert chunked.summary["mean_jct"] == listed.summary["mean_jct"]
 
 
+class _Chunks:
+    """An order given as its chunks (a marker such as REST_WAITING lists no job)."""
+
+    def __init__(self, *pieces):
+        self._pieces = pieces
+
+    def __iter__(self):
+        return (job for piece in self._pieces for job in piece)
+
+    def chunks(self):
+        return iter(self._pieces)
+
+
 class _EarlyMark(SRSF):
     """SRSF whose order marks the rest as waiting before its running jobs."""
 
     def decide(self, view):
-        decision = super().decide(view)
-        order = list(decision.order)
-
-        class Chunks:
-            def __iter__(self):
-                return iter(order)
-
-            def chunks(self):
-                yield REST_WAITING
-                yield order
-
-        return Decision(Chunks(), backfill=True)
+        order = list(super().decide(view).order)
+        return Decision(_Chunks(REST_WAITING, order), backfill=True)
 
 
 def test_a_marker_before_a_running_job_is_caught():
@@ -99,16 +102,7 @@ class _HeadWithAStoppingJob(Gavel):
             return decision
         running = list(view.running)
         rest = [j for j in decision.order if not view.is_running(j)]
-
-        class Chunks:
-            def __iter__(self):
-                return iter(running + rest)
-
-            def chunks(self):
-                yield RunningHead(running)
-                yield rest
-
-        return Decision(Chunks(), backfill=True, wake_at=decision.wake_at)
+        return Decision(_Chunks(RunningHead(running), rest), backfill=True, wake_at=decision.wake_at)
 
 
 def test_a_running_head_with_a_stopping_job_is_caught():
@@ -121,18 +115,8 @@ def test_a_running_head_not_first_is_read_as_a_list():
 
     class Late(SRSF):
         def decide(self, view):
-            decision = super().decide(view)
-            order = list(decision.order)
-
-            class Chunks:
-                def __iter__(self):
-                    return iter(order)
-
-                def chunks(self):
-                    yield order[:1]
-                    yield RunningHead(order[1:])
-
-            return Decision(Chunks(), backfill=True)
+            order = list(super().decide(view).order)
+            return Decision(_Chunks(order[:1], RunningHead(order[1:])), backfill=True)
 
     inst = dnn_trace(60, 5)
     assert _runs(simulate(inst, Late(predictor="instance"), seed=0, check_invariants=True)) == \
