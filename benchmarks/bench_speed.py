@@ -169,6 +169,50 @@ Whole Philly trace with DNN jobs (this tree, two children at a time): tiresias-g
 (348 last round), gavel 399.6 (476), srsf 131.8 (129.1), a-srpt 186.7 (171.0, beside another
 run); srsf and a-srpt give the same result digests as last round.
 
+Seventh round, 2026-12-02 (``--base 197897c``, the whole default bench, medians of 3 for the
+rows that repeat; this session's machine was quiet: load average under 1, so every CPU figure
+is 3 to 4 times below the earlier rounds', taken on the same kind of machine under load. The
+PAI peer, run here by benchmarks/bench_peer_speed.py in the same session, took 117.3 s for
+FIFO-ff and 96.6 s for SJF-ff on 64 x 8, as issue 18 recorded; every output byte-identical,
+checked). The engine's idle fill stops, with DNN jobs only, once no waiting job fits in what the
+reservations leave (it walked every waiting candidate before: 18% of Themis's time on the whole
+trace); an order's first chunk may be a ``RunningHead`` (exactly the running jobs that are not
+stopping: Gavel's and Themis's orders within a round), taken whole with no lookups and no
+preemption scan; Themis keys a round in numpy (the same IEEE operations as its Python round);
+``job_views`` and the jobs' tau* are made once per instance (``asrpt run`` shares them across
+its policies); the performance model no longer imports numpy.ma (0.1 s a run)::
+
+    asrpt --version / validate small-cluster.json    0.039 / 0.041 against 0.039 / 0.041
+    simulate 20k PAI fifo 64x8                       0.343 against 0.345   1.0x  (343x the PAI peer's 117.6 s)
+    simulate 20k PAI sjf-duration 64x8               0.515 against 0.516   1.0x
+    simulate 20k PAI fifo 1x4096                     0.302 against 0.297   1.0x
+    simulate 20k PAI sjf-duration 1x4096             0.428 against 0.432   1.0x
+    srsf      10000 Philly jobs 64x8 (abstract)      3.117 against 4.737   1.5x  (reference copy)
+    themis    10000 Philly jobs 64x8 (abstract)      0.567 against 2.492   4.4x  (reference copy)
+    gavel     10000 Philly jobs 64x8 (abstract)      0.543 against 2.252   4.1x  (reference copy)
+    tiresias  10000 Philly jobs 64x8 (abstract)      0.731 against 5.009   6.8x  (reference copy)
+    gittins   10000 Philly jobs 64x8 (abstract)      3.279 against 7.781   2.4x  (reference copy)
+    asrpt run a-srpt[hierarchy]  20k DNN 64x8        6.680 against 6.876   1.0x
+    asrpt run srsf[hierarchy]                        4.517 against 4.627   1.0x
+    asrpt run sjf[hierarchy]                         0.852 against 0.921   1.1x
+    asrpt run qssf[hierarchy]                        0.884 against 0.953   1.1x
+    asrpt run tiresias                               2.745 against 2.855   1.0x
+    asrpt run gavel                                  4.532 against 5.683   1.3x
+    asrpt run themis[hierarchy]                      3.322 against 4.123   1.2x
+    asrpt run fifo                                   0.283 against 0.352   1.2x
+    asrpt run, 8 policies, sum                      23.814 against 26.390  1.1x  (target: 15 s)
+
+The whole ``asrpt run`` command (process CPU, README's run on the bundled default, two runs per
+tree taking turns): 27.1 and 27.5 s against 29.7 and 30.4 s; the rest of its time is loading
+the window with DNN jobs (0.9 s), the per-job CSVs and summary (1.1 s), the plot (0.6 s, half
+of it importing matplotlib) and imports. Whole Philly trace with DNN jobs (``--whole`` rows'
+child code, one child at a time): gavel 99.1 -> 81.0 s and themis 80.6 -> 56.5 s (this tree
+against 197897c, in turn); this tree alone: a-srpt 39.4, srsf 27.0, tiresias 16.1,
+tiresias-gittins 58.3, sjf 3.8, qssf 3.7, fifo 1.2 (target 30: met by srsf, tiresias, sjf, qssf
+and fifo). The PAI peer on one 6,500-GPU node (its own one-big-node mode, driven in this session
+with bench_peer_speed.py's window): FIFO 41.6 s, SJF 39.3 s of CPU, so the flat-node rows above
+are 138x (FIFO) and 92x (SJF, short of 100x by about 0.04 s of the 0.43 s process).
+
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
 
@@ -194,7 +238,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # this tree's asrpt, not whichever the environment has installed
 
-BASE = "83bafb1"  # main before the sixth round of issue 18; bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
+BASE = "197897c"  # main before the seventh round of issue 18; 83bafb1 before the sixth, bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
 PEER_FIFO = {"64x8": 117.6, "6500": 45.0}  # issue 18's measured PAI-simulator seconds (not re-run)
 PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel", "tiresias", "gittins",
          "run")
