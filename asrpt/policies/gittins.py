@@ -271,6 +271,7 @@ class TiresiasGittins(Tiresias):
         self._th_array = np.array(self.thresholds_, dtype=float)
         self._arrays = None     # (index, queue, service, GPUs) of the running jobs keyed in numpy
         self._jobs = JobTable()   # GPUs, arrival rank ((arrival, key) order), arrival and key by index
+        self._gone = np.zeros(0, dtype=bool)   # scratch marks of the jobs next_wake leaves out
 
         self.table_size_ = len(self._table)
 
@@ -347,8 +348,13 @@ class TiresiasGittins(Tiresias):
         # left out: the jobs stopped by the decision (unless started again) and the ones stopping
         gone = [j.index for j in view.stopped if not view.is_running(j)] + [j.index for j in view.stopping]
         keep = q < len(th)
-        if gone:
-            keep &= ~np.isin(index, gone)
+        if gone:                # (marked in a scratch array by job index, cleared again: np.isin's answer)
+            mark = self._gone
+            if len(mark) < self._jobs.cols.shape[1]:
+                mark = self._gone = np.zeros(self._jobs.cols.shape[1], dtype=bool)
+            mark[gone] = True
+            keep &= ~mark[index]
+            mark[gone] = False
         left = th[q[keep]] - service[keep]
         t = now + left / gpus[keep]
         t = t[t > now]
