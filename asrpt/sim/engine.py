@@ -999,6 +999,9 @@ class _Engine:
     def _fill_idle(self, candidates, chosen: set, blocked: list, left_out: list) -> None:
         """Start jobs the selection left out on GPUs that are idle now.
 
+        ``chosen``: the indices of the selected jobs (after a running head, only those after it:
+        the candidates, read after them, are checked to be waiting anyway); ``left_out``: the
+        running jobs the selection left out, some of which may have stopped at once since.
         ``future`` is what each server will have once the jobs left out release their GPUs; the
         blocked selected jobs reserve their placement in it first. A candidate that stops at once
         when preempted (abstract jobs, or ``preemption_point="immediate"``) may use any idle GPU
