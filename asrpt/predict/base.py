@@ -445,6 +445,7 @@ class PredictionTracker:
         self._array = None                        # float64 copy of `predicted`, from the first prediction_array()
         self._exact = False                       # a prediction a float cannot hold was recorded
         self.initial_by_id: dict[str, Any] = {}   # first prediction of every job seen
+        self._id_keys: dict[str, tuple] = {}      # their id keys (JobView.key), for report's order
         self.latest_by_id: dict[str, Any] = {}    # its last prediction (after adaptive updates)
         self.revised: list = []                   # jobs re-predicted in the last update
         self.n_revised = 0                        # sibling re-predictions that changed a value
@@ -497,6 +498,7 @@ class PredictionTracker:
             value = self._check(job, self.predictor.predict(job, truth=self._truth(view, job)))
             self._store(job.index, value)
             self.initial_by_id[job.id] = self.latest_by_id[job.id] = value
+            self._id_keys[job.id] = job.key
             if self.siblings:
                 keys = self.predictor.sibling_keys(job)
                 if keys:
@@ -641,6 +643,7 @@ class PredictionTracker:
     def report(self) -> dict:
         """``{"initial_predictions": {id: N^}, "predictions": {id: last N^}}`` (what the certificate
         and the accuracy report read), in job-id order."""
-        order = sorted(self.initial_by_id, key=_id_key)   # (id_key, at once for all-digit ids)
+        keys = self._id_keys      # (the views' id keys, read in C; id_key where one is missing)
+        order = sorted(self.initial_by_id, key=keys.__getitem__ if len(keys) == len(self.initial_by_id) else _id_key)
         return {"initial_predictions": {k: self.initial_by_id[k] for k in order},
                 "predictions": {k: self.latest_by_id[k] for k in order}}
