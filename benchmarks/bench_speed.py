@@ -211,7 +211,14 @@ against 197897c, in turn); this tree alone: a-srpt 39.4, srsf 27.0, tiresias 16.
 tiresias-gittins 58.3, sjf 3.8, qssf 3.7, fifo 1.2 (target 30: met by srsf, tiresias, sjf, qssf
 and fifo). The PAI peer on one 6,500-GPU node (its own one-big-node mode, driven in this session
 with bench_peer_speed.py's window): FIFO 41.6 s, SJF 39.3 s of CPU, so the flat-node rows above
-are 138x (FIFO) and 92x (SJF, short of 100x by about 0.04 s of the 0.43 s process).
+are 138x (FIFO) and 92x (SJF, short of 100x by about 0.04 s of the 0.43 s process). After
+that, SJF and QSSF keep their waiting queues as sorted Python lists (bisect in C) instead of a
+``SortedList``, and the prediction tracker's report sorts the ids by the views' keys:
+``--only simulate --repeat 5`` then gave sjf-duration 1x4096 0.380 against 0.429 and 64x8 0.452
+against 0.493 (103x and 214x the peer), and two later runs 0.422 / 0.418 against 0.420 / 0.449:
+from one run to the next the level moves by about 10% while the ratio to the base stays at
+1.0-1.1x, so the flat node's SJF stands at 93-103x the peer's 39.3 s, at the edge. ``asrpt
+run`` at the end: 27.6 s (twice) against 30.1 and 30.6 s for 197897c.
 
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
