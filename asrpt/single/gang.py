@@ -41,9 +41,8 @@ Examples
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left, insort
 from typing import Any, Callable, Hashable, NamedTuple, Sequence
-
-from sortedcontainers import SortedList
 
 from ..errors import InvalidParameterError
 from ..instance import id_key
@@ -113,9 +112,10 @@ class GangSRPTMachine:
         self._tiekey: dict = {}
         self._pending: list = []          # heap (release, tie key, key) of future releases
         self._pending_keys: set = set()
-        self._queue = SortedList()        # (remaining, tie key, key): released, not served
+        # sorted Python lists (bisect in C: cheaper than a SortedList at these sizes)
+        self._queue: list = []            # (remaining, tie key, key): released, not served
         self._qentry: dict = {}
-        self._full = SortedList()         # (finish, tie key, key): served at full rate; remaining = finish - now
+        self._full: list = []             # (finish, tie key, key): served at full rate; remaining = finish - now
         self._fentry: dict = {}
         self._full_gpus = 0
         self._frac = None                 # [key, remaining, rate]: the one job served below full rate
@@ -262,12 +262,12 @@ class GangSRPTMachine:
         if key in self._done:
             del self._done[key]
         elif key in self._fentry:
-            self._full.remove(self._fentry.pop(key))
+            _remove(self._full, self._fentry.pop(key))
             self._full_gpus -= self._gpus[key]
         elif self._frac is not None and self._frac[0] == key:
             self._frac = None
         else:
-            self._queue.remove(self._qentry.pop(key))
+            _remove(self._queue, self._qentry.pop(key))
         if rem == 0:
             self._finish(key)
         else:
@@ -297,7 +297,7 @@ class GangSRPTMachine:
     def _enqueue(self, key, rem) -> None:
         entry = (rem, self._tiekey[key], key)
         self._qentry[key] = entry
-        self._queue.add(entry)
+        insort(self._queue, entry)
 
     def _finish(self, key) -> None:
         self._done[key] = self.now
@@ -324,7 +324,7 @@ class GangSRPTMachine:
     def _to_full(self, key, rem) -> None:
         entry = (self.now + rem, self._tiekey[key], key)
         self._fentry[key] = entry
-        self._full.add(entry)
+        insort(self._full, entry)
         self._full_gpus += self._gpus[key]
 
     def _rebalance(self) -> None:
@@ -418,3 +418,11 @@ def gang_schedule(releases: Sequence, times: Sequence, gpus: Sequence[int], capa
         m.add(k, a, p, g)
     m.run()
     return tuple(m.completion_time(k) for k in keys)
+
+
+def _remove(entries: list, entry) -> None:
+    """Delete ``entry`` from the sorted list ``entries`` (ValueError if it is not there)."""
+    i = bisect_left(entries, entry)
+    if i == len(entries) or entries[i] != entry:
+        raise ValueError(f"{entry!r} is not queued")
+    del entries[i]
