@@ -58,8 +58,8 @@ from numbers import Real
 from operator import itemgetter
 
 import numpy as np
-from sortedcontainers import SortedList
 
+from .._sorted import insort, remove_sorted
 from .._validation import Interval, Options
 from ..instance import id_key
 from ..predict.base import prediction_reached
@@ -179,13 +179,13 @@ class ASRPT(PredictorPolicy):
         self._views: dict = {}
         self._active: set = set()
         self._done_order: dict = {}                 # virtually finished, active: index -> view
-        self._unfinished = SortedList()             # fluid: (r~, tie, index, view) of the unfinished
+        self._unfinished: list = []                 # fluid: (r~, tie, index, view) of the unfinished
         self._stored: dict[int, tuple] = {}         # fluid: index -> its entry in _unfinished
         self._fresh: list = []                      # fluid: finished jobs not yet collected
-        self._waiting = SortedList()                # (remaining GPU-time, arrival, tie, index)
+        self._waiting: list = []                    # (remaining GPU-time, arrival, tie, index)
         self._table = JobTable()                    # per-job arrays for the numpy pass (_adaptive_arrays)
         self._wentry: dict[int, tuple] = {}
-        self._overdue = SortedList()                # (C~, tie, index) of overdue active jobs
+        self._overdue: list = []                    # (C~, tie, index) of overdue active jobs
         self._oentry: dict[int, tuple] = {}
         self._deadlines: list = []                  # heap (d, tie, index, token)
         self._stopped: dict = {}                    # index -> view of jobs stopped, not yet keyed
@@ -205,7 +205,7 @@ class ASRPT(PredictorPolicy):
     def _insert(self, i: int) -> None:
         entry = (self.machine_.remaining(i), self._tie[i], i, self._views[i])
         self._stored[i] = entry
-        self._unfinished.add(entry)
+        insort(self._unfinished, entry)
 
     def _newly_finished(self) -> list:
         """Jobs the virtual machine finished since the last call, in finishing order."""
@@ -230,7 +230,7 @@ class ASRPT(PredictorPolicy):
             out.append(i)
         cur = m.running
         if cur is not None and cur in self._stored:
-            unfinished.remove(self._stored[cur])
+            remove_sorted(unfinished, self._stored[cur])
             self._insert(cur)
         return out
 
@@ -252,7 +252,7 @@ class ASRPT(PredictorPolicy):
     def _make_overdue(self, i: int, now) -> None:
         entry = (self.machine_.completion_time(i), self._tie[i], i)
         self._oentry[i] = entry
-        self._overdue.add(entry)
+        insort(self._overdue, entry)
         self.overdue_at_.setdefault(self._views[i].id, now)
 
     def _unguard(self, i: int) -> None:
@@ -261,7 +261,7 @@ class ASRPT(PredictorPolicy):
         self._dtoken[i] = self._dtoken.get(i, 0) + 1
         entry = self._oentry.pop(i, None)
         if entry is not None:
-            self._overdue.remove(entry)
+            remove_sorted(self._overdue, entry)
 
     def _promote(self, now) -> None:
         """Jobs whose deadline has come become overdue."""
@@ -283,12 +283,12 @@ class ASRPT(PredictorPolicy):
     def _wait(self, view, job) -> None:
         self._unwait(job.index)
         entry = self._wentry[job.index] = self._rank_key(view, job)
-        self._waiting.add(entry)
+        insort(self._waiting, entry)
 
     def _unwait(self, i: int) -> None:
         entry = self._wentry.pop(i, None)
         if entry is not None:
-            self._waiting.remove(entry)
+            remove_sorted(self._waiting, entry)
 
     def _ranked(self, view, skip=(), head=()):
         """Active jobs by predicted remaining GPU-time: running ones ranked now, merged with the
@@ -358,7 +358,7 @@ class ASRPT(PredictorPolicy):
         self._active.discard(i)
         entry = self._stored.pop(i, None)
         if entry is not None:
-            self._unfinished.remove(entry)
+            remove_sorted(self._unfinished, entry)
         self._unguard(i)
         self._unwait(i)
 
@@ -373,7 +373,7 @@ class ASRPT(PredictorPolicy):
         was_done = m.completion_time(i) is not None
         entry = self._stored.pop(i, None)
         if entry is not None:
-            self._unfinished.remove(entry)
+            remove_sorted(self._unfinished, entry)
         m.resize(i, max(size, m.attained(i)))
         self.virtual_sizes_[job.id] = m.size(i)
         if m.completion_time(i) is None:

@@ -24,9 +24,9 @@ the list the engine scans.
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
 from operator import itemgetter
 
+from .._sorted import insort, remove_sorted
 from ..sizes import exact_mul
 from .base import Decision, PredictorPolicy, register_policy
 
@@ -84,7 +84,7 @@ class QSSF(PredictorPolicy):
         tracker = self.tracker_
         queue, entry = self._queue, self._entry
         for job in view.started:            # started by the previous decision: no longer waiting
-            del queue[bisect_left(queue, entry.pop(job.index))]
+            remove_sorted(queue, entry.pop(job.index))
         for job in tracker.update(view):
             gpu_time = exact_mul(job.gpus, exact_mul(tracker.predicted[job.index], job.tau_star))
             e = (gpu_time, job.gpus, job.arrival, job.key, job.index, job)

@@ -16,9 +16,9 @@ scans: cheaper than a ``SortedList`` up to tens of thousands of waiting jobs.
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
 from operator import itemgetter
 
+from .._sorted import insort, remove_sorted
 from .._validation import Options
 from .base import Decision, PredictorPolicy, register_policy
 
@@ -70,7 +70,7 @@ class SJF(PredictorPolicy):
         pred = self.tracker_.predicted
         queue, entry = self._queue, self._entry
         for job in view.started:            # started by the previous decision: no longer waiting
-            del queue[bisect_left(queue, entry.pop(job.index))]
+            remove_sorted(queue, entry.pop(job.index))
         for job in view.arrived:
             t = pred[job.index] * job.tau_star
             e = ((job.gpus * t if self.key == "gpu_time" else t), job.arrival, job.key, job.index, job)

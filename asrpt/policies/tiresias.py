@@ -89,6 +89,7 @@ import os
 from decimal import ROUND_HALF_UP, Decimal
 from numbers import Real
 
+from .._sorted import insort, remove_sorted
 from .._validation import Interval, Options
 from ..errors import InvalidParameterError
 from ..sizes import exact_div, exact_mul
@@ -802,10 +803,8 @@ class _RunningQueues:
     __slots__ = ("th", "held", "_entry", "_version", "_heap", "_flagged", "_views")
 
     def __init__(self, thresholds: tuple):
-        from sortedcontainers import SortedList
-
         self.th = thresholds
-        self.held = SortedList()
+        self.held: list = []                   # sorted entries of the running jobs (asrpt._sorted)
         self._entry: dict[int, tuple] = {}     # index -> its entry in held
         self._version: dict[int, int] = {}     # index -> version of its heap entries
         self._heap: list = []                  # (crossing - margin, crossing, index, version)
@@ -826,7 +825,7 @@ class _RunningQueues:
     def _drop(self, i: int) -> None:
         entry = self._entry.pop(i, None)
         if entry is not None:
-            self.held.remove(entry)
+            remove_sorted(self.held, entry)
             self._version[i] = self._version.get(i, 0) + 1
         self._flagged.discard(i)
         self._views.pop(i, None)
@@ -837,7 +836,7 @@ class _RunningQueues:
         q, service = self.queue_of(job, view.executed_time(job))
         entry = ((q, 1 if stopping else 0, job.arrival, job.key), i)
         self._entry[i] = entry
-        self.held.add(entry)
+        insort(self.held, entry)
         self._views[i] = job
         if stopping:
             self._flagged.add(i)

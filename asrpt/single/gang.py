@@ -41,9 +41,9 @@ Examples
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left, insort
 from typing import Any, Callable, Hashable, NamedTuple, Sequence
 
+from .._sorted import insort, remove_sorted
 from ..errors import InvalidParameterError
 from ..instance import id_key
 from ..sizes import exact_div, exact_mul
@@ -112,7 +112,7 @@ class GangSRPTMachine:
         self._tiekey: dict = {}
         self._pending: list = []          # heap (release, tie key, key) of future releases
         self._pending_keys: set = set()
-        # sorted Python lists (bisect in C: cheaper than a SortedList at these sizes)
+        # sorted Python lists (asrpt._sorted: cheaper than a SortedList at these sizes)
         self._queue: list = []            # (remaining, tie key, key): released, not served
         self._qentry: dict = {}
         self._full: list = []             # (finish, tie key, key): served at full rate; remaining = finish - now
@@ -262,12 +262,12 @@ class GangSRPTMachine:
         if key in self._done:
             del self._done[key]
         elif key in self._fentry:
-            _remove(self._full, self._fentry.pop(key))
+            remove_sorted(self._full, self._fentry.pop(key))
             self._full_gpus -= self._gpus[key]
         elif self._frac is not None and self._frac[0] == key:
             self._frac = None
         else:
-            _remove(self._queue, self._qentry.pop(key))
+            remove_sorted(self._queue, self._qentry.pop(key))
         if rem == 0:
             self._finish(key)
         else:
@@ -419,10 +419,3 @@ def gang_schedule(releases: Sequence, times: Sequence, gpus: Sequence[int], capa
     m.run()
     return tuple(m.completion_time(k) for k in keys)
 
-
-def _remove(entries: list, entry) -> None:
-    """Delete ``entry`` from the sorted list ``entries`` (ValueError if it is not there)."""
-    i = bisect_left(entries, entry)
-    if i == len(entries) or entries[i] != entry:
-        raise ValueError(f"{entry!r} is not queued")
-    del entries[i]
