@@ -217,8 +217,28 @@ that, SJF and QSSF keep their waiting queues as sorted Python lists (bisect in C
 ``--only simulate --repeat 5`` then gave sjf-duration 1x4096 0.380 against 0.429 and 64x8 0.452
 against 0.493 (103x and 214x the peer), and two later runs 0.422 / 0.418 against 0.420 / 0.449:
 from one run to the next the level moves by about 10% while the ratio to the base stays at
-1.0-1.1x, so the flat node's SJF stands at 93-103x the peer's 39.3 s, at the edge. ``asrpt
-run`` at the end: 27.6 s (twice) against 30.1 and 30.6 s for 197897c.
+1.0-1.1x, so the flat node's SJF stands at 93-103x the peer's 39.3 s, at the edge. Last,
+A-SRPT's three sorted lists, the virtual machine's queue and full-rate list, and Tiresias's
+running queues moved from ``SortedList`` to sorted Python lists too (``asrpt._sorted``). The
+round's end, ``--only run,simulate --repeat 5`` against 197897c (every output byte-identical)::
+
+    simulate 20k PAI fifo 64x8                       0.357 against 0.356   1.0x  (329x the PAI peer's 117.6 s)
+    simulate 20k PAI sjf-duration 64x8               0.485 against 0.514   1.1x  (199x the peer's SJF, 96.6 s)
+    simulate 20k PAI fifo 1x4096                     0.297 against 0.301   1.0x  (140x the peer's flat node, 41.6 s)
+    simulate 20k PAI sjf-duration 1x4096             0.396 against 0.422   1.1x  (99x the peer's flat node, 39.3 s)
+    asrpt run a-srpt[hierarchy]  20k DNN 64x8        6.093 against 6.726   1.1x
+    asrpt run srsf[hierarchy]                        4.346 against 4.381   1.0x
+    asrpt run sjf[hierarchy]                         0.758 against 0.932   1.2x
+    asrpt run qssf[hierarchy]                        0.773 against 0.882   1.1x
+    asrpt run tiresias                               2.584 against 2.854   1.1x
+    asrpt run gavel                                  4.508 against 5.650   1.3x
+    asrpt run themis[hierarchy]                      3.260 against 4.050   1.2x
+    asrpt run fifo                                   0.291 against 0.359   1.2x
+    asrpt run, 8 policies, sum                      22.613 against 25.834  1.1x  (target: 15 s)
+
+Whole trace after these: a-srpt 36.9 s, tiresias 15.0 s (39.4 and 16.1 before the sorted
+lists). ``asrpt run`` before the sorted lists: 27.6 s (twice) against 30.1 and 30.6 s for
+197897c.
 
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
