@@ -1,8 +1,10 @@
-"""Orders read a chunk at a time (``Decision.order``'s ``chunks()``, issue 18): the engine takes
-a list of jobs that fits whole and stops at ``REST_WAITING`` once no waiting job fits in what is
-left. Neither may change a run: every policy whose orders offer chunks makes the same decisions
-when its orders are read as plain lists, job by job; and a chunk marker placed before a running
-job is caught by ``check_invariants``."""
+"""Orders read in chunks (``Decision.order``'s ``chunks()``, issue 18): the engine takes a list of
+jobs that fits whole, stops at ``REST_WAITING`` once no waiting job fits in what is left, and takes
+a first ``RunningHead`` (the running jobs that are not stopping) without looking its jobs up.
+None of these may change a run: every policy whose orders offer chunks makes the same decisions
+when its orders are read as plain lists, job by job; a chunk marker placed before a running job,
+and a running head that lists a stopping job, are caught by ``check_invariants``. The idle fill's
+stop once no waiting job fits in what the reservations leave changes no run either."""
 
 import pytest
 
