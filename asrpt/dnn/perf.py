@@ -612,7 +612,7 @@ def _best_iteration_times(jobs, cluster: Cluster) -> list:
     :func:`best_iteration_time` gives it with the shipped parameters: for jobs an
     :class:`~asrpt.instance.Instance` already checked, so without checking each argument again,
     and each distinct configuration (:func:`_job_key`) computed once."""
-    info, params = _cluster_info(cluster), perf_params()
+    params = perf_params()
     taus: dict = {}
     out = []
     for job in jobs:
@@ -622,7 +622,7 @@ def _best_iteration_times(jobs, cluster: Cluster) -> list:
         key = _job_key(job)
         tau = taus.get(key)
         if tau is None:
-            tau = taus[key] = float(_tau_star_cached(key, info, params, _KeyedJob(job))[0])
+            tau = taus[key] = float(_tau_star(job, cluster, params)[0])
         out.append(tau)
     return out
 

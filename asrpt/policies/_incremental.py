@@ -292,7 +292,7 @@ class WaitingOrder:
         # the head: every running job that is not stopping, as a RunningHead (the engine's fast path)
         stopping = view.stopping
         if not self.track_running:
-            held = RunningHead(j for j in view.running if j not in stopping) if stopping else RunningHead(view.running)
+            held = RunningHead(j for j in view.running if j not in stopping)
             held.sort(key=key_of)
             self.sync(view, key_of)
         else:
@@ -300,7 +300,7 @@ class WaitingOrder:
             held = self.held_views
             if len(stopping) > 2:   # the running head without the stopping jobs: a filter in C
                 stop = {j.index for j in stopping}
-                held = RunningHead(itertools.compress(held, map(not_, map(stop.__contains__, map(_second, self.held)))))
+                held = itertools.compress(held, map(not_, map(stop.__contains__, map(_second, self.held))))
             elif stopping:          # (a few: slices between them)
                 entry_of, entries = self._held_entry, self.held
                 cut = sorted(bisect_left(entries, entry_of[j.index]) for j in stopping if j.index in entry_of)
@@ -310,9 +310,8 @@ class WaitingOrder:
                         pieces.append(held[prev:k])
                         prev = k + 1
                     pieces.append(held[prev:])
-                    held = RunningHead(itertools.chain.from_iterable(pieces))
-            if type(held) is not RunningHead:
-                held = RunningHead(held)
+                    held = itertools.chain.from_iterable(pieces)
+            held = RunningHead(held)
         if stopping:
             return MergedOrder(sorted([(key_of(j), j.index) for j in stopping]), self.entries, self.views, held,
                                b_waiting=True)

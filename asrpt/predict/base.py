@@ -53,7 +53,7 @@ from ..errors import InvalidParameterError
 from ..registry import Registry
 from ..sizes import floaty
 from ..random import job_generator
-from ..state import QUANTILE_LEVELS, JobView, Predictor, _id_key
+from ..state import QUANTILE_LEVELS, JobView, Predictor
 
 __all__ = ["Predictor", "PredictionTracker", "prediction_reached", "PREDICTORS", "register_predictor",
            "OraclePredictor",
@@ -643,7 +643,7 @@ class PredictionTracker:
     def report(self) -> dict:
         """``{"initial_predictions": {id: N^}, "predictions": {id: last N^}}`` (what the certificate
         and the accuracy report read), in job-id order."""
-        keys = self._id_keys      # (the views' id keys, read in C; id_key where one is missing)
-        order = sorted(self.initial_by_id, key=keys.__getitem__ if len(keys) == len(self.initial_by_id) else _id_key)
+        # (by the views' id keys, kept with each first prediction: every id of initial_by_id has one)
+        order = sorted(self.initial_by_id, key=self._id_keys.__getitem__)
         return {"initial_predictions": {k: self.initial_by_id[k] for k in order},
                 "predictions": {k: self.latest_by_id[k] for k in order}}

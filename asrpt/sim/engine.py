@@ -847,10 +847,8 @@ class _Engine:
             # are looked up, and only stopping jobs can be left out (none is preempted)
             selected_after = selected[head:] if head < len(selected) else []
             chosen = set(map(_INDEX_OF, selected_after))
-            if len(chosen) != len(selected_after):
-                raise AsrptError(f"policy {policy.name} listed a job twice")
-            again = chosen.intersection(running)    # running jobs after the head: stopping ones
-            if again and not again.issubset(stopping):
+            again = chosen.intersection(running)    # running jobs after the head: stopping ones only
+            if len(chosen) != len(selected_after) or not again.issubset(stopping):
                 raise AsrptError(f"policy {policy.name} listed a job twice")
             fresh = chosen.difference(running)
             left_out = list(itertools.filterfalse(chosen.__contains__, stopping)) if stopping else []
