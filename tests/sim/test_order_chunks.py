@@ -123,3 +123,20 @@ def test_a_running_head_not_first_is_read_as_a_list():
     inst = dnn_trace(60, 5)
     assert _runs(simulate(inst, Late(predictor="instance"), seed=0, check_invariants=True)) == \
         _runs(simulate(inst, SRSF(predictor="instance"), seed=0, observer=_as_lists))
+
+
+def test_a_running_job_listed_again_after_the_running_head_is_refused():
+    """A job of the head listed again later (not a stopping one) is a job listed twice."""
+    from asrpt.errors import AsrptError
+
+    class Twice(SRSF):
+        def decide(self, view):
+            order = list(super().decide(view).order)
+            running = [j for j in order if view.is_running(j)]
+            if not running:
+                return Decision(order, backfill=True)
+            rest = [j for j in order if not view.is_running(j)]
+            return Decision(_Chunks(RunningHead(running), running[:1] + rest), backfill=True)
+
+    with pytest.raises(AsrptError, match="listed a job twice"):
+        simulate(dnn_trace(60, 5), Twice(predictor="instance"), seed=0)
