@@ -48,6 +48,7 @@ from types import MappingProxyType
 from collections.abc import Mapping  # not typing.Mapping: its isinstance is several times slower
 from typing import Any, Iterable, Sequence, Union
 
+from ._frozen import FrozenMapping
 from ._slots import slot_builder
 from ._validation import is_integer, is_number
 from .errors import InvalidInstance, Problem, did_you_mean
@@ -161,14 +162,14 @@ def _number_to_json(x: Number) -> Any:
 def _freeze(value: Any) -> Any:
     """Deep read-only copy of JSON-like metadata."""
     if isinstance(value, Mapping):
-        return MappingProxyType({str(k): _freeze(v) for k, v in value.items()})
+        return FrozenMapping({str(k): _freeze(v) for k, v in value.items()})
     if isinstance(value, (list, tuple)):
         return tuple(_freeze(v) for v in value)
     return value
 
 
 #: the meta of every job without one (read-only, so one object serves them all)
-_NO_META: Mapping[str, Any] = MappingProxyType({})
+_NO_META: Mapping[str, Any] = FrozenMapping()
 
 
 def _thaw(value: Any) -> Any:
@@ -679,7 +680,7 @@ def _check_job_fields(c: _Checker, obj: Mapping[str, Any], exact: bool = False) 
     meta = obj.get("meta")
     if meta is not None and not isinstance(meta, Mapping):
         c.add("meta", f"must be an object, got {_show(meta)}")
-    elif meta is not None and type(meta) is not MappingProxyType:  # frozen meta: checked by Job
+    elif meta is not None and type(meta) is not FrozenMapping:  # frozen meta: checked by Job
         c.json_value(obj, "meta")
     is_dnn = obj.get("model") is not None
     if is_dnn:
@@ -774,6 +775,11 @@ class Instance:
         problems = _instance_problems(self.cluster, self.jobs)
         if problems:
             raise InvalidInstance(problems)
+
+    def __getstate__(self) -> dict:
+        # Only the fields: the memos kept on an instance (its jobs by id, the simulator's job
+        # views) are rebuilt where needed.
+        return {"cluster": self.cluster, "jobs": self.jobs, "metadata": self.metadata}
 
     @property
     def n_jobs(self) -> int:

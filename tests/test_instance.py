@@ -268,3 +268,26 @@ def test_loading_checks_each_job_once_and_builds_the_same_objects(monkeypatch):
     with pytest.raises(TypeError):
         loaded.jobs[0].meta["row"] = 1  # frozen, as a constructed Job's
     assert loaded.job("c").gpus == 4 and dumps_instance(loaded) == dumps_instance(built)
+
+
+def test_an_instance_pickles_without_its_memos():
+    """Instances go to process pools and Dask workers: metadata and job meta pickle (read-only
+    either way), the memos kept on the instance (jobs by id, the simulator's job views) stay
+    behind, and the copy runs the same simulation."""
+    import pickle
+
+    from asrpt.sim import simulate
+
+    jobs = (Job("a", 0, 2, model="gpt2", parallelism=Parallelism(2, 1, 1), iterations=50,
+                meta={"row": 7, "tags": ["x", {"y": 1}]}),
+            Job("b", Fraction(1, 2), 1, processing_time=3))
+    inst = Instance(Cluster.homogeneous(2, 2, "A100"), jobs, metadata={"source": {"name": "t"}})
+    result = simulate(inst, "a-srpt", seed=0)
+    assert inst.job("a").meta["tags"][1]["y"] == 1
+    copy = pickle.loads(pickle.dumps(inst))
+    assert copy == inst and copy.metadata == {"source": {"name": "t"}}
+    assert "_job_views" not in copy.__dict__ and "_jobs_by_id" not in copy.__dict__
+    with pytest.raises(TypeError):
+        copy.jobs[0].meta["row"] = 8
+    assert simulate(copy, "a-srpt", seed=0).completion_times == result.completion_times
+    assert pickle.loads(pickle.dumps(result)).completion_times == result.completion_times
