@@ -59,23 +59,31 @@ _FIELDS = operator.attrgetter("gpus", "index", "arrival", "key")
 class _DecisionState:
     """The running jobs' decision state ``index -> (queue, service, executed, None)``
     (:meth:`Tiresias._running_entries`), read as a dict (``in``, ``get``, ``[]``) and built at
-    the first read: the wake-up reads it only for the jobs a pass started."""
+    the first read: the wake-up reads it only for the jobs a pass started, and asks only whether
+    they are in it (answered from a set of the indices)."""
 
-    __slots__ = ("_parts", "_dict")
+    __slots__ = ("_parts", "_dict", "_keys")
 
-    def __init__(self, indices: list, queues: list, service, executed: list):
+    def __init__(self, indices, queues, service, executed):   # numpy arrays, in running order
         self._parts = (indices, queues, service, executed)
-        self._dict = None
+        self._dict = self._keys = None
 
     def _built(self) -> dict:
         d = self._dict
         if d is None:
-            indices, queues, service, executed = self._parts
-            d = self._dict = dict(zip(indices, zip(queues, service.tolist(), executed, itertools.repeat(None))))
+            indices, queues, service, executed = (a.tolist() for a in self._parts)
+            d = self._dict = dict(zip(indices, zip(queues, service, executed, itertools.repeat(None))))
         return d
 
     def __contains__(self, i) -> bool:
-        return i in self._built()
+        # (the wake-up's only question: a set of the indices, not the entries)
+        d = self._dict
+        if d is not None:
+            return i in d
+        keys = self._keys
+        if keys is None:
+            keys = self._keys = set(self._parts[0].tolist())
+        return i in keys
 
     def __getitem__(self, i):
         return self._built()[i]
@@ -302,15 +310,13 @@ class TiresiasGittins(Tiresias):
         (:meth:`~asrpt.state.ClusterView.running_executed_arrays`), the jobs' fields from the
         policy's :class:`~asrpt.policies._running.JobTable`."""
         got = view.running_executed_arrays()
+        t = self._jobs
         if got is not None:
             idx, executed_array = got
             if not len(idx):
                 return [], {}
-            t = self._jobs
             gpu_array, rank = t.cols[1:].take(idx, axis=1)
-            indices, index_array = idx.tolist(), idx
-            arrivals, keys = t.arrival[idx].tolist(), t.key[idx].tolist()
-            executed = executed_array.tolist()
+            index_array = idx
             service = gpu_array * executed_array                                # exact_mul
         else:
             progress = view.running_executed()
@@ -319,20 +325,23 @@ class TiresiasGittins(Tiresias):
             jobs, executed, _ = zip(*progress)
             if set(map(type, executed)) != {float}:
                 return super()._running_entries(view)
-            gpus, indices, arrivals, keys = zip(*map(_FIELDS, jobs))
+            gpus, indices, _, _ = zip(*map(_FIELDS, jobs))
             index_array = np.array(indices)
             gpu_array = np.array(gpus, dtype=float)
-            rank = self._jobs.rank[index_array]
-            service = gpu_array * np.array(executed)                             # exact_mul
+            rank = t.rank[index_array]
+            executed_array = np.array(executed)
+            service = gpu_array * executed_array                                 # exact_mul
         q = np.searchsorted(self._th_array, service + 1e-9 * np.maximum(1.0, service),
                             side="right")                                      # _queue
-        index = self._table.indices(service, self._quantum)
-        queues = q.tolist()
-        negative = -index
-        held = list(zip(zip(queues, negative.tolist(), arrivals, keys), indices))
-        state = _DecisionState(indices, queues, service, executed)
+        negative = -self._table.indices(service, self._quantum)
+        # the entries built in sorted order (the job fields gathered by the sorted indices)
+        order = np.lexsort((rank, negative, q))
+        ordered = index_array[order]
+        held = list(zip(zip(q[order].tolist(), negative[order].tolist(), t.arrival[ordered].tolist(),
+                            t.key[ordered].tolist()), ordered.tolist()))
+        state = _DecisionState(index_array, q, service, executed_array)
         self._arrays = (index_array, q, service, gpu_array)
-        return list(map(held.__getitem__, np.lexsort((rank, negative, q)).tolist())), state
+        return held, state
 
     def next_wake(self, view):
         """:meth:`Tiresias.next_wake`, over the arrays of the decision's running jobs where they
