@@ -53,7 +53,7 @@ from .tiresias import _DEFAULT_THRESHOLDS, Tiresias
 __all__ = ["TiresiasGittins", "gittins_index"]
 
 _REBUILD_FRACTION = 32
-_FIELDS = operator.attrgetter("gpus", "index", "arrival", "key")
+_FIELDS = operator.attrgetter("gpus", "index")
 
 
 class _DecisionState:
@@ -325,7 +325,7 @@ class TiresiasGittins(Tiresias):
             jobs, executed, _ = zip(*progress)
             if set(map(type, executed)) != {float}:
                 return super()._running_entries(view)
-            gpus, indices, _, _ = zip(*map(_FIELDS, jobs))
+            gpus, indices = zip(*map(_FIELDS, jobs))
             index_array = np.array(indices)
             gpu_array = np.array(gpus, dtype=float)
             rank = t.rank[index_array]

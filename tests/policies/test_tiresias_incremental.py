@@ -90,3 +90,20 @@ def test_gittins_numpy_keys_identical_on_philly_dnn_jobs(params):
     log = same_run(instance, "gittins", params, preemption_cost=2.0)
     assert len(log) > 300
     assert max(len(entry[1]) for entry in log) > 30
+
+
+def test_gittins_numpy_keys_without_the_engines_arrays(monkeypatch):
+    """An engine that offers no running arrays: 2D-Gittins reads the executed times from the
+    view's ``running_executed`` and keys them in numpy all the same, with the reference's
+    decisions."""
+    from importlib import resources
+
+    from asrpt.instance import Cluster
+    from asrpt.state import ClusterView
+    from asrpt.traces.philly import read_philly
+
+    monkeypatch.setattr(ClusterView, "running_executed_arrays", lambda self: None)
+    path = str(resources.files("asrpt").joinpath("data/philly-40000-20000.csv.gz"))
+    instance, _ = read_philly(path, limit=250, cluster=Cluster.from_spec("4x8", None), dnn=True, seed=0)
+    log = same_run(instance, "gittins", {}, preemption_cost=2.0)
+    assert len(log) > 300
