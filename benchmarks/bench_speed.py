@@ -240,6 +240,18 @@ Whole trace after these: a-srpt 36.9 s, tiresias 15.0 s (39.4 and 16.1 before th
 lists). ``asrpt run`` before the sorted lists: 27.6 s (twice) against 30.1 and 30.6 s for
 197897c.
 
+Eighth round, 2026-12-02 (``--base b9a21cb``; a slower machine than the seventh round's, whose
+speed drifted by about 15% from run to run: b9a21cb's a-srpt on the 20k window took 13.4 s here
+against 6.09 s there, so only ratios within this session compare). Tiresias-Gittins builds its
+running entries in sorted order and answers the wake-up's membership test from a set: the 20k
+window with DNN jobs (``--run-policies tiresias-gittins``' child code, five runs per tree in turn)
+19.1 s against 21.5 s (medians, 1.12x), the whole trace 134.3 s against 154.9 s (1.15x), the
+output hashes equal; ``--only gittins --repeat 3``: 7.294 against the reference copy's 18.222
+(2.5x). A shortcut for A-SRPT's quiet passes (a decision after one that kept every running job,
+with nothing since but time) was built and reverted: it fired in 16% of the whole trace's
+passes, all of them keeping every running job as argued, but saved about 25 us a pass, within
+the noise (whole trace 92.2 against 90.4 s in one process).
+
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
 
