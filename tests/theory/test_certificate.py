@@ -4,7 +4,8 @@ arrivals, exact and noisy predictions with mu up to 100), CHK-18, the lemmas' in
 DNN iteration-boundary counterexample, the settings outside the theorem and the raise paths.
 
 Tolerance: exact instances are compared exactly (Fractions); float runs with the certificate's
-relative tolerance 1e-9.
+relative tolerance 1e-9. A float copy of an exact instance agrees with it except where the exact
+run meets a tie that rounding may break the other way (``_tie``); on dyadic data it agrees always.
 """
 
 import itertools
@@ -116,13 +117,13 @@ def _tie(inst: Instance) -> str | None:
     """Where the exact run meets a tie that a float run may break the other way, else None.
 
     Two kinds: ``"virtual"``, a tie of the fluid machine, and ``"events"``, an event of the
-    cluster at the same instant as another (a completion at an arrival or at another completion:
-    in floats the two may come an ulp apart, in either order). For the first, preemptive SRPT on the virtual sizes
-    is replayed arrival by arrival: a tie is two unfinished jobs with equal remaining virtual
-    work at an arrival, unless both are untouched twins (same gang, size and prediction: a float
-    run computes them alike). Between arrivals no tie can form (only the job in service moves,
-    away from the others), and where no arrival meets one every SRPT choice is unique, so the
-    replay needs no tie-break.
+    cluster at the same instant as another (a completion at an arrival or at another
+    completion: in floats the two may come an ulp apart, in either order). For the first,
+    preemptive SRPT on the virtual sizes is replayed arrival by arrival: a tie is two unfinished
+    jobs with equal remaining virtual work at an arrival, unless both are untouched twins (same
+    gang, size and prediction: a float run computes them alike). Between arrivals no tie can
+    form (only the job in service moves, away from the others), and where no arrival meets one
+    every SRPT choice is unique, so the replay needs no tie-break.
     """
     result = run_asrpt(inst)
     arrivals = [j.arrival for j in inst.jobs]
@@ -172,7 +173,7 @@ def test_float_run_agrees_with_exact_run(inst):
 def test_float_run_may_order_a_completion_and_an_arrival_the_other_way():
     """A found counterexample (one GPU): j1 completes exactly when j2 arrives at 8/3. In floats
     the completion comes an ulp late, j2 (ahead in the virtual order: j1 was predicted at
-    129/64) preempts j1 with an ulp of work left, and j1 completes a whole job later."""
+    129/64) preempts j1 with an ulp of work left, and j1 completes after j2, one unit later."""
     F = Fraction
     spec = [("j0", F(2, 3), 1), ("j1", F(5, 3), F(129, 64)), ("j2", F(8, 3), 1)]
     inst = Instance(Cluster.homogeneous(1, 1), tuple(
