@@ -312,12 +312,10 @@ class TiresiasGittins(Tiresias):
         got = view.running_executed_arrays()
         t = self._jobs
         if got is not None:
-            idx, executed_array = got
-            if not len(idx):
+            index_array, executed_array = got
+            if not len(index_array):
                 return [], {}
-            gpu_array, rank = t.cols[1:].take(idx, axis=1)
-            index_array = idx
-            service = gpu_array * executed_array                                # exact_mul
+            gpu_array, rank = t.cols[1:].take(index_array, axis=1)
         else:
             progress = view.running_executed()
             if not progress:
@@ -330,7 +328,7 @@ class TiresiasGittins(Tiresias):
             gpu_array = np.array(gpus, dtype=float)
             rank = t.rank[index_array]
             executed_array = np.array(executed)
-            service = gpu_array * executed_array                                 # exact_mul
+        service = gpu_array * executed_array                                    # exact_mul
         q = np.searchsorted(self._th_array, service + 1e-9 * np.maximum(1.0, service),
                             side="right")                                      # _queue
         negative = -self._table.indices(service, self._quantum)
