@@ -61,13 +61,14 @@ def _most_free_first(free: Sequence[int]) -> list[int]:
     return sorted(range(len(free)), key=free.__getitem__, reverse=True)
 
 
-def _most_free_walk(free: list, per: int):
+def _most_free_walk(free: list, per: int, values: list | None = None):
     """Servers by idle GPUs, most first, ties by id, read lazily and only while they hold at
     least one ``per``-GPU instance (the walk of :func:`count_allocation` skips the others): each
     distinct idle count in turn, its servers found by ``list.index`` (a scan in C), so a walk
-    that stops after a few servers never sorts them all."""
+    that stops after a few servers never sorts them all. ``values``: ``sorted(set(free))`` where
+    the caller has it."""
     index = free.index
-    for v in sorted(set(free), reverse=True):
+    for v in reversed(values) if values is not None else sorted(set(free), reverse=True):
         if v < per:
             return
         h = -1
@@ -92,7 +93,7 @@ def _server_order(order: str, free: list, per: int, count: int):
         k = bisect_left(values, need)
         if k < len(values):
             return [free.index(values[k])]
-        return _most_free_walk(free, per)
+        return _most_free_walk(free, per, values)
     raise InvalidParameterError(f"unknown server order {order!r}")
 
 
