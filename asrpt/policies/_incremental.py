@@ -8,7 +8,11 @@ O(log W) plus a memmove. A new round re-keys everything (:meth:`WaitingOrder.reb
 
 With ``track_running=True`` the running jobs are kept the same way (their keys hold within a
 round too), so that :meth:`WaitingOrder.order` reads them in key order instead of sorting them at
-every decision; the jobs running on to an iteration boundary (``view.stopping``) are keyed afresh.
+every decision. They are kept in two parts, updated from the deltas too: the head (the running jobs
+that are not stopping, handed to the engine as a :class:`~asrpt.state.RunningHead`) and the jobs
+running on to an iteration boundary (``view.stopping``), merged with the waiting list. After a
+round's preemptions every stop is a decision, so a decision costs O(changes x log R) for these two
+parts, not O(R) to filter the head and O(S log S) to sort the S stopping jobs.
 
 :func:`selects_running` is the check behind :attr:`~asrpt.state.Decision.keeps_running` for such
 sorted orders (the running entries and the waiting ones merged), shared by every policy that
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_left, insort
-from operator import itemgetter, not_
+from operator import itemgetter
 from typing import Any, Callable
 
 from ..state import REST_WAITING, RunningHead
@@ -207,8 +211,14 @@ class WaitingOrder:
         self._entry: dict[int, tuple[Any, int]] = {}
         self.track_running = track_running
         self.held: list[tuple[Any, int]] = []        # sorted (key, index) of running jobs (tracked)
-        self.held_views: list = []                    # their job views, in the same order
         self._held_entry: dict[int, tuple[Any, int]] = {}
+        # the held jobs in two parts (tracked; None until :meth:`order` splits them): the head,
+        # those not stopping as last seen (sorted entries and their views, in the same order),
+        # and the stopping ones (index -> entry, and the entries sorted)
+        self._head: RunningHead | None = None
+        self._head_entries: list[tuple[Any, int]] = []
+        self._stop: dict[int, tuple[Any, int]] = {}
+        self._stop_entries: list[tuple[Any, int]] = []
         self.views: dict[int, Any] = {}
         self.pending: dict[int, Any] = {}
         self.demand = 0
@@ -241,10 +251,16 @@ class WaitingOrder:
 
     def _unhold(self, i: int) -> None:
         entry = self._held_entry.pop(i, None)
-        if entry is not None:
-            k = bisect_left(self.held, entry)
-            del self.held[k]
-            del self.held_views[k]
+        if entry is None:
+            return
+        del self.held[bisect_left(self.held, entry)]
+        if self._head is not None:
+            if self._stop.pop(i, None) is not None:
+                del self._stop_entries[bisect_left(self._stop_entries, entry)]
+            else:
+                k = bisect_left(self._head_entries, entry)
+                del self._head_entries[k]
+                del self._head[k]
 
     def sync(self, view, key_of: Callable) -> None:
         """Re-key the jobs that changed: waiting ones get ``key_of(job)``, the others leave (to
@@ -259,9 +275,11 @@ class WaitingOrder:
                 continue
             if view.is_running(job):
                 self._held_entry[i] = entry
-                k = bisect_left(self.held, entry)
-                self.held.insert(k, entry)
-                self.held_views.insert(k, job)
+                insort(self.held, entry)
+                if self._head is not None:      # into the head (order() moves it if stopping)
+                    k = bisect_left(self._head_entries, entry)
+                    self._head_entries.insert(k, entry)
+                    self._head.insert(k, job)
             else:
                 self._entry[i] = entry
                 insort(self.entries, entry)
@@ -282,8 +300,7 @@ class WaitingOrder:
         if self.track_running:
             self.held = held
             self._held_entry = {e[1]: e for e in held}
-            views = self.views
-            self.held_views = [views[i] for _, i in held]
+            self._head = None       # split again at the next order()
 
     def order(self, view, key_of: Callable):
         """The round's priority list: running jobs (not stopping) by ``key_of``, then the stopping
@@ -295,27 +312,45 @@ class WaitingOrder:
             held = RunningHead(j for j in view.running if j not in stopping)
             held.sort(key=key_of)
             self.sync(view, key_of)
-        else:
-            self.sync(view, key_of)
-            held = self.held_views
-            if len(stopping) > 2:   # the running head without the stopping jobs: a filter in C
-                stop = {j.index for j in stopping}
-                held = itertools.compress(held, map(not_, map(stop.__contains__, map(_second, self.held))))
-            elif stopping:          # (a few: slices between them)
-                entry_of, entries = self._held_entry, self.held
-                cut = sorted(bisect_left(entries, entry_of[j.index]) for j in stopping if j.index in entry_of)
-                if cut:
-                    pieces, prev = [], 0
-                    for k in cut:
-                        pieces.append(held[prev:k])
-                        prev = k + 1
-                    pieces.append(held[prev:])
-                    held = itertools.chain.from_iterable(pieces)
-            held = RunningHead(held)
-        if stopping:
-            return MergedOrder(sorted([(key_of(j), j.index) for j in stopping]), self.entries, self.views, held,
-                               b_waiting=True)
-        return MergedOrder((), self.entries, self.views, held, b_waiting=True)
+            if stopping:
+                return MergedOrder(sorted([(key_of(j), j.index) for j in stopping]), self.entries, self.views,
+                                   held, b_waiting=True)
+            return MergedOrder((), self.entries, self.views, held, b_waiting=True)
+        self.sync(view, key_of)
+        self._split(stopping)
+        # (a stopping job's key is its held entry's: both are key_of's within the round)
+        return MergedOrder(self._stop_entries, self.entries, self.views, self._head, b_waiting=True)
+
+    def _split(self, stopping) -> None:
+        """Bring the head and the stopping part up to date with ``stopping`` (the view's): move
+        the jobs that started stopping out of the head, and the ones selected again before
+        their boundary back in (the ones that stopped left both with their held entries, in
+        :meth:`sync`); after a rebuild, split the held entries afresh."""
+        now = {j.index for j in stopping} if stopping else ()
+        held_entry = self._held_entry
+        if self._head is None or not all(i in held_entry for i in now):
+            self._stop_entries = [e for e in self.held if e[1] in now]
+            self._stop = {e[1]: e for e in self._stop_entries}
+            self._head_entries = [e for e in self.held if e[1] not in now] if now else list(self.held)
+            views = self.views
+            self._head = RunningHead([views[i] for _, i in self._head_entries])
+            return
+        stop, stop_entries = self._stop, self._stop_entries
+        head, head_entries = self._head, self._head_entries
+        if stop:
+            for i in [i for i in stop if i not in now]:      # selected again: back into the head
+                entry = stop.pop(i)
+                del stop_entries[bisect_left(stop_entries, entry)]
+                k = bisect_left(head_entries, entry)
+                head_entries.insert(k, entry)
+                head.insert(k, self.views[i])
+        for i in now:
+            if i not in stop:                                 # started stopping: out of the head
+                entry = stop[i] = held_entry[i]
+                k = bisect_left(head_entries, entry)
+                del head_entries[k]
+                del head[k]
+                insort(stop_entries, entry)
 
     def jobs(self) -> list:
         """The waiting jobs in key order."""
