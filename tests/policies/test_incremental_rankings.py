@@ -116,6 +116,97 @@ def test_merged_views_is_the_sort_of_both_runs(keys, rnd):
     assert list(merged_views(SortedList(a), b, views)) == want
 
 
+class _Job:
+    def __init__(self, index):
+        self.index, self.gpus = index, 1 + index % 3
+
+
+class _Deltas:
+    """What WaitingOrder reads of a ClusterView: the live statuses and the deltas since the
+    previous view (``completed`` as objects with ``job``)."""
+
+    def __init__(self, running, stopping, arrived=(), started=(), stopped=(), completed=()):
+        self._running, self.stopping = running, stopping
+        self.arrived, self.started, self.stopped = arrived, started, stopped
+        self.completed = [type("C", (), {"job": j})() for j in completed]
+
+    def is_running(self, job):
+        return job.index in self._running
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["arrive", "start", "stop_begin", "reselect", "stopped", "complete",
+                                           "round"]), st.integers(0, 11)), max_size=60),
+       st.integers(0, 2 ** 32 - 1))
+def test_waiting_order_head_and_stopping_part_follow_the_deltas(steps, seed):
+    """The tracked order's running head (running jobs not stopping, in key order) and the rest
+    (stopping and waiting jobs merged by key), kept from the deltas, equal the ones made afresh after
+    any sequence of arrivals, starts, preemptions (running on to a boundary), reselections
+    before the boundary, stops, completions and new rounds."""
+    import random
+
+    from asrpt.policies._incremental import WaitingOrder
+    from asrpt.state import RunningHead
+
+    rnd = random.Random(seed)
+    keys = {i: (rnd.random(), i) for i in range(12)}      # a round's keys (new at each round)
+    jobs = {i: _Job(i) for i in range(12)}
+    order = WaitingOrder(track_running=True)
+    status: dict[int, str] = {}     # index -> "waiting", "running", "stopping"
+    pending = {"arrived": [], "started": [], "stopped": [], "completed": []}
+
+    def key_of(job):
+        return keys[job.index]
+
+    def view():
+        running = {i for i, s in status.items() if s != "waiting"}
+        v = _Deltas(running, [jobs[i] for i, s in status.items() if s == "stopping"],
+                    **{k: list(part) for k, part in pending.items()})
+        for part in pending.values():
+            part.clear()
+        return v
+
+    seen: set = set()
+    needs = {"start": "waiting", "stop_begin": "running", "reselect": "stopping", "stopped": "stopping"}
+    for op, k in steps:
+        if op == "arrive":
+            fresh = [i for i in jobs if i not in seen]
+            if not fresh:
+                continue
+            i = fresh[k % len(fresh)]
+            seen.add(i)
+            status[i] = "waiting"
+            pending["arrived"].append(jobs[i])
+        elif op == "round":
+            order.note(view())
+            keys = {j: (rnd.random(), j) for j in range(12)}
+            held = sorted((keys[j], j) for j, t in status.items() if t != "waiting")
+            waiting = sorted((keys[j], j) for j, t in status.items() if t == "waiting")
+            order.rebuild_sorted(held, waiting)
+            continue
+        else:       # on the k-th job (cyclically) of those the step applies to
+            cands = sorted(i for i, t in status.items() if (t != "waiting" if op == "complete" else t == needs[op]))
+            if not cands:
+                continue
+            i = cands[k % len(cands)]
+            if op == "complete":
+                del status[i]
+                pending["completed"].append(jobs[i])
+            else:
+                status[i] = {"start": "running", "stop_begin": "stopping", "reselect": "running",
+                             "stopped": "waiting"}[op]
+                if op in ("start", "stopped"):
+                    pending["started" if op == "start" else "stopped"].append(jobs[i])
+        v = view()
+        order.note(v)
+        chunks = list(order.order(v, key_of).chunks())
+        head = chunks[0] if type(chunks[0]) is RunningHead else []     # (an empty head is left out)
+        assert [j.index for j in head] == [j for _, j in sorted((keys[j], j) for j, t in status.items()
+                                                                if t == "running")]
+        rest = [j.index for chunk in chunks[1 if head else 0:] for j in chunk]
+        assert rest == [j for _, j in sorted((keys[j], j) for j, t in status.items() if t != "running")]
+
+
 class _BothRounds(Themis):
     """Themis keying every round both ways: the numpy round must give the Python round's entries
     and keys, value for value and type for type (the int -1 of an overdue job included)."""
