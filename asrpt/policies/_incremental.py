@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_left, insort
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Callable
 
 from ..state import REST_WAITING, RunningHead
@@ -118,6 +118,7 @@ class MergedOrder:
 
 
 _second = itemgetter(1)
+_INDEX = attrgetter("index")
 
 
 def merged_views(a, b, views: dict):
@@ -159,13 +160,13 @@ def _merged_runs(a, b, views: dict, mark: bool = False):
     """The runs of :func:`merged_views`, each an iterable of views; with ``mark``,
     :data:`~asrpt.state.REST_WAITING` once ``a`` is read."""
     na, nb = len(a), len(b)
-    cut = a.bisect_left if hasattr(a, "bisect_left") else (lambda x: bisect_left(a, x))
+    sorted_list = hasattr(a, "bisect_left")     # a SortedList (else a list, bisected from i on)
     getv = views.__getitem__
     i = j = 0
     while i < na and j < nb:
-        k = cut(b[j])                   # a[i:k] comes before b[j]
+        k = a.bisect_left(b[j]) if sorted_list else bisect_left(a, b[j], i)     # a[i:k] comes before b[j]
         if k > i:
-            yield [getv(e[1]) for e in a[i:k]]
+            yield list(map(getv, map(_second, a[i:k])))
             i = k
             if i == na:
                 break
@@ -174,7 +175,7 @@ def _merged_runs(a, b, views: dict, mark: bool = False):
             yield map(getv, map(_second, itertools.islice(_list_from(b, j), m - j)))
         j = m
     if i < na:
-        yield [getv(e[1]) for e in a[i:]]
+        yield list(map(getv, map(_second, a[i:])))
     if mark:
         yield REST_WAITING
     if j < nb:
@@ -326,14 +327,10 @@ class WaitingOrder:
         the jobs that started stopping out of the head, and the ones selected again before
         their boundary back in (the ones that stopped left both with their held entries, in
         :meth:`sync`); after a rebuild, split the held entries afresh."""
-        now = {j.index for j in stopping} if stopping else ()
+        now = set(map(_INDEX, stopping)) if stopping else ()
         held_entry = self._held_entry
-        if self._head is None or not all(i in held_entry for i in now):
-            self._stop_entries = [e for e in self.held if e[1] in now]
-            self._stop = {e[1]: e for e in self._stop_entries}
-            self._head_entries = [e for e in self.held if e[1] not in now] if now else list(self.held)
-            views = self.views
-            self._head = RunningHead([views[i] for _, i in self._head_entries])
+        if self._head is None:
+            self._resplit(now)
             return
         stop, stop_entries = self._stop, self._stop_entries
         head, head_entries = self._head, self._head_entries
@@ -344,13 +341,27 @@ class WaitingOrder:
                 k = bisect_left(head_entries, entry)
                 head_entries.insert(k, entry)
                 head.insert(k, self.views[i])
+        if len(now) == len(stop):       # (no job started stopping: stop holds only jobs in now)
+            return
         for i in now:
             if i not in stop:                                 # started stopping: out of the head
-                entry = stop[i] = held_entry[i]
+                entry = held_entry.get(i)
+                if entry is None:       # (not a held job: cannot happen, as the view's running
+                    self._resplit(now)  # jobs are synced first; split afresh all the same)
+                    return
+                stop[i] = entry
                 k = bisect_left(head_entries, entry)
                 del head_entries[k]
                 del head[k]
                 insort(stop_entries, entry)
+
+    def _resplit(self, now) -> None:
+        """Split the held entries afresh into the head and the stopping part (``now``)."""
+        self._stop_entries = [e for e in self.held if e[1] in now]
+        self._stop = {e[1]: e for e in self._stop_entries}
+        self._head_entries = [e for e in self.held if e[1] not in now] if now else list(self.held)
+        views = self.views
+        self._head = RunningHead([views[i] for _, i in self._head_entries])
 
     def jobs(self) -> list:
         """The waiting jobs in key order."""

@@ -136,7 +136,7 @@ class _Deltas:
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["arrive", "start", "stop_begin", "reselect", "stopped", "complete",
-                                           "round"]), st.integers(0, 11)), max_size=60),
+                                           "round"]), st.integers(0, 11)), min_size=8, max_size=60),
        st.integers(0, 2 ** 32 - 1))
 def test_waiting_order_head_and_stopping_part_follow_the_deltas(steps, seed):
     """The tracked order's running head (running jobs not stopping, in key order) and the rest
