@@ -410,6 +410,22 @@ class ClusterView:
         """
         return self._e.running_executed()
 
+    def waiting_arrays(self):
+        """The array form of :meth:`waiting_progress`: ``(index, done, executed)``, numpy arrays
+        over the waiting jobs in the order of :attr:`waiting` (job indices, attained work,
+        executed time, as float64: the values :meth:`waiting_progress` gives, exactly), or None
+        where float64 could not hold them all exactly (exact runs with Fractions or huge ints):
+        policies then use :meth:`waiting_progress`. An engine without it gives None.
+
+        >>> from asrpt.sim import simulate
+        >>> seen = []
+        >>> _ = simulate(two_server_instance, "fifo", observer=lambda v, d: seen.append(v.waiting_arrays()))
+        >>> [a.tolist() for a in seen[0]]
+        [[0, 1], [0.0, 0.0], [0.0, 0.0]]
+        """
+        arrays = getattr(self._e, "waiting_arrays", None)
+        return None if arrays is None else arrays()
+
     def waiting_progress(self) -> list:
         """``(job, attained work, executed time)`` for every waiting job, in the order of
         :attr:`waiting`, in one pass: what :meth:`attained_work` and :meth:`executed_time` give

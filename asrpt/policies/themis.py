@@ -199,8 +199,14 @@ class Themis(PredictorPolicy):
         idx, done, _, stopping, preds = got
         executed = executed_now[1]
         state = np.where(stopping, 1, 2)
-        rows = view.waiting_progress()
-        if rows:
+        waiting = view.waiting_arrays() if view.waiting else None
+        if waiting is not None:     # (the engine's float64 copies: the values of waiting_progress)
+            w_idx, w_done, w_executed = waiting
+            idx = np.concatenate((idx, w_idx))
+            done = np.concatenate((done, w_done))
+            executed = np.concatenate((executed, w_executed))
+            state = np.concatenate((state, np.zeros(len(w_idx), dtype=state.dtype)))
+        elif rows := view.waiting_progress():
             w_done = np.array([d for _, d, _ in rows])
             w_executed = np.array([e for _, _, e in rows])
             if w_done.dtype.kind not in "fi" or w_executed.dtype.kind not in "fi":

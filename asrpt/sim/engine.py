@@ -142,6 +142,31 @@ class _ProgressArrays:
         self.spent_float[i] = type(executed) is float or type(start) is float
 
 
+class _WaitingArrays:
+    """Float64 copies of each job's ``done`` and ``executed`` as of its latest entry into
+    ``waiting`` (both fixed while it waits), for :meth:`_Engine.waiting_arrays`: written when a
+    job stops (an arriving job has zeros, as at the start). ``exact`` turns on for good once a
+    written value is not :func:`~asrpt.sizes.floaty` (the arrays are then never read)."""
+
+    __slots__ = ("values", "exact")
+
+    def __init__(self, states):
+        import numpy as np   # only runs whose policy reads the arrays load numpy
+
+        self.values = np.zeros((2, len(states)))
+        self.exact = False
+        for i, st in enumerate(states):
+            if st.done or st.executed:
+                self.write(i, st)
+
+    def write(self, i: int, st) -> None:
+        done, executed = st.done, st.executed
+        if not (floaty(done) and floaty(executed)):
+            self.exact = True
+            return
+        self.values[:, i] = (done, executed)
+
+
 class _JobState:
     """Engine-private mutable state of one job."""
 
@@ -246,6 +271,7 @@ class Observer:
 
 class _Engine:
     arrays: _ProgressArrays | None = None   # built at the first running_arrays() call
+    waiting_values: _WaitingArrays | None = None   # built at the first waiting_arrays() call
 
     def __init__(self, instance: Instance, policy, placer: Placer, preemption_cost, seed,
                  check_invariants: bool, progress: Callable | None, preemption_point: str = "iteration",
@@ -400,6 +426,21 @@ class _Engine:
         now, states = self.now, self.states
         return [(jv, states[i].executed + (now - states[i].seg_start), states[i].status == _STOPPING)
                 for i, jv in self.running.items()]
+
+    def waiting_arrays(self):
+        """``(index, done, executed)``: numpy arrays over the waiting jobs in the order of
+        ``waiting`` (job indices, work done, executed time), the values :meth:`waiting_progress`
+        gives as float64; or None where a value would not be a float or an int below 2**53."""
+        import numpy as np
+
+        wv = self.waiting_values
+        if wv is None:
+            wv = self.waiting_values = _WaitingArrays(self.states)
+        if wv.exact:
+            return None
+        idx = np.fromiter(self.waiting, dtype=np.intp, count=len(self.waiting))
+        done, executed = wv.values.take(idx, axis=1)
+        return idx, done, executed
 
     def waiting_progress(self) -> list:
         """``(view, work done, executed time)`` of every waiting job, in the order of
@@ -679,6 +720,8 @@ class _Engine:
         st.version += 1
         st.tau = None
         self.waiting[i] = self.views[i]
+        if self.waiting_values is not None:
+            self.waiting_values.write(i, st)
         self.just_stopped.append(self.views[i])
         if self.waiting_gpus is not None and not self.views[i].instances:
             self.waiting_gpus.add(self.views[i].gpus)
@@ -1120,6 +1163,11 @@ class _Engine:
             raise AssertionError(f"t={self.now}: the engine's list of stopping jobs is wrong")
         if self.arrays is not None and self.arrays.run[:self.arrays.n_run].tolist() != list(self.running):
             raise AssertionError(f"t={self.now}: the engine's array of running jobs is not its running dict")
+        wv = self.waiting_values
+        if wv is not None and not wv.exact and any(
+                (wv.values[0, i], wv.values[1, i]) != (self.states[i].done, self.states[i].executed)
+                for i in self.waiting):
+            raise AssertionError(f"t={self.now}: the engine's arrays of waiting jobs' progress are stale")
         if self.policy.work_conserving and not self.stopping:
             reserved = self.future
             for jv in self.waiting.values():

@@ -13,6 +13,7 @@ from asrpt.instance import Parallelism
 from asrpt.instance import Cluster, Instance, Job
 from asrpt.policies.asrpt import ASRPT
 from asrpt.policies.srsf import SRSF
+from asrpt.policies.themis import Themis
 from asrpt.sim import simulate
 
 from ._same_decisions import recording, same_decisions
@@ -193,6 +194,48 @@ def test_engine_running_executed_arrays_are_running_executed_bit_for_bit(run, fl
     simulate(inst, "tiresias-gittins", observer=observer, **run)
     assert seen["arrays"] > 200
     assert (seen["none"] > 0) == (not float_arrivals)
+
+
+def _waiting_observer(seen):
+    """An observer checking ``waiting_arrays`` against ``waiting_progress`` at every decision:
+    equal as float64, or None where some value is not a float or a small int (``seen`` counts
+    the jobs checked, the stopped ones among them and the None answers)."""
+    from asrpt.sizes import floaty
+
+    def observer(view, decision):
+        got = view.waiting_arrays()
+        progress = view.waiting_progress()
+        if got is None:
+            seen["none"] += 1
+            return
+        assert all(floaty(d) and floaty(e) for _, d, e in progress)
+        idx, done, executed = got
+        assert idx.tolist() == [j.index for j, _, _ in progress]
+        assert done.tolist() == [float(d) for _, d, _ in progress]
+        assert executed.tolist() == [float(e) for _, _, e in progress]
+        seen["jobs"] += len(progress)
+        seen["stopped"] += sum(1 for _, _, e in progress if e)
+
+    return observer
+
+
+@pytest.mark.parametrize("float_arrivals", [True, False])
+@pytest.mark.parametrize("run", RUNS, ids=_ids)
+def test_engine_waiting_arrays_are_waiting_progress(run, float_arrivals):
+    """The waiting jobs' attained work and executed time as float64, the values of
+    ``waiting_progress`` (stopped jobs included: the values they stopped with)."""
+    seen = {"jobs": 0, "stopped": 0, "none": 0}
+    simulate(dnn_trace(60, 5, float_arrivals=float_arrivals), "themis", observer=_waiting_observer(seen), **run)
+    assert seen["jobs"] > 200 and seen["stopped"] > 20 and seen["none"] == 0
+
+
+def test_engine_waiting_arrays_on_exact_data():
+    """Fractions: arrays while every waiting value is 0, None once a job stopped with a
+    Fraction (for good: the policy's Python path)."""
+    jobs = tuple(Job(f"j{k}", Fraction(k, 3), 1 + k % 2, processing_time=Fraction(7 + k, 2)) for k in range(12))
+    seen = {"jobs": 0, "stopped": 0, "none": 0}
+    simulate(Instance(Cluster.homogeneous(2, 2), jobs), Themis(round_length=1), observer=_waiting_observer(seen))
+    assert seen["jobs"] > 0 and seen["stopped"] == 0 and seen["none"] > 0
 
 
 def test_exact_runs_keep_the_python_path():
