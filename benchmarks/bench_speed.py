@@ -252,6 +252,20 @@ with nothing since but time) was built and reverted: it fired in 16% of the whol
 passes, all of them keeping every running job as argued, but saved about 25 us a pass, within
 the noise (whole trace 92.2 against 90.4 s in one process).
 
+Ninth round, 2026-12-02 (``--base f5f60f1``; the machine's speed drifted by 10-20% within the
+session, so only figures taken in turn compare). Gavel and Themis spend most of an overloaded
+run in the passes at the iteration boundaries their rounds' preemptions create (on the first
+40,000 jobs of the whole trace: Gavel 219,383 of 303,396 passes, Themis 216,099 of 300,323).
+``WaitingOrder`` now keeps the running head and the stopping jobs apart, updated from the
+deltas, instead of filtering the head and sorting the stopping jobs at every pass; the engine
+keeps the waiting jobs' progress as float64 (``ClusterView.waiting_arrays``), which Themis's
+numpy round reads instead of listing every waiting job; best fit's most-free fallback walks the
+distinct idle counts it already sorted. Whole Philly trace with DNN jobs, one child per tree in
+turn, the output hashes equal: gavel 95.8 -> 78.0 s and themis 65.1 -> 52.4 s (an earlier pair,
+before the waiting arrays: gavel 84.3 -> 81.7, themis 62.8 -> 56.8). On the 20,000-job window
+the rounds preempt less: ``--only run --repeat 1`` gave gavel 5.02 against 5.33 and themis 3.50
+against 3.82, the sum 26.8 against 27.0 (A-SRPT and SRSF unchanged paths, within the noise).
+
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
 
@@ -277,7 +291,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # this tree's asrpt, not whichever the environment has installed
 
-BASE = "197897c"  # main before the seventh round of issue 18; 83bafb1 before the sixth, bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
+BASE = "f5f60f1"  # main before the ninth round of issue 18; b9a21cb before the eighth, 197897c before the seventh, 83bafb1 before the sixth, bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
 PEER_FIFO = {"64x8": 117.6, "6500": 45.0}  # issue 18's measured PAI-simulator seconds (not re-run)
 PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel", "tiresias", "gittins",
          "run")
