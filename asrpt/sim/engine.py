@@ -146,7 +146,9 @@ class _WaitingArrays:
     """Float64 copies of each job's ``done`` and ``executed`` as of its latest entry into
     ``waiting`` (both fixed while it waits), for :meth:`_Engine.waiting_arrays`: written when a
     job stops (an arriving job has zeros, as at the start). ``exact`` turns on for good once a
-    written value is not :func:`~asrpt.sizes.floaty` (the arrays are then never read)."""
+    written value is not :func:`~asrpt.sizes.floaty` (the arrays are then never read). Made
+    mid-run, they take the values of the jobs waiting then; the running ones are written when
+    they stop, and the finished ones never wait again."""
 
     __slots__ = ("values", "exact")
 
@@ -156,7 +158,7 @@ class _WaitingArrays:
         self.values = np.zeros((2, len(states)))
         self.exact = False
         for i, st in enumerate(states):
-            if st.done or st.executed:
+            if st.status == _WAITING and (st.done or st.executed):
                 self.write(i, st)
 
     def write(self, i: int, st) -> None:
