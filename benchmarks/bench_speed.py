@@ -264,7 +264,12 @@ distinct idle counts it already sorted. Whole Philly trace with DNN jobs, one ch
 turn, the output hashes equal: gavel 95.8 -> 78.0 s and themis 65.1 -> 52.4 s (an earlier pair,
 before the waiting arrays: gavel 84.3 -> 81.7, themis 62.8 -> 56.8). On the 20,000-job window
 the rounds preempt less: ``--only run --repeat 1`` gave gavel 5.02 against 5.33 and themis 3.50
-against 3.82, the sum 26.8 against 27.0 (A-SRPT and SRSF unchanged paths, within the noise).
+against 3.82, the sum 26.8 against 27.0 (A-SRPT and SRSF unchanged paths, within the noise);
+the whole README run command (process CPU, two runs per tree in turn) 30.1 and 28.4 s against
+31.1 and 30.2 s. Tried and reverted: a numpy round for Gavel (the same keys, checked both ways)
+made its runs slower, 22.6 -> 24.8 s on the first 40,000 jobs, because asking for the engine's
+running arrays makes the engine keep them up to date at every start, stop and preemption for
+the rest of the run; an array view pays only for a policy that already reads it at every pass.
 
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
