@@ -61,14 +61,13 @@ def _most_free_first(free: Sequence[int]) -> list[int]:
     return sorted(range(len(free)), key=free.__getitem__, reverse=True)
 
 
-def _most_free_walk(free: list, per: int, values: list | None = None):
+def _most_free_walk(free: list, per: int):
     """Servers by idle GPUs, most first, ties by id, read lazily and only while they hold at
     least one ``per``-GPU instance (the walk of :func:`count_allocation` skips the others): each
     distinct idle count in turn, its servers found by ``list.index`` (a scan in C), so a walk
-    that stops after a few servers never sorts them all. ``values``: ``sorted(set(free))`` where
-    the caller has it."""
+    that stops after a few servers never sorts them all."""
     index = free.index
-    for v in reversed(values) if values is not None else sorted(set(free), reverse=True):
+    for v in sorted(set(free), reverse=True):
         if v < per:
             return
         h = -1
@@ -85,16 +84,38 @@ def _server_order(order: str, free: list, per: int, count: int):
         return range(len(free))
     if order == "most_free":
         return _most_free_walk(free, per)
-    if order == "best_fit":
-        need = per * count
-        # the fullest server that holds the job: the first with v idle GPUs, v the least idle
-        # count >= need that some server has
-        values = sorted(set(free))
-        k = bisect_left(values, need)
-        if k < len(values):
-            return [free.index(values[k])]
-        return _most_free_walk(free, per, values)
-    raise InvalidParameterError(f"unknown server order {order!r}")
+    raise InvalidParameterError(f"unknown server order {order!r}")   # (best fit: _best_fit)
+
+
+def _best_fit(free: list, per: int, count: int):
+    """:func:`count_allocation`'s best fit, its walk written out (the placer the simulator uses
+    most, at every start and reservation): the fullest server that holds the job, the first
+    by id; else the servers by idle GPUs, most first, ties by id."""
+    need = per * count
+    values = sorted(set(free))
+    k = bisect_left(values, need)
+    if k < len(values):
+        return ((free.index(values[k]), need),)
+    out = []
+    remaining = count
+    index = free.index
+    for v in reversed(values):
+        if v < per:
+            return None
+        q = v // per
+        h = -1
+        while True:
+            try:
+                h = index(v, h + 1)
+            except ValueError:
+                break
+            if q >= remaining:
+                out.append((h, remaining * per))
+                out.sort()
+                return tuple(out)
+            out.append((h, q * per))
+            remaining -= q
+    return None
 
 
 def count_allocation(order: str, free: Sequence[int], per: int, count: int) -> tuple[tuple[int, int], ...] | None:
@@ -111,6 +132,8 @@ def count_allocation(order: str, free: Sequence[int], per: int, count: int) -> t
     """
     if not isinstance(free, list):
         free = list(free)
+    if order == "best_fit":
+        return _best_fit(free, per, count)
     if order == "spread":
         taken = [0] * len(free)
         remaining = count
