@@ -71,11 +71,8 @@ def _most_free_walk(free: list, per: int):
         if v < per:
             return
         h = -1
-        while True:
-            try:
-                h = index(v, h + 1)
-            except ValueError:
-                break
+        for _ in range(free.count(v)):
+            h = index(v, h + 1)
             yield h
 
 
@@ -104,11 +101,8 @@ def _best_fit(free: list, per: int, count: int):
             return None
         q = v // per
         h = -1
-        while True:
-            try:
-                h = index(v, h + 1)
-            except ValueError:
-                break
+        for _ in range(free.count(v)):     # (scans in C, no exception at the end)
+            h = index(v, h + 1)
             if q >= remaining:
                 out.append((h, remaining * per))
                 out.sort()
