@@ -71,8 +71,11 @@ def _most_free_walk(free: list, per: int):
         if v < per:
             return
         h = -1
-        for _ in range(free.count(v)):
-            h = index(v, h + 1)
+        while True:
+            try:
+                h = index(v, h + 1)
+            except ValueError:
+                break
             yield h
 
 
@@ -101,8 +104,11 @@ def _best_fit(free: list, per: int, count: int):
             return None
         q = v // per
         h = -1
-        for _ in range(free.count(v)):     # (scans in C, no exception at the end)
-            h = index(v, h + 1)
+        while True:
+            try:
+                h = index(v, h + 1)
+            except ValueError:
+                break
             if q >= remaining:
                 out.append((h, remaining * per))
                 out.sort()
