@@ -90,7 +90,9 @@ def _server_order(order: str, free: list, per: int, count: int):
 def _best_fit(free: list, per: int, count: int):
     """:func:`count_allocation`'s best fit, its walk written out (the placer the simulator uses
     most, at every start and reservation): the fullest server that holds the job, the first
-    by id; else the servers by idle GPUs, most first, ties by id."""
+    by id; else the servers by idle GPUs, most first, ties by id. The fallback inlines
+    :func:`_most_free_walk` on purpose: through the generator, Gavel on the first 40,000 jobs
+    of the Philly trace took 22.6 s instead of 20.3 (blocked multi-server jobs reserve often)."""
     need = per * count
     values = sorted(set(free))
     k = bisect_left(values, need)
