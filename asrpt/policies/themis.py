@@ -199,22 +199,23 @@ class Themis(PredictorPolicy):
         idx, done, _, stopping, preds = got
         executed = executed_now[1]
         state = np.where(stopping, 1, 2)
+        # the waiting jobs' (index, done, executed): the engine's float64 copies, else made
+        # from waiting_progress
         waiting = view.waiting_arrays() if view.waiting else None
-        if waiting is not None:     # (the engine's float64 copies: the values of waiting_progress)
+        if waiting is None and view.waiting:
+            rows = view.waiting_progress()
+            w_done = np.array([d for _, d, _ in rows])
+            w_executed = np.array([e for _, _, e in rows])
+            if w_done.dtype.kind not in "fi" or w_executed.dtype.kind not in "fi":
+                return None     # (an exact value: ints beyond int64, Fractions)
+            waiting = (np.fromiter((j.index for j, _, _ in rows), dtype=np.intp, count=len(rows)),
+                       w_done.astype(float), w_executed.astype(float))
+        if waiting is not None:
             w_idx, w_done, w_executed = waiting
             idx = np.concatenate((idx, w_idx))
             done = np.concatenate((done, w_done))
             executed = np.concatenate((executed, w_executed))
             state = np.concatenate((state, np.zeros(len(w_idx), dtype=state.dtype)))
-        elif rows := view.waiting_progress():
-            w_done = np.array([d for _, d, _ in rows])
-            w_executed = np.array([e for _, _, e in rows])
-            if w_done.dtype.kind not in "fi" or w_executed.dtype.kind not in "fi":
-                return None     # (an exact value: ints beyond int64, Fractions)
-            idx = np.concatenate((idx, np.fromiter((j.index for j, _, _ in rows), dtype=np.intp, count=len(rows))))
-            done = np.concatenate((done, w_done.astype(float)))
-            executed = np.concatenate((executed, w_executed.astype(float)))
-            state = np.concatenate((state, np.zeros(len(rows), dtype=state.dtype)))
         n = len(idx)
         tau_star, gpus, rank = table.columns(idx)
         left = preds[idx] - done
