@@ -328,7 +328,6 @@ class WaitingOrder:
         their boundary back in (the ones that stopped left both with their held entries, in
         :meth:`sync`); after a rebuild, split the held entries afresh."""
         now = set(map(_INDEX, stopping)) if stopping else ()
-        held_entry = self._held_entry
         if self._head is None:
             self._resplit(now)
             return
@@ -344,12 +343,8 @@ class WaitingOrder:
         if len(now) == len(stop):       # (no job started stopping: stop holds only jobs in now)
             return
         for i in now:
-            if i not in stop:                                 # started stopping: out of the head
-                entry = held_entry.get(i)
-                if entry is None:       # (not a held job: cannot happen, as the view's running
-                    self._resplit(now)  # jobs are synced first; split afresh all the same)
-                    return
-                stop[i] = entry
+            if i not in stop:       # started stopping: out of the head (held: the view's running
+                entry = stop[i] = self._held_entry[i]        # jobs are synced first)
                 k = bisect_left(head_entries, entry)
                 del head_entries[k]
                 del head[k]
