@@ -248,3 +248,16 @@ def test_themis_numpy_round_keys_as_the_python_round(philly_dnn, params, integra
     # (with integral arrivals the first rounds, at int times before any job ran, have int
     # executed times and take the Python path)
     assert _BothRounds.arrays > 20 and (integral or _BothRounds.arrays == rounds)
+
+
+@pytest.mark.parametrize("integral", [False, True])
+def test_themis_numpy_round_without_the_engines_waiting_arrays(philly_dnn, integral, monkeypatch):
+    """An engine that offers no waiting arrays: the numpy round keys the waiting jobs from
+    ``waiting_progress`` and still gives the Python round's entries and keys."""
+    from asrpt.sim import simulate
+    from asrpt.state import ClusterView
+
+    monkeypatch.setattr(ClusterView, "waiting_arrays", lambda self: None)
+    _BothRounds.arrays = 0
+    res = simulate(philly_dnn[integral], _BothRounds(round_length=60.0), seed=0, check_invariants=True)
+    assert _BothRounds.arrays > 20 and (integral or _BothRounds.arrays == res.policy_data["rounds"])
