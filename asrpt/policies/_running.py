@@ -190,18 +190,81 @@ class TupleRun:
 
 class ArrayRun:
     """Running entries as arrays, sorted by ``(size, rank)``: the order of the tuples
-    ``(size, arrival, key, index)`` (``rank`` from a :class:`JobTable`)."""
+    ``(size, arrival, key, index)`` (``rank`` from a :class:`JobTable`).
 
-    __slots__ = ("size", "rank", "index", "table")
+    :meth:`of_left` makes the run of the remaining-size policies' keys without computing them:
+    they are computed and sorted at the first read of ``size``, ``rank`` or ``index``, so a
+    decision whose order nobody reads (a :attr:`~asrpt.state.Decision.keeps_running` promise
+    made without the run) costs nothing here.
+
+    >>> from asrpt.state import job_views
+    >>> t = JobTable()
+    >>> for job in job_views(two_server_instance):
+    ...     t.add(job)
+    >>> run = ArrayRun(np.array([5.0, 1.0, 5.0]), np.array([2, 0, 1]), t)
+    >>> run.index.tolist(), run.size.tolist()        # equal sizes: by rank
+    ([0, 1, 2], [1.0, 5.0, 5.0])
+    """
+
+    __slots__ = ("_size", "_rank", "_index", "table", "_left")
 
     def __init__(self, size, index, table: JobTable, rank=None):
+        self.table, self._left = table, None
+        self._sort(size, index, rank)
+
+    @classmethod
+    def of_left(cls, left, index, table: JobTable, positive: bool = False) -> "ArrayRun":
+        """The run keyed ``max(left, 0) * tau* * gpus`` (the predicted remaining GPU-time) for the
+        running jobs ``index`` with predicted remaining work ``left`` (float64 arrays, never
+        changed afterwards), computed at the first read: the same numbers as
+        ``ArrayRun(np.maximum(left, 0.0) * tau_star * gpus, index, table, rank)`` made now
+        (``left`` is never -0.0: a difference ``x - y``). ``positive=True`` says every ``left``
+        is > 0 (the maximum is then skipped: it is ``left`` itself).
+
+        >>> from types import SimpleNamespace as Job
+        >>> t = JobTable()
+        >>> for i in range(2):                   # tau* 0.5 s, 4 GPUs each
+        ...     t.add(Job(index=i, tau_star=0.5, gpus=4, arrival=0.0, key=(i,)))
+        >>> run = ArrayRun.of_left(np.array([3.0, -1.0]), np.array([0, 1]), t)
+        >>> len(run), run.index.tolist(), run.size.tolist()
+        (2, [1, 0], [0.0, 6.0])
+        """
+        run = cls.__new__(cls)
+        run.table, run._left, run._index = table, (left, index, positive), index
+        return run
+
+    def _sort(self, size, index, rank=None) -> None:
         if rank is None:
-            rank = table.rank[index]
+            rank = self.table.rank[index]
         order = np.lexsort((rank, size))
-        self.size, self.rank, self.index, self.table = size[order], rank[order], index[order], table
+        self._size, self._rank, self._index = size[order], rank[order], index[order]
+
+    def _keyed(self) -> None:
+        left, index, positive = self._left
+        self._left = None
+        tau_star, gpus, rank = self.table.columns(index)
+        self._sort((left if positive else np.maximum(left, 0.0)) * tau_star * gpus, index, rank)
+
+    @property
+    def size(self):
+        if self._left is not None:
+            self._keyed()
+        return self._size
+
+    @property
+    def rank(self):
+        if self._left is not None:
+            self._keyed()
+        return self._rank
+
+    @property
+    def index(self):
+        if self._left is not None:
+            self._keyed()
+        return self._index
 
     def __len__(self) -> int:
-        return len(self.index)
+        return len(self._index)
 
     def selects_all(self, waiting, views: dict, budget, skip=()) -> bool:
         """:func:`~asrpt.policies._incremental.selects_running` for this run: the waiting

@@ -68,7 +68,8 @@ from ..single.srpt import SRPTMachine
 from ..sizes import exact_div, exact_mul, integral
 from ..state import VirtualRun
 from ._incremental import MergedOrder, selects_running
-from ._running import ArrayRun, JobTable, RunningLeft, TupleRun, crossings, merged_chunks, running_inputs
+from ._running import (ArrayRun, JobTable, RunningLeft, SortedCrossings, TupleRun, crossings, merged_chunks,
+                       running_inputs)
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["ASRPT"]
@@ -193,6 +194,8 @@ class ASRPT(PredictorPolicy):
         self._rkeys: list | None = None             # rank keys of the running jobs, now (adaptive step)
         self._cross: list = []                      # heap (time it reaches its prediction, index)
         self._dtoken: dict[int, int] = {}
+        self._edits = 0                             # changes to the waiting or overdue list or a prediction
+        self._kept = None                           # _edits when the last decision kept the running jobs
         self.overdue_at_: dict[str, object] = {}
         self.virtual_sizes_: dict[str, object] = {}
         self.adaptive_updates_ = 0
@@ -250,6 +253,7 @@ class ASRPT(PredictorPolicy):
                     heapq.heappush(self._deadlines, (d, self._tie[i], i, token))
 
     def _make_overdue(self, i: int, now) -> None:
+        self._edits += 1
         entry = (self.machine_.completion_time(i), self._tie[i], i)
         self._oentry[i] = entry
         insort(self._overdue, entry)
@@ -262,6 +266,7 @@ class ASRPT(PredictorPolicy):
         entry = self._oentry.pop(i, None)
         if entry is not None:
             remove_sorted(self._overdue, entry)
+            self._edits += 1
 
     def _promote(self, now) -> None:
         """Jobs whose deadline has come become overdue."""
@@ -281,6 +286,7 @@ class ASRPT(PredictorPolicy):
         return (left * job.tau_star * job.gpus, job.arrival, job.key, job.index)
 
     def _wait(self, view, job) -> None:
+        self._edits += 1
         self._unwait(job.index)
         entry = self._wentry[job.index] = self._rank_key(view, job)
         insort(self._waiting, entry)
@@ -289,6 +295,7 @@ class ASRPT(PredictorPolicy):
         entry = self._wentry.pop(i, None)
         if entry is not None:
             remove_sorted(self._waiting, entry)
+            self._edits += 1
 
     def _ranked(self, view, skip=(), head=()):
         """Active jobs by predicted remaining GPU-time: running ones ranked now, merged with the
@@ -366,6 +373,7 @@ class ASRPT(PredictorPolicy):
         """A new prediction ``work`` for ``job``: the adaptive step's (counted in
         ``adaptive_updates``), or a waiting job re-predicted when a sibling completed."""
         self.tracker_.set(job, work)
+        self._edits += 1
         self.adaptive_updates_ += adaptive
         i = job.index
         m = self.machine_
@@ -419,8 +427,22 @@ class ASRPT(PredictorPolicy):
             order = self._ranked(view)
         if not self.preemption:
             return Decision([j for j in order if not view.is_running(j)], backfill=self.backfill)
-        keeps = view.settled and self.backfill and self.order != "virtual" and self._keeps_running(view)
+        keeps = (view.settled and self.backfill and self.order != "virtual"
+                 and (self._still_kept(view) or self._keeps_running(view)))
+        self._kept = self._edits if keeps else None
         return Decision(order, backfill=self.backfill, keeps_running=keeps)
+
+    def _still_kept(self, view) -> bool:
+        """Whether the previous decision kept the running jobs and nothing but time changed
+        since: no job arrived, completed, started or stopped, and neither the waiting list, the
+        overdue list nor any prediction changed (``_edits``). Then this decision's order selects
+        the running jobs too, without reading it: the waiting jobs' keys and the admitted overdue
+        jobs are as they were, and each running job's key ``max(N^ - n, 0) tau* g`` did not grow
+        (its work done grows with time; every IEEE operation in it, and exact arithmetic, is
+        monotone), so each waiting job has at least the running GPUs ahead of it that it had,
+        and still does not fit (:func:`~asrpt.policies._incremental.selects_running`)."""
+        return (self._kept == self._edits
+                and not (view.arrived or view.completed or view.started or view.stopped))
 
     def _keeps_running(self, view) -> bool:
         """Whether this decision's order (guarded or by predicted remaining GPU-time) selects
@@ -484,25 +506,30 @@ class ASRPT(PredictorPolicy):
         now = view.now
         rest = preds[idx] - done
         # prediction_reached: rest <= 0 or now + rest * tau <= now; with tau > 0 the first
-        # implies the second
-        hit = now + rest * tau <= now
-        if np.count_nonzero(hit):
-            reached = np.flatnonzero(hit)
-            views = self._views
-            who = idx[reached].tolist()
-            for i in who:
-                job = views[i]
-                self._resize(view, job, tracker.overrun(view, job, self.adaptive))
-            preds = tracker.prediction_array()
-            if preds is None:                    # a new prediction floats cannot hold
-                self._adaptive_tuples(view, set(who))
-                return True
-            rest[reached] = preds[idx[reached]] - done[reached]
+        # implies the second. `when` is also the crossing time (crossings' numbers).
+        when = now + rest * tau
+        if not len(when) or when.min() > now:
+            # every job short of its prediction, so rest > 0 (rest * tau > 0 with tau > 0): all
+            # are crossings, and max(rest, 0) is rest
+            self._left = RunningLeft(idx, rest, {})
+            self._cross = SortedCrossings(when, idx)
+            self._rkeys = ArrayRun.of_left(rest, idx, table, positive=True)
+            return True
+        reached = np.flatnonzero(when <= now)
+        views = self._views
+        who = idx[reached].tolist()
+        for i in who:
+            job = views[i]
+            self._resize(view, job, tracker.overrun(view, job, self.adaptive))
+        preds = tracker.prediction_array()
+        if preds is None:                    # a new prediction floats cannot hold
+            self._adaptive_tuples(view, set(who))
+            return True
+        rest[reached] = preds[idx[reached]] - done[reached]
         self._left = RunningLeft(idx, rest, {})
         self._cross = crossings(now, rest, tau, idx)
-        tau_star, gpus, rank = table.columns(idx)
-        # (0 if rest < 0 else rest) * tau* * gpus: rest is never -0.0 (a difference x - y)
-        self._rkeys = ArrayRun(np.maximum(rest, 0.0) * tau_star * gpus, idx, table, rank)
+        # (0 if rest < 0 else rest) * tau* * gpus, computed when the order is read
+        self._rkeys = ArrayRun.of_left(rest, idx, table)
         return True
 
     def _running_run(self, view):

@@ -112,6 +112,35 @@ def test_asrpt_promises_change_nothing(params, run):
     same_decisions(ASRPT_REC, ASRPT_PLAIN, dnn_trace(70, 3), params, seed=3, **run)
 
 
+class _AlwaysRanked(ASRPT):
+    """A-SRPT that checks its order at every settled view, never carrying the previous promise."""
+
+    def _still_kept(self, view):
+        return False
+
+
+ASRPT_RANKED = recording(_AlwaysRanked)
+
+
+@pytest.mark.parametrize("run", RUNS, ids=_ids)
+@pytest.mark.parametrize("params", [{}, {"order": "actual"}, {"kappa": 1.0, "share": 0.25}], ids=_ids)
+def test_asrpt_carries_its_promise_across_a_wake_without_changes(params, run, monkeypatch):
+    """A wake where nothing changed but time keeps a kept running set kept, without ranking: the
+    same decisions as checking the order afresh, some passes take the shortcut, and every promise
+    made there holds (``check_invariants`` reads the order)."""
+    carried = []
+    original = ASRPT._still_kept
+
+    def still_kept(self, view):
+        got = original(self, view)
+        carried.append(got)
+        return got
+    monkeypatch.setattr(ASRPT, "_still_kept", still_kept)
+    same_decisions(ASRPT_REC, ASRPT_RANKED, dnn_trace(70, 3), params, seed=3, **run)
+    assert any(carried)
+    simulate(dnn_trace(70, 3), ASRPT(**params), check_invariants=True, seed=3, **run)
+
+
 @pytest.mark.parametrize("policy", [SRSF(predictor="instance"), ASRPT(), ASRPT(order="actual"),
                                     ASRPT(kappa=1.0, share=0.25), Gavel(round_length=20.0),
                                     Themis(round_length=20.0), Tiresias(), Tiresias(thresholds=[50, 400]),
