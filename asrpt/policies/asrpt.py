@@ -46,7 +46,11 @@ in; overdue jobs sit in a sorted list by C~. A decision costs O(R log R + log n)
 jobs plus the prefix the engine reads, never O(number of waiting or finished jobs). The running
 jobs' adaptive step and keys are computed in numpy where the engine's progress and the
 predictions are floats (:mod:`asrpt.policies._running`, the same numbers; exact runs keep the
-Python loop).
+Python loop). A decision that selects exactly the running jobs says so
+(:attr:`~asrpt.state.Decision.keeps_running`), and at a wake-up where only time changed since
+such a decision (a virtual completion, most often) the promise is carried over without ranking
+the running jobs: their keys only fall while they run, so no waiting job can get ahead
+(:meth:`ASRPT._still_kept`).
 """
 
 from __future__ import annotations

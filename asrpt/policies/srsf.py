@@ -65,7 +65,8 @@ from ..predict.base import prediction_reached
 from ..sizes import exact_mul
 from ..sizes import floaty
 from ._incremental import MergedOrder, selects_running
-from ._running import ArrayRun, JobTable, RunningLeft, TupleRun, crossings, merged_chunks, running_inputs
+from ._running import (ArrayRun, JobTable, RunningLeft, SortedCrossings, TupleRun, crossings, merged_chunks,
+                       running_inputs)
 from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["SRSF"]
@@ -208,17 +209,24 @@ class SRSF(PredictorPolicy):
         now = view.now
         left = work - done
         # prediction_reached: left <= 0 or now + left * tau <= now; with tau > 0 the first implies
-        # the second
-        if self.adaptive != "off" and np.count_nonzero(hit := now + left * tau <= now):
-            reached = np.flatnonzero(hit)
-            views = self._views
-            who = idx[reached].tolist()
-            raised = [self._raise_prediction(view, views[i]) for i in who]
-            if not all(map(floaty, raised)):   # a new prediction floats cannot hold
-                return TupleRun(sorted(self._running_tuples(view, pred, set(who))))
-            work[reached] = raised
-            left[reached] = work[reached] - done[reached]
-        np.maximum(left, 0.0, out=left)
+        # the second. `when` is also the crossing time (crossings' numbers).
+        when = None
+        if self.adaptive != "off":
+            when = now + left * tau
+            if len(when) and when.min() <= now:
+                reached = np.flatnonzero(when <= now)
+                views = self._views
+                who = idx[reached].tolist()
+                raised = [self._raise_prediction(view, views[i]) for i in who]
+                if not all(map(floaty, raised)):   # a new prediction floats cannot hold
+                    return TupleRun(sorted(self._running_tuples(view, pred, set(who))))
+                work[reached] = raised
+                left[reached] = work[reached] - done[reached]
+                when = None
+        if when is None:
+            np.maximum(left, 0.0, out=left)
+        # (else every job is short of its prediction, so left > 0, as left * tau > 0 with tau > 0:
+        # the maximum is left itself, and every job has a crossing, at `when`)
         t = self._table
         tau_star, gpus, rank = t.columns(idx)
         size = left * tau_star
@@ -227,7 +235,7 @@ class SRSF(PredictorPolicy):
         if epsilon:
             size = np.where(stopping, size, size * (1 - epsilon))
         self._running_left = RunningLeft(idx, left, self._left)
-        self._cross = crossings(now, left, tau, idx)
+        self._cross = crossings(now, left, tau, idx) if when is None else SortedCrossings(when, idx)
         return ArrayRun(size, idx, t, rank)
 
     def _running_tuples(self, view, pred, raised=frozenset()) -> list:
