@@ -275,9 +275,9 @@ running arrays makes the engine keep them up to date at every start, stop and pr
 the rest of the run; an array view pays only for a policy that already reads it at every pass.
 
 Tenth round, 2026-12-02 (``--base f18ef0d``). On the whole Philly trace with DNN jobs A-SRPT
-makes 411,410 passes, 199,077 of them wake-ups; 95,349 wake-ups are virtual completions alone
-(deadline known, nothing else due) and 102,563 a running job reaching its prediction (48,355 at
-a virtual completion too); 2 are deadlines. A wake-up where only time changed since a decision
+makes 411,410 passes, 199,077 of them wake-ups: 95,791 for a virtual completion alone (its
+deadline becomes known, nothing else is due), 103,283 for a running job reaching its prediction
+(48,684 of them at a virtual completion too), 2 for a deadline; 1,162 change the running set. A wake-up where only time changed since a decision
 that kept the running jobs now keeps them without ranking them (their keys only fall): 65,624
 passes take it. The running keys are computed only when the order is read, and the prediction
 test's times are the crossing times (A-SRPT and SRSF). Whole trace, A-SRPT, one child per tree
