@@ -245,23 +245,15 @@ class ArrayRun:
         tau_star, gpus, rank = self.table.columns(index)
         self._sort((left if positive else np.maximum(left, 0.0)) * tau_star * gpus, index, rank)
 
-    @property
-    def size(self):
-        if self._left is not None:
-            self._keyed()
-        return self._size
+    def _sorted(name: str):  # type: ignore[misc]   (a class-body helper: the three sorted arrays)
+        def read(self):
+            if self._left is not None:
+                self._keyed()
+            return getattr(self, name)
+        return property(read)
 
-    @property
-    def rank(self):
-        if self._left is not None:
-            self._keyed()
-        return self._rank
-
-    @property
-    def index(self):
-        if self._left is not None:
-            self._keyed()
-        return self._index
+    size, rank, index = _sorted("_size"), _sorted("_rank"), _sorted("_index")
+    del _sorted
 
     def __len__(self) -> int:
         return len(self._index)

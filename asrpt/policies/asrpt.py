@@ -512,28 +512,25 @@ class ASRPT(PredictorPolicy):
         # prediction_reached: rest <= 0 or now + rest * tau <= now; with tau > 0 the first
         # implies the second. `when` is also the crossing time (crossings' numbers).
         when = now + rest * tau
-        if not len(when) or when.min() > now:
-            # every job short of its prediction, so rest > 0 (rest * tau > 0 with tau > 0): all
-            # are crossings, and max(rest, 0) is rest
-            self._left = RunningLeft(idx, rest, {})
-            self._cross = SortedCrossings(when, idx)
-            self._rkeys = ArrayRun.of_left(rest, idx, table, positive=True)
-            return True
-        reached = np.flatnonzero(when <= now)
-        views = self._views
-        who = idx[reached].tolist()
-        for i in who:
-            job = views[i]
-            self._resize(view, job, tracker.overrun(view, job, self.adaptive))
-        preds = tracker.prediction_array()
-        if preds is None:                    # a new prediction floats cannot hold
-            self._adaptive_tuples(view, set(who))
-            return True
-        rest[reached] = preds[idx[reached]] - done[reached]
+        # (no job at its prediction: every rest is > 0, as rest * tau > 0 with tau > 0, so every
+        # job has a crossing, at `when`, and max(rest, 0) is rest)
+        positive = not len(when) or when.min() > now
+        if not positive:
+            reached = np.flatnonzero(when <= now)
+            views = self._views
+            who = idx[reached].tolist()
+            for i in who:
+                job = views[i]
+                self._resize(view, job, tracker.overrun(view, job, self.adaptive))
+            preds = tracker.prediction_array()
+            if preds is None:                    # a new prediction floats cannot hold
+                self._adaptive_tuples(view, set(who))
+                return True
+            rest[reached] = preds[idx[reached]] - done[reached]
         self._left = RunningLeft(idx, rest, {})
-        self._cross = crossings(now, rest, tau, idx)
+        self._cross = SortedCrossings(when, idx) if positive else crossings(now, rest, tau, idx)
         # (0 if rest < 0 else rest) * tau* * gpus, computed when the order is read
-        self._rkeys = ArrayRun.of_left(rest, idx, table)
+        self._rkeys = ArrayRun.of_left(rest, idx, table, positive)
         return True
 
     def _running_run(self, view):

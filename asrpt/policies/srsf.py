@@ -209,11 +209,14 @@ class SRSF(PredictorPolicy):
         now = view.now
         left = work - done
         # prediction_reached: left <= 0 or now + left * tau <= now; with tau > 0 the first implies
-        # the second. `when` is also the crossing time (crossings' numbers).
-        when = None
+        # the second. `when` is also the crossing time (crossings' numbers). `positive`: no job
+        # at its prediction, so every left is > 0 (left * tau > 0 with tau > 0) and every job has
+        # a crossing, at `when`.
+        positive = False
         if self.adaptive != "off":
             when = now + left * tau
-            if len(when) and when.min() <= now:
+            positive = not len(when) or when.min() > now
+            if not positive:
                 reached = np.flatnonzero(when <= now)
                 views = self._views
                 who = idx[reached].tolist()
@@ -222,11 +225,8 @@ class SRSF(PredictorPolicy):
                     return TupleRun(sorted(self._running_tuples(view, pred, set(who))))
                 work[reached] = raised
                 left[reached] = work[reached] - done[reached]
-                when = None
-        if when is None:
+        if not positive:    # (else the maximum is left itself)
             np.maximum(left, 0.0, out=left)
-        # (else every job is short of its prediction, so left > 0, as left * tau > 0 with tau > 0:
-        # the maximum is left itself, and every job has a crossing, at `when`)
         t = self._table
         tau_star, gpus, rank = t.columns(idx)
         size = left * tau_star
@@ -235,7 +235,7 @@ class SRSF(PredictorPolicy):
         if epsilon:
             size = np.where(stopping, size, size * (1 - epsilon))
         self._running_left = RunningLeft(idx, left, self._left)
-        self._cross = crossings(now, left, tau, idx) if when is None else SortedCrossings(when, idx)
+        self._cross = SortedCrossings(when, idx) if positive else crossings(now, left, tau, idx)
         return ArrayRun(size, idx, t, rank)
 
     def _running_tuples(self, view, pred, raised=frozenset()) -> list:
