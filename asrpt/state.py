@@ -492,25 +492,38 @@ class Decision:
         nothing, so the engine skips reading it; it must still be the full order (observers and
         tests read it, and an engine that does not track :attr:`~ClusterView.settled` applies
         it). ``check_invariants=True`` runs check every promise.
+    same_keys : bool
+        A preemptive policy's promise about an order that offers ``chunks()``: the jobs after
+        its :class:`RunningHead` (all of them, without one) are ranked by the same fixed keys as
+        the jobs after the previous decision's head were (one total order over the active jobs,
+        which the two orders follow wherever they list the same jobs): what changed since are
+        the jobs' states, not their ranks. The round-based policies promise it within a round.
+        Where, since that previous decision, no job arrived or completed and the engine itself
+        started no job outside its selection (``backfill`` only), the greedy selection after
+        the head is then the previous one less the jobs that have started since, so the engine
+        does not read the order to select (only, in order, for idle GPUs);
+        ``check_invariants=True`` runs read it and check the promise.
 
     Examples
     --------
-    >>> Decision([], keeps_running=True).keeps_running, Decision([]).backfill
-    (True, True)
+    >>> Decision([], keeps_running=True).keeps_running, Decision([]).backfill, Decision([]).same_keys
+    (True, True, False)
     """
 
     order: Sequence[JobView]
     backfill: bool = True
     wake_at: Number | None = None
     keeps_running: bool = False
+    same_keys: bool = False
 
     def __init__(self, order: Sequence[JobView], backfill: bool = True, wake_at: Number | None = None,
-                 keeps_running: bool = False):
+                 keeps_running: bool = False, same_keys: bool = False):
         # the dataclass __init__'s assignments, by the slot setters (no frozen __setattr__ per field)
         _DECISION_ORDER(self, order)
         _DECISION_BACKFILL(self, backfill)
         _DECISION_WAKE_AT(self, wake_at)
         _DECISION_KEEPS(self, keeps_running)
+        _DECISION_SAME_KEYS(self, same_keys)
 
 
 class _RestWaiting(tuple):
@@ -545,8 +558,8 @@ class RunningHead(list):
     __slots__ = ()
 
 
-_DECISION_ORDER, _DECISION_BACKFILL, _DECISION_WAKE_AT, _DECISION_KEEPS = (
-    getattr(Decision, name).__set__ for name in ("order", "backfill", "wake_at", "keeps_running"))
+_DECISION_ORDER, _DECISION_BACKFILL, _DECISION_WAKE_AT, _DECISION_KEEPS, _DECISION_SAME_KEYS = (
+    getattr(Decision, name).__set__ for name in ("order", "backfill", "wake_at", "keeps_running", "same_keys"))
 
 
 class Policy(Params, abc.ABC):

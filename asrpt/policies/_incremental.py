@@ -40,10 +40,13 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
     ``_total_gpus``. At a new round every
     active job is keyed again and sorted; within a round the keys hold and ``missing_key(job)``
     keys a job that arrived since. The wake-up is the round's end while the demand exceeds the
-    cluster. Returns ``(order, wake_at, keeps_running)``: within a round the order lists the
-    running jobs (not stopping) first, so in a :attr:`~asrpt.state.ClusterView.settled` view
-    it selects exactly them (:attr:`~asrpt.state.Decision.keeps_running`); a new round's order
-    merges them with the waiting jobs by the new keys, and promises nothing.
+    cluster. Returns ``(order, wake_at, keeps_running, same_keys)``: within a round the order
+    lists the running jobs (not stopping) first, so in a :attr:`~asrpt.state.ClusterView.settled`
+    view it selects exactly them (:attr:`~asrpt.state.Decision.keeps_running`), and ranks the
+    other jobs by the round's keys, as the round's earlier decisions did
+    (:attr:`~asrpt.state.Decision.same_keys`: a job that arrived since gets its key from
+    ``missing_key`` once and keeps it); a new round's order merges them with the waiting jobs by
+    the new keys, and promises nothing.
     """
     if policy.round_end_ is None or view.now >= policy.round_end_:
         runs = policy._new_round(view)
@@ -53,7 +56,7 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
             waiting.rebuild_sorted(*runs)
         else:
             waiting.rebuild(view, lambda j: keys[j.index])
-        keeps = False   # (a new round's merged order promises nothing)
+        keeps = same_keys = False   # (a new round's merged order promises nothing)
         if waiting.track_running:   # every active job by its key: the merge of the two sorted lists
             order = MergedOrder(waiting.held, waiting.entries, waiting.views, b_waiting=True)
         else:
@@ -66,8 +69,9 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
 
         order = policy._waiting.order(view, key)
         keeps = view.settled
+        same_keys = True
     wake = policy.round_end_ if policy._waiting.demand > policy._total_gpus else None
-    return order, wake, keeps
+    return order, wake, keeps, same_keys
 
 
 class MergedOrder:

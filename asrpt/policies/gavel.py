@@ -225,8 +225,8 @@ class Gavel(Policy):
         self._waiting.note(view)
         if not view.running and not view.waiting:
             return Decision(())
-        order, wake, keeps = round_order(self, view, self._new_key)
-        return Decision(order, backfill=True, wake_at=wake, keeps_running=keeps)
+        order, wake, keeps, same_keys = round_order(self, view, self._new_key)
+        return Decision(order, backfill=True, wake_at=wake, keeps_running=keeps, same_keys=same_keys)
 
     def report(self) -> dict:
         return {"rounds": self.rounds_}

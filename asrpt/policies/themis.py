@@ -305,8 +305,8 @@ class Themis(PredictorPolicy):
             add(job)
         if not view.running and not view.waiting:
             return Decision(())
-        order, wake, keeps = round_order(self, view, lambda j: (0, -_INF, j.arrival, j.key))
-        return Decision(order, backfill=True, wake_at=wake, keeps_running=keeps)
+        order, wake, keeps, same_keys = round_order(self, view, lambda j: (0, -_INF, j.arrival, j.key))
+        return Decision(order, backfill=True, wake_at=wake, keeps_running=keeps, same_keys=same_keys)
 
     def report(self) -> dict:
         return {"rounds": self.rounds_, **super().report()}

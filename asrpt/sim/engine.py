@@ -14,7 +14,11 @@ asks the policy for a :class:`~asrpt.state.Decision`, and applies it (see
 :mod:`asrpt.policies.base` for how preemptive and non-preemptive orders are applied). A
 preemptive decision that promises ``keeps_running`` in a settled view (nothing stopping, no
 waiting job fitting in the idle GPUs) is not read: it would start and stop nothing
-(``check_invariants=True`` reads it and checks the promise). An order that offers ``chunks()``
+(``check_invariants=True`` reads it and checks the promise). A decision that promises
+``same_keys`` (its ranks after the running head are the previous decision's) in a pass where no
+job arrived or completed since the previous one, which started no job outside its selection, is
+not read to select: that pass's selection carries over, less the jobs started since
+(:meth:`_Engine._apply_carried`). An order that offers ``chunks()``
 is read a chunk at a time (:attr:`~asrpt.state.Decision.order`; a first chunk that is a
 :class:`~asrpt.state.RunningHead` is taken whole, and then no running job is preempted). Jobs are
 started through the placement step (a :class:`~asrpt.state.Placer`), one by one in the policy's order,
@@ -328,6 +332,9 @@ class _Engine:
         self.entries = itertools.count()
         self.entry = [-1] * len(self.views)   # entry number of each job's latest wait
         self.undo: dict = {}     # jobs stopped at once in this pass: index -> (segment, tau, restart_until, executed)
+        # the previous pass's selection after the running head, as the next pass inherits it (its
+        # blocked jobs, in order; None where it does not carry over): _apply_carried
+        self.carried: list | None = None
         self.future = None       # after a pass that filled idle GPUs: what the left-out jobs will free
         # GPU counts of waiting jobs, kept only where work conservation is checkable cheaply
         self.waiting_gpus = _Smallest() if (policy.work_conserving and placer.fits_iff_capacity) else None
@@ -804,6 +811,8 @@ class _Engine:
         if self.undo:
             self.undo.clear()
         policy = self.policy
+        # no job arrived or completed since the previous pass (the carried selection may hold)
+        quiet = not self.arrived and not self.completed
         view = self._view()
         if self.before_decide is not None:
             self.before_decide(view)
@@ -819,8 +828,12 @@ class _Engine:
         self.future = None
         if policy.preemptive:
             if decision.keeps_running and backfill and self.settled():
+                self.carried = None
                 if self.check:
                     self._check_keeps_running(decision)
+            elif (decision.same_keys and quiet and backfill and self.carried is not None
+                  and getattr(decision.order, "chunks", None) is not None):
+                self._apply_carried(decision)
             else:
                 self._apply_preemptive(decision, backfill)
         else:
@@ -897,6 +910,7 @@ class _Engine:
                 raise AsrptError(f"policy {policy.name} listed a job twice")
             fresh = chosen.difference(running)
             left_out = list(itertools.filterfalse(chosen.__contains__, stopping)) if stopping else []
+            kept_on = False
         else:
             chosen = set(map(_INDEX_OF, selected))
             if len(chosen) != len(selected):
@@ -905,12 +919,14 @@ class _Engine:
             # the others hold GPUs, so some running job is left out iff they are fewer than running
             fresh = chosen.difference(running)
             left_out = []
+            kept_on = False     # a job left out runs on to its completion (neither stopping nor stopped)
             if len(chosen) - len(fresh) < len(running):     # (most passes preempt none)
                 left_out = list(itertools.filterfalse(chosen.__contains__, running))   # (in running order)
                 # (those already stopping are left as they are: filtered in C)
                 for idx in list(itertools.filterfalse(stopping.__contains__, left_out)) if stopping else left_out:
                     if states[idx].status == _RUNNING:
                         self._preempt(idx)
+                        kept_on = kept_on or states[idx].status == _RUNNING
             selected_after = selected
         blocked: list[JobView] = []         # selected, waiting, and not placeable now
         if backfill:
@@ -947,8 +963,54 @@ class _Engine:
         # GPUs the selection counted on but cannot use now: held by jobs left out that are still
         # running (to an iteration boundary, or to a completion before one), or refused by the
         # placer. Other jobs may use them, in the policy's order, without delaying a selected one.
+        filled = False
         if backfill and self.free_total and (blocked or (left_out and not running.keys().isdisjoint(left_out))):
-            self._fill_idle(itertools.chain(skipped, order), chosen, blocked, left_out)
+            filled = self._fill_idle(itertools.chain(skipped, order), chosen, blocked, left_out)
+        self.carried = blocked if backfill and not filled and not kept_on else None
+
+    def _apply_carried(self, decision) -> None:
+        """Apply a ``same_keys`` decision in a pass where the previous pass's selection carries
+        over (:attr:`~asrpt.state.Decision.same_keys`; ``carried`` holds it): the selected jobs
+        after the running head are the previous pass's blocked ones, in order, since the jobs
+        that changed state in between are the ones that started (into the head) and the ones
+        that stopped at an iteration boundary (left out, and waiting now at the same rank), and
+        none of that moves any job into the greedy selection or out of it:
+
+        - the GPUs the selection walks with after the head fell by exactly the GPUs of the jobs
+          that moved into the head, all of them selected before (the engine started no job
+          outside its selection, and no job left out ran on to its completion), so at each
+          rank the walk has at most the GPUs it had: a job skipped then is skipped now;
+        - the selected jobs still in the walk need no more than the GPUs it has: they fitted
+          with the moved ones counted in.
+
+        Then, as in :meth:`_apply_preemptive`, the blocked ones are started in order where they
+        fit, and idle GPUs go to the jobs left out, read from the order after its head; every
+        stopping job is left out (none was selected), and none is preempted.
+        ``check_invariants`` selects over the order too and checks that it selects the same."""
+        carried = self.carried
+        if self.check:
+            selected, _, _, head = self._select(decision.order, True)
+            if list(map(_INDEX_OF, selected[head:])) != list(map(_INDEX_OF, carried)):
+                raise AssertionError(f"t={self.now}: policy {self.policy.name} promised same_keys, but its order "
+                                     f"selects {len(selected) - head} job(s) after the running head, not the "
+                                     f"{len(carried)} carried over")
+        states = self.states
+        blocked: list[JobView] = []
+        for jv in carried:
+            if states[jv.index].status != _WAITING:
+                raise AsrptError(f"policy {self.policy.name}: carried selection lists job {jv.id}, which is not waiting")
+            if jv.gpus > self.free_total or not self._try_start(jv):
+                blocked.append(jv)
+        filled = False
+        stopping = self.stopping
+        if self.free_total and (blocked or stopping):
+            pieces = iter(decision.order.chunks())
+            first = next(pieces, None)
+            if first is not None and type(first) is not RunningHead:
+                pieces = itertools.chain((first,), pieces)
+            filled = self._fill_idle(itertools.chain.from_iterable(pieces), set(map(_INDEX_OF, carried)),
+                                     blocked, list(stopping))
+        self.carried = None if filled else blocked
 
     def _select(self, order, backfill: bool) -> tuple:
         """The greedy selection by GPU count over ``order`` (a decision's), in priority order:
@@ -1039,8 +1101,8 @@ class _Engine:
             raise AssertionError(f"t={self.now}: policy {self.policy.name} promised keeps_running, but its "
                                  f"order selects {len(selected)} jobs against {len(self.running)} running")
 
-    def _fill_idle(self, candidates, chosen: set, blocked: list, left_out: list) -> None:
-        """Start jobs the selection left out on GPUs that are idle now.
+    def _fill_idle(self, candidates, chosen: set, blocked: list, left_out: list) -> bool:
+        """Start jobs the selection left out on GPUs that are idle now; True if it started one.
 
         ``chosen``: the indices of the selected jobs (after a running head, only those after it:
         the candidates, read after them, are checked to be waiting anyway); ``left_out``: the
@@ -1059,6 +1121,7 @@ class _Engine:
         are left only where a blocked job cannot reserve its placement either.)
         """
         states, free, cluster, running = self.states, self.free, self.cluster, self.running
+        n_started = len(self.started)
         future = list(free)
         for i in left_out:
             if i in running:        # (not one that stopped at once in this pass: its GPUs are free)
@@ -1112,6 +1175,7 @@ class _Engine:
             fits = self._some_waiting_fits(avail_total if bounded else None)
         if reserve and self.check:
             self._reserve(reserve, future)
+        return len(self.started) > n_started
 
     def _some_waiting_fits(self, within=None) -> bool:
         """Whether GPUs are idle and some waiting job needs no more than them (by its GPU count

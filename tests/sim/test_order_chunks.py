@@ -140,3 +140,66 @@ def test_a_running_job_listed_again_after_the_running_head_is_refused():
 
     with pytest.raises(AsrptError, match="listed a job twice"):
         simulate(dnn_trace(60, 5), Twice(predictor="instance"), seed=0)
+
+
+def _no_carry(monkeypatch):
+    """The engine with the carried selection off: every same_keys decision is read in full."""
+    from asrpt.sim import engine
+
+    monkeypatch.setattr(engine._Engine, "_apply_carried",
+                        lambda self, decision: self._apply_preemptive(decision, decision.backfill))
+
+
+def _mixed_trace(n, seed):
+    """``dnn_trace`` with about 40% of its jobs made abstract (they stop at once when preempted,
+    so idle GPUs may go to them in a pass that carries a selection over, which ends the carry)."""
+    import random
+
+    from asrpt.instance import Instance, Job
+
+    inst, rng = dnn_trace(n, seed), random.Random(seed + 1000)
+    jobs = [Job(j.id, j.arrival, rng.choice([1, 1, 2, 3]), processing_time=rng.choice([3.0, 40.0, 200.0]))
+            if rng.random() < 0.4 else j for j in inst.jobs]
+    return Instance(inst.cluster, tuple(jobs))
+
+
+@pytest.mark.parametrize("policy", ["gavel", "themis", "gavel:round_length=40", "themis:fairness_knob=0"])
+@pytest.mark.parametrize("seed", [3, 11, 29])
+@pytest.mark.parametrize("trace", [dnn_trace, _mixed_trace])
+def test_a_carried_selection_changes_no_decision(policy, seed, trace, monkeypatch):
+    """Within a round, Gavel and Themis promise ``same_keys``; the engine then carries the
+    previous pass's selection over instead of reading the order: the same run as reading every
+    order in full, the promise checked at every pass (``check_invariants``), and the carried
+    path taken."""
+    from asrpt.sim import engine
+
+    inst = trace(80, seed)
+    carried, apply = [], engine._Engine._apply_carried
+
+    def counting(self, decision):
+        carried.append(self.now)
+        return apply(self, decision)
+
+    monkeypatch.setattr(engine._Engine, "_apply_carried", counting)
+    fast = simulate(inst, policy, seed=0, check_invariants=True)
+    monkeypatch.undo()
+    _no_carry(monkeypatch)
+    full = simulate(inst, policy, seed=0)
+    assert carried, "the carried selection was never used"
+    assert _runs(fast) == _runs(full)
+    assert fast.summary == {**full.summary, "wall_time": fast.summary["wall_time"]}
+
+
+class _FalseSameKeys(Gavel):
+    """Gavel that promises ``same_keys`` at a new round too (its keys change there)."""
+
+    def decide(self, view):
+        d = super().decide(view)
+        return Decision(d.order, backfill=d.backfill, wake_at=d.wake_at, keeps_running=d.keeps_running,
+                        same_keys=bool(view.running))
+
+
+def test_a_false_same_keys_promise_is_caught():
+    with pytest.raises(AssertionError, match="promised same_keys"):
+        for seed in (3, 11, 29, 5):
+            simulate(dnn_trace(80, seed), _FalseSameKeys(round_length=40), seed=0, check_invariants=True)
