@@ -343,6 +343,7 @@ class _Engine:
         self.waiting_least = _Smallest() if policy.preemptive else None
         # every job is a DNN job that runs on to an iteration boundary when preempted (_fill_idle)
         self.boundary_only = not self.immediate and not any(v.is_abstract for v in self.views)
+        self.no_instances = not any(v.instances for v in self.views)   # no job made of gang instances
 
     # -- time accounting ---------------------------------------------------------------------------
     def work_done(self, i: int):
@@ -965,7 +966,7 @@ class _Engine:
         # placer. Other jobs may use them, in the policy's order, without delaying a selected one.
         filled = False
         if backfill and self.free_total and (blocked or (left_out and not running.keys().isdisjoint(left_out))):
-            filled = self._fill_idle(itertools.chain(skipped, order), chosen, blocked, left_out)
+            filled = self._idle_fill(lambda: itertools.chain(skipped, order), chosen, blocked, left_out)
         self.carried = blocked if backfill and not filled and not kept_on else None
 
     def _apply_carried(self, decision) -> None:
@@ -1004,13 +1005,38 @@ class _Engine:
         filled = False
         stopping = self.stopping
         if self.free_total and (blocked or stopping):
-            pieces = iter(decision.order.chunks())
-            first = next(pieces, None)
-            if first is not None and type(first) is not RunningHead:
-                pieces = itertools.chain((first,), pieces)
-            filled = self._fill_idle(itertools.chain.from_iterable(pieces), set(map(_INDEX_OF, carried)),
-                                     blocked, list(stopping))
+            def candidates():   # the order after its running head
+                pieces = iter(decision.order.chunks())
+                first = next(pieces, None)
+                if first is not None and type(first) is not RunningHead:
+                    pieces = itertools.chain((first,), pieces)
+                return itertools.chain.from_iterable(pieces)
+
+            filled = self._idle_fill(candidates, set(map(_INDEX_OF, carried)), blocked, list(stopping))
         self.carried = None if filled else blocked
+
+    def _idle_fill(self, candidates: Callable, chosen: set, blocked: list, left_out: list) -> bool:
+        """:meth:`_fill_idle` over ``candidates()``, where it can start a job; True if it did.
+
+        Where every job runs on to an iteration boundary when preempted (``boundary_only``) and
+        the placer fits whenever the GPUs suffice, no blocked job made of gang instances, the
+        idle fill can start nothing, so it is skipped: every blocked job then reserves its
+        placement (one-GPU instances: the reservations need no more GPUs than the selection
+        left them), so what they leave of the GPUs is exactly what the greedy selection had
+        left at its end, L; and every job the selection left out needs more than L (the GPUs
+        it had at that job's rank, at least L). A candidate must fit in what the reservations
+        leave (at most L): none does. ``check_invariants`` runs fill anyway and check that
+        nothing started."""
+        if self.boundary_only and self.capacity is not None and (
+                self.no_instances or not any(jv.instances for jv in blocked)):
+            if not self.check:
+                self.future = ()    # (reservations made in principle: the GPUs left idle are theirs)
+                return False
+            if self._fill_idle(candidates(), chosen, blocked, left_out):
+                raise AssertionError(f"t={self.now}: the idle fill started a job where every blocked job "
+                                     "reserves its placement")
+            return False
+        return self._fill_idle(candidates(), chosen, blocked, left_out)
 
     def _select(self, order, backfill: bool) -> tuple:
         """The greedy selection by GPU count over ``order`` (a decision's), in priority order:

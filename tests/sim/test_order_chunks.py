@@ -203,3 +203,53 @@ def test_a_false_same_keys_promise_is_caught():
     with pytest.raises(AssertionError, match="promised same_keys"):
         for seed in (3, 11, 29, 5):
             simulate(dnn_trace(80, seed), _FalseSameKeys(round_length=40), seed=0, check_invariants=True)
+
+
+def _gang_trace(n, seed):
+    """``dnn_trace`` on 8-GPU servers with most pipeline or tensor parallel jobs made of gang
+    instances (one per data-parallel replica), whose reservations may fail on fragmented servers."""
+    import random
+
+    from asrpt.instance import Instance, Job
+
+    inst, rng = dnn_trace(n, seed, servers=4, per=8), random.Random(seed + 7)
+    jobs = []
+    for j in inst.jobs:
+        if j.parallelism.pp * j.parallelism.tp > 1 and rng.random() < 0.7:
+            j = Job(j.id, j.arrival, j.gpus, model=j.model, parallelism=j.parallelism, iterations=j.iterations,
+                    predicted_iterations=j.predicted_iterations, instances=j.parallelism.dp)
+        jobs.append(j)
+    return Instance(inst.cluster, tuple(jobs))
+
+
+@pytest.mark.parametrize("policy", ["srsf", "a-srpt", "tiresias", "gavel", "themis"])
+@pytest.mark.parametrize("trace", [dnn_trace, _gang_trace])
+def test_the_idle_fill_skipped_where_every_blocked_job_reserves_changes_no_run(policy, trace, monkeypatch):
+    """With DNN jobs that run on to an iteration boundary and a placer that fits whenever the
+    GPUs suffice, the engine skips the idle fill unless a blocked job is made of gang instances
+    (every other blocked job reserves its placement, and no job left out fits in what that
+    leaves): the same runs as filling at every pass; ``check_invariants`` runs fill and check
+    that nothing started."""
+    from asrpt.sim import engine
+
+    skipped, idle_fill = [], engine._Engine._idle_fill
+
+    def counting(self, candidates, chosen, blocked, left_out):
+        started = len(self.started)
+        out = idle_fill(self, candidates, chosen, blocked, left_out)
+        if self.future == ():
+            skipped.append(self.now)
+        assert out == (len(self.started) > started)
+        return out
+
+    for seed in (3, 11, 29):
+        inst = trace(80, seed)
+        simulate(inst, policy, seed=0, check_invariants=True)
+        monkeypatch.setattr(engine._Engine, "_idle_fill", counting)
+        fast = simulate(inst, policy, seed=0)
+        monkeypatch.setattr(engine._Engine, "_idle_fill",
+                            lambda self, candidates, *args: self._fill_idle(candidates(), *args))
+        full = simulate(inst, policy, seed=0)
+        monkeypatch.undo()
+        assert _runs(fast) == _runs(full)
+    assert skipped, "the idle fill was never skipped"
