@@ -22,6 +22,7 @@ makes the promise.
 from __future__ import annotations
 
 import itertools
+import operator
 from bisect import bisect_left, insort
 from operator import attrgetter, itemgetter
 from typing import Any, Callable
@@ -301,10 +302,10 @@ class WaitingOrder:
         jobs (used only if tracked), ``entries`` those of the waiting jobs (the lists are kept)."""
         self.pending.clear()
         self.entries = entries
-        self._entry = {e[1]: e for e in entries}
+        self._entry = dict(zip(map(_second, entries), entries))     # index -> entry (built in C)
         if self.track_running:
             self.held = held
-            self._held_entry = {e[1]: e for e in held}
+            self._held_entry = dict(zip(map(_second, held), held))
             self._head = None       # split again at the next order()
 
     def order(self, view, key_of: Callable):
@@ -356,11 +357,15 @@ class WaitingOrder:
 
     def _resplit(self, now) -> None:
         """Split the held entries afresh into the head and the stopping part (``now``)."""
-        self._stop_entries = [e for e in self.held if e[1] in now]
-        self._stop = {e[1]: e for e in self._stop_entries}
-        self._head_entries = [e for e in self.held if e[1] not in now] if now else list(self.held)
-        views = self.views
-        self._head = RunningHead([views[i] for _, i in self._head_entries])
+        held = self.held
+        if now:
+            stopping = list(map(now.__contains__, map(_second, held)))     # (flags read in C)
+            self._stop_entries = list(itertools.compress(held, stopping))
+            self._head_entries = list(itertools.compress(held, map(operator.not_, stopping)))
+        else:
+            self._stop_entries, self._head_entries = [], list(held)
+        self._stop = dict(zip(map(_second, self._stop_entries), self._stop_entries))
+        self._head = RunningHead(map(self.views.__getitem__, map(_second, self._head_entries)))
 
     def jobs(self) -> list:
         """The waiting jobs in key order."""

@@ -124,6 +124,27 @@ def _water_fill(demands: Sequence, capacity, weights: Sequence | None):
     return level, shares
 
 
+def _water_level(demands: Sequence, capacity):
+    """The unweighted water-filling of :func:`_water_fill` as ``(level, full)``: a job's share is
+    its demand if that is at most ``full`` (None: no job's is), else ``level``. The loop of
+    :func:`_water_fill` gives the jobs in increasing demand their demand while
+    ``demand * weight <= left`` holds; jobs of equal demand all pass or all fail (after one
+    passes, both sides shrink by the same demand), so the jobs served in full are those up to a
+    demand value, and every share is decided by the job's demand alone.
+
+    >>> _water_level([1, 2, 4], 4), _water_level([1, 1], 4)
+    ((Fraction(3, 2), 1), (inf, 1))
+    """
+    left, weight, full = capacity, len(demands), None
+    for d in sorted(demands):
+        if d * weight > left:
+            return exact_div(left, weight), full
+        left -= d
+        weight -= 1
+        full = d
+    return _INF, full
+
+
 @register_policy("gavel")
 class Gavel(Policy):
     """Gavel's max-min fairness (LAS) policy with its round mechanism, one GPU type.
@@ -182,32 +203,42 @@ class Gavel(Policy):
         self.rounds_ += 1
         now = view.now
         self.round_end_ = now + self._length
-        # (job, executed time): the running jobs in one pass, then the waiting ones
-        rows = [(jv, executed) for jv, executed, _ in view.running_executed()]
-        rows += [(jv, view.executed_time(jv)) for jv in view.waiting]
-        level, shares = _water_fill([j.gpus for j, _ in rows], self._total_gpus,
-                                    [j.weight for j, _ in rows] if self.weighted else None)
+        # (job, executed time, ...): the running jobs in one pass, then the waiting ones
+        running = view.running_executed()
+        waiting_rows = view.waiting_progress()
+        weighted = self.weighted
+        if weighted:
+            rows = [(j, e) for j, e, _ in running] + [(j, e) for j, _, e in waiting_rows]
+            level, shares = _water_fill([j.gpus for j, _ in rows], self._total_gpus, [j.weight for j, _ in rows])
+        else:   # a share is the job's demand up to `full`, else the level: decided by the GPUs alone
+            level, full = _water_level([j.gpus for j, _, _ in running] + [j.gpus for j, _, _ in waiting_rows],
+                                       self._total_gpus)
         self.level_ = level
         keys = {}
-        weighted = self.weighted
-        # (share, GPUs) -> (X_j, float(X_j)): a round has few distinct ones; unweighted, a share is
-        # the water level itself (one object) or the job's own demand, so (share is level, GPUs)
-        # names it without hashing the level (a Fraction) job by job
+        # (share, GPUs) -> (X_j, float(X_j)): a round has few distinct ones (unweighted, GPUs ->
+        # them: the share is the level itself, one object, or the job's own demand)
         fractions: dict = {}
-        r = len(view.running)
+        r = len(running)
         held: list = []
         waiting: list = []
-        for part, part_shares, out in ((rows[:r], shares[:r], held), (rows[r:], shares[r:], waiting)):
+        parts = (((j, e) for j, e, _ in running), held, 0), (((j, e) for j, _, e in waiting_rows), waiting, r)
+        for part, out, at in parts:
             append = out.append
-            for (j, executed), share in zip(part, part_shares):
+            for k, (j, executed) in enumerate(part, at):
                 elapsed = now - j.arrival
                 if not executed > 0 or not elapsed > 0:
                     key = keys[j.index] = (-_INF, -j.gpus, j.arrival, j.key)
                     append((key, j.index))
                     continue
-                pair = (share, j.gpus) if weighted else (share is level, j.gpus)
+                if weighted:
+                    share = shares[k]
+                    pair = (share, j.gpus)
+                else:
+                    pair = j.gpus
                 xs = fractions.get(pair)
                 if xs is None:
+                    if not weighted:
+                        share = level if full is None or j.gpus > full else j.gpus
                     x = exact_div(share, j.gpus)
                     xs = fractions[pair] = (x, float(x))
                 if type(elapsed) is float:   # exact_mul(x, elapsed) of a float, without converting x again

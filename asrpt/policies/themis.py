@@ -235,9 +235,12 @@ class Themis(PredictorPolicy):
         ranked = np.concatenate((ranked[:offered], rest[renewing], rest[~renewing]))
         tiers = [0] * offered + [1] * int(np.count_nonzero(renewing))
         tiers += [2] * (n - len(tiers))
-        values = neg[ranked].tolist()
-        for k in np.flatnonzero(overdue[ranked]).tolist():
-            values[k] = -1      # (the int the Python path keys an overdue job with)
+        values = neg[ranked]
+        late = overdue[ranked]
+        if late.any():      # the int -1 the Python path keys an overdue job with (set in C)
+            values = values.astype(object)
+            values[late] = -1
+        values = values.tolist()
         jobs = idx[ranked]
         keys_in_order = list(zip(tiers, values, table.arrival[jobs].tolist(), table.key[jobs].tolist()))
         jobs = jobs.tolist()

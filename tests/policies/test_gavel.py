@@ -75,3 +75,19 @@ def test_parameters():
     assert (p.round_length, p.weighted) == (360.0, False) and not p.clairvoyant
     with pytest.raises(InvalidParameterError, match="'round_length' parameter of Gavel"):
         make_policy("gavel:round_length=-1")
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+
+@given(st.lists(st.integers(1, 16), min_size=1, max_size=40), st.integers(0, 128))
+def test_the_rounds_water_level_gives_water_fills_shares(demands, capacity):
+    """The rounds' unweighted water-filling (``_water_level``: a share is the demand up to a
+    demand value, else the level) gives ``water_fill``'s level and shares, object for object."""
+    from asrpt.policies.gavel import _water_level
+
+    level, shares = water_fill(demands, capacity)
+    got_level, full = _water_level(demands, capacity)
+    assert got_level == level and type(got_level) is type(level)
+    assert shares == [d if full is not None and d <= full else got_level for d in demands]
+    assert all(s is level for s, d in zip(shares, demands) if not (full is not None and d <= full))
