@@ -43,7 +43,7 @@ from .instance import Cluster, Instance, Number, Parallelism, id_key
 from .sizes import best_iteration_times
 
 __all__ = ["JobStatus", "JobView", "CompletedJob", "ClusterView", "NotClairvoyantError", "job_views",
-           "Decision", "REST_WAITING", "RunningHead", "Policy", "VirtualRun", "Allocation", "Placer", "Predictor", "QUANTILE_LEVELS"]
+           "Decision", "REST_WAITING", "RunningHead", "RunningChunk", "Policy", "VirtualRun", "Allocation", "Placer", "Predictor", "QUANTILE_LEVELS"]
 
 
 class JobStatus(enum.IntEnum):
@@ -480,7 +480,8 @@ class Decision:
         lists no job and says that every job after it is waiting (the running jobs were all
         listed before it): once the selection has fewer GPUs left than every waiting job needs,
         the engine reads no further. The first chunk may be a :class:`RunningHead`: exactly the
-        running jobs that are not stopping.
+        running jobs that are not stopping; any chunk may be a :class:`RunningChunk`: running
+        jobs only.
     backfill : bool
         Skip jobs that do not fit and go on (True), or stop at the first that does not (False).
     wake_at : number or None
@@ -552,6 +553,23 @@ class RunningHead(list):
 
     >>> head = RunningHead(["j1", "j2"])
     >>> head == ["j1", "j2"], isinstance(head, list)
+    (True, True)
+    """
+
+    __slots__ = ()
+
+
+class RunningChunk(list):
+    """A chunk of an order's ``chunks()`` (:attr:`Decision.order`) that lists running jobs only
+    (stopping ones included), none of them listed anywhere else in the order: the running jobs
+    between two waiting ones in an order that merges both by key. A chunk that fits is taken
+    whole, as any list is, and the engine then knows, without looking its jobs up, that none of
+    them is to start and how many running jobs the selection kept: where it kept every running
+    job and none is stopping, it neither builds the set of the selected jobs nor walks them to
+    find the ones to start. ``check_invariants=True`` runs check the chunk.
+
+    >>> chunk = RunningChunk(["j1", "j2"])
+    >>> chunk == ["j1", "j2"], isinstance(chunk, list)
     (True, True)
     """
 

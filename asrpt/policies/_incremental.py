@@ -27,7 +27,7 @@ from bisect import bisect_left, insort
 from operator import attrgetter, itemgetter
 from typing import Any, Callable
 
-from ..state import REST_WAITING, RunningHead
+from ..state import REST_WAITING, RunningChunk, RunningHead
 
 __all__ = ["WaitingOrder", "round_order", "merged_views", "merged_view_chunks", "MergedOrder", "selects_running"]
 
@@ -86,8 +86,9 @@ class MergedOrder:
     :func:`merged_view_chunks`); :meth:`chunks` is the head and those chunks, which the engine
     reads a chunk at a time (a list whose jobs all fit is selected whole,
     :attr:`~asrpt.state.Decision.order`). With the default merge, ``b_waiting=True`` says that
-    ``b`` lists only waiting jobs and ``head`` and ``a`` every running one: the chunks mark where
-    ``a`` ends (:data:`~asrpt.state.REST_WAITING`).
+    ``b`` lists only waiting jobs, ``a`` only running ones, and ``head`` and ``a`` every running
+    one: the chunks of ``a`` are :class:`~asrpt.state.RunningChunk` lists, and the chunks mark
+    where ``a`` ends (:data:`~asrpt.state.REST_WAITING`).
 
     >>> views = {i: f"j{i}" for i in range(4)}
     >>> order = MergedOrder([(1, 0), (5, 1)], [(2, 2), (9, 3)], views, head=["h"], b_waiting=True)
@@ -165,13 +166,14 @@ def _merged_runs(a, b, views: dict, mark: bool = False):
     """The runs of :func:`merged_views`, each an iterable of views; with ``mark``,
     :data:`~asrpt.state.REST_WAITING` once ``a`` is read."""
     na, nb = len(a), len(b)
+    run = RunningChunk if mark else list    # (marked: ``a`` lists running jobs only)
     sorted_list = hasattr(a, "bisect_left")     # a SortedList (else a list, bisected from i on)
     getv = views.__getitem__
     i = j = 0
     while i < na and j < nb:
         k = a.bisect_left(b[j]) if sorted_list else bisect_left(a, b[j], i)     # a[i:k] comes before b[j]
         if k > i:
-            yield list(map(getv, map(_second, a[i:k])))
+            yield run(map(getv, map(_second, a[i:k])))
             i = k
             if i == na:
                 break
@@ -180,7 +182,7 @@ def _merged_runs(a, b, views: dict, mark: bool = False):
             yield map(getv, map(_second, itertools.islice(_list_from(b, j), m - j)))
         j = m
     if i < na:
-        yield list(map(getv, map(_second, a[i:])))
+        yield run(map(getv, map(_second, a[i:])))
     if mark:
         yield REST_WAITING
     if j < nb:

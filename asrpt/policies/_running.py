@@ -31,7 +31,7 @@ from operator import itemgetter
 import numpy as np
 
 from ..sizes import floaty
-from ..state import REST_WAITING
+from ..state import REST_WAITING, RunningChunk
 
 __all__ = ["JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "ArrayRun", "merged", "merged_chunks",
            "running_inputs", "crossings"]
@@ -316,7 +316,7 @@ class ArrayRun:
         then on the ranks among equal sizes), as slices of one list of views (read in C; Python
         runs once per waiting entry read, not once per job)."""
         index, sizes, ranks = self._kept(skip)
-        run = self.table.views[index].tolist()
+        run = RunningChunk(self.table.views[index].tolist())
         n = len(run)
         if not waiting:
             yield run
@@ -329,14 +329,14 @@ class ArrayRun:
             if pos < n:
                 k = self._below(sizes, ranks, entry[0], rank_of[entry[3]], memo)
                 if k > pos:
-                    yield run[pos:k]
+                    yield RunningChunk(run[pos:k])
                     pos = k
             i = entry[3]
             if not (skip and i in skip):
                 yield (views[i],)
             if pos >= n:
                 break
-        yield run[pos:]
+        yield RunningChunk(run[pos:])
         yield REST_WAITING      # (every running job was listed: the waiting ones follow)
         if skip:
             yield (views[e[3]] for e in it if e[3] not in skip)

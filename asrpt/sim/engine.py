@@ -68,7 +68,7 @@ from ..errors import AsrptError, InvalidParameterError
 from ..instance import Instance
 from ..sizes import floaty
 from ..state import (REST_WAITING, Allocation, ClusterView, CompletedJob, JobStatus, JobView, Placer, Policy,
-                     RunningHead, job_views)
+                     RunningChunk, RunningHead, job_views)
 from ..state import _COMPLETED_BUILD as _completed
 from .metrics import summarize
 from .records import _RECORD_BUILD, _SEGMENT_BUILD, Segment, SimResult, check_records
@@ -913,22 +913,32 @@ class _Engine:
             left_out = list(itertools.filterfalse(chosen.__contains__, stopping)) if stopping else []
             kept_on = False
         else:
-            chosen = set(map(_INDEX_OF, selected))
-            if len(chosen) != len(selected):
+            # The jobs to start are among the selected jobs outside whole RunningChunks (those
+            # chunks list running jobs only): the selection keeps every running job iff it kept
+            # as many as run; only then, with no job stopping, are the selected jobs not all
+            # looked up (nothing to preempt or keep running is among them).
+            singles = self.singles
+            chosen = set(map(_INDEX_OF, singles))
+            if len(chosen) != len(singles):
                 raise AsrptError(f"policy {policy.name} listed a job twice")
             # the selected jobs not holding GPUs (C's fast path for a dict: no copy of its keys);
             # the others hold GPUs, so some running job is left out iff they are fewer than running
             fresh = chosen.difference(running)
+            kept = self.held_taken + len(chosen) - len(fresh)
+            if self.held_taken and (kept < len(running) or stopping or self.check):
+                chosen = set(map(_INDEX_OF, selected))
+                if len(chosen) != len(selected):
+                    raise AsrptError(f"policy {policy.name} listed a job twice")
             left_out = []
             kept_on = False     # a job left out runs on to its completion (neither stopping nor stopped)
-            if len(chosen) - len(fresh) < len(running):     # (most passes preempt none)
+            if kept < len(running):     # (most passes preempt none)
                 left_out = list(itertools.filterfalse(chosen.__contains__, running))   # (in running order)
                 # (those already stopping are left as they are: filtered in C)
                 for idx in list(itertools.filterfalse(stopping.__contains__, left_out)) if stopping else left_out:
                     if states[idx].status == _RUNNING:
                         self._preempt(idx)
                         kept_on = kept_on or states[idx].status == _RUNNING
-            selected_after = selected
+            selected_after = singles     # (the fresh jobs are all in it, in order)
         blocked: list[JobView] = []         # selected, waiting, and not placeable now
         if backfill:
             # The selected jobs holding GPUs keep them (the ones stopping are kept running);
@@ -1052,12 +1062,17 @@ class _Engine:
         :data:`~asrpt.state.REST_WAITING` (only waiting jobs follow), the walk stops if what is
         left is less than every waiting job needs: it would select none of them. A first chunk
         that is a :class:`~asrpt.state.RunningHead` (the running jobs that are not stopping) is
-        taken whole, and what it leaves is the idle GPUs and the stopping jobs' GPUs.
+        taken whole, and what it leaves is the idle GPUs and the stopping jobs' GPUs. The jobs of
+        the :class:`~asrpt.state.RunningChunk` chunks taken whole are counted (``held_taken``) and
+        the other selected jobs listed in order (``singles``), for :meth:`_apply_preemptive`.
         """
         budget = self.total_gpus
         selected: list[JobView] = []
         skipped: list[JobView] = []
-        take = selected.append
+        singles: list[JobView] = []      # the selected jobs outside whole RunningChunks, in order
+        take, single = selected.append, singles.append
+        self.singles = singles
+        self.held_taken = 0
         chunks = getattr(order, "chunks", None)
         pieces = iter(chunks() if chunks is not None else (order,))
         head = 0
@@ -1080,10 +1095,17 @@ class _Engine:
                 if not budget:
                     return selected, skipped, itertools.chain.from_iterable(pieces), head
                 continue
-            if (type(piece) is list or type(piece) is RunningHead) and len(piece) > 1:
+            kind = type(piece)
+            if (kind is list or kind is RunningChunk or kind is RunningHead) and len(piece) > 1:
                 g = sum(map(_GPUS_OF, piece))
                 if g <= budget:
                     selected.extend(piece)
+                    if kind is RunningChunk:
+                        if self.check:
+                            self._check_running_chunk(piece)
+                        self.held_taken += len(piece)
+                    else:
+                        singles.extend(piece)
                     budget -= g
                     if not budget:
                         return selected, skipped, itertools.chain.from_iterable(pieces), head
@@ -1093,6 +1115,7 @@ class _Engine:
                 g = jv.gpus
                 if g <= budget:
                     take(jv)
+                    single(jv)
                     budget -= g
                     if not budget:
                         return selected, skipped, itertools.chain(jobs, itertools.chain.from_iterable(pieces)), head
@@ -1101,6 +1124,12 @@ class _Engine:
                 else:
                     skipped.append(jv)
         return selected, skipped, iter(()), head
+
+    def _check_running_chunk(self, chunk: list) -> None:
+        """``check_invariants``: a :class:`~asrpt.state.RunningChunk` lists running jobs only."""
+        if not all(jv.index in self.running for jv in chunk):
+            raise AssertionError(f"t={self.now}: policy {self.policy.name}'s order has a running chunk with a job "
+                                 "that is not running")
 
     def _check_running_head(self, head: list) -> None:
         """``check_invariants``: a :class:`~asrpt.state.RunningHead` lists exactly the running

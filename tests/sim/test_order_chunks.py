@@ -253,3 +253,44 @@ def test_the_idle_fill_skipped_where_every_blocked_job_reserves_changes_no_run(p
         monkeypatch.undo()
         assert _runs(fast) == _runs(full)
     assert skipped, "the idle fill was never skipped"
+
+
+@pytest.mark.parametrize("run", RUNS, ids=_ids)
+@pytest.mark.parametrize("policy", ["srsf", "a-srpt", "tiresias", "tiresias-gittins"])
+def test_running_chunks_change_no_decision(policy, run, monkeypatch):
+    """Orders that merge running and waiting jobs hand the running ones as RunningChunks; where
+    the selection keeps every running job and none is stopping, the engine neither builds the
+    set of the selected jobs nor walks them (not under ``check_invariants``, which always does):
+    the same runs as reading the orders as plain lists, and that lean path taken."""
+    from asrpt.sim import engine
+
+    lean, apply = [], engine._Engine._apply_preemptive
+
+    def counting(self, decision, backfill):
+        apply(self, decision, backfill)
+        if self.held_taken and not self.stopping and len(self.singles) < len(self.running):
+            lean.append(self.now)
+
+    for seed in (3, 11):
+        inst = dnn_trace(60, seed)
+        monkeypatch.setattr(engine._Engine, "_apply_preemptive", counting)
+        chunked = simulate(inst, policy, seed=0, **run)
+        monkeypatch.undo()
+        listed = simulate(inst, policy, seed=0, observer=_as_lists, **run)
+        assert _runs(chunked) == _runs(listed)
+    assert lean, "the lean path was never taken"
+
+
+class _WaitingInARunningChunk(SRSF):
+    """SRSF whose order hands every job, waiting ones included, as one RunningChunk."""
+
+    def decide(self, view):
+        from asrpt.state import RunningChunk
+
+        order = list(super().decide(view).order)
+        return Decision(_Chunks(RunningChunk(order)), backfill=True)
+
+
+def test_a_waiting_job_in_a_running_chunk_is_caught():
+    with pytest.raises(AssertionError, match="running chunk"):
+        simulate(dnn_trace(40, 5), _WaitingInARunningChunk(predictor="instance"), seed=0, check_invariants=True)
