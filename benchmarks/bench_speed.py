@@ -285,6 +285,56 @@ in turn, the output hash equal: 43.7 and 42.7 s against 41.7 and 41.2 s (about 4
 ran 36 s for the same tree an hour before). ``--only run --repeat 1 --run-policies a-srpt,srsf``,
 twice: a-srpt 6.60/6.55 against 6.73/6.60, srsf 4.82/4.90 against 4.88/4.92 (1-2%).
 
+Eleventh round, 2026-12-03 (``--base b7676ac``; a machine about 1.25x slower than the seventh
+round's: the PAI peer, run here by bench_peer_speed.py in the same session, took 153.1 s for
+FIFO-ff and 115.8 s for SJF-ff on 64 x 8, and 49.2 s / 48.9 s of CPU on its one 6,500-GPU node,
+against 117.3 / 96.6 / 41.6 / 39.3 s there). Within a round Gavel and Themis promise
+``Decision.same_keys`` (the jobs after the running head keep their ranks), and where nothing but
+the engine's own starts and iteration-boundary stops happened since, the engine carries the
+previous selection over (its blocked jobs) instead of walking the order; with DNN jobs that run
+on to an iteration boundary and a count placer, the idle fill is skipped unless a blocked job is
+made of gang instances (no job left out can fit in what the reservations leave); ``RunningChunk``
+marks the running runs of SRSF's, A-SRPT's and Tiresias's merged orders, so a pass that keeps
+every running job, none stopping, looks none of them up; Gavel's round decides each share by the
+GPU count alone. Every output byte-identical (checked). The default bench, medians of 3 for the
+rows that repeat::
+
+    asrpt --version / validate small-cluster.json    0.052 / 0.052 against 0.051 / 0.052
+    simulate 20k PAI fifo 64x8                       0.434 against 0.437   1.0x  (353x the peer's 153.1 s run here)
+    simulate 20k PAI sjf-duration 64x8               0.613 against 0.607   1.0x  (189x the peer's 115.8 s)
+    simulate 20k PAI fifo 1x4096                     0.382 against 0.389   1.0x  (129x the peer's flat node, 49.2 s)
+    simulate 20k PAI sjf-duration 1x4096             0.579 against 0.514   0.9x  (noise: unchanged path; five
+                                                     more runs 0.46-0.50 s of process CPU: 98-106x the peer's 48.9 s)
+    srsf      10000 Philly jobs 64x8 (abstract)      3.735 against 5.868   1.6x  (reference copy)
+    themis    10000 Philly jobs 64x8 (abstract)      0.691 against 3.086   4.5x  (reference copy)
+    gavel     10000 Philly jobs 64x8 (abstract)      0.611 against 2.823   4.6x  (reference copy)
+    tiresias  10000 Philly jobs 64x8 (abstract)      0.781 against 6.253   8.0x  (reference copy)
+    gittins   10000 Philly jobs 64x8 (abstract)      3.816 against 9.198   2.4x  (reference copy)
+    asrpt run a-srpt[hierarchy]  20k DNN 64x8        7.782 against 8.190   1.1x
+    asrpt run srsf[hierarchy]                        5.648 against 6.036   1.1x
+    asrpt run sjf[hierarchy]                         0.958 against 0.952   1.0x
+    asrpt run qssf[hierarchy]                        0.997 against 0.984   1.0x
+    asrpt run tiresias                               2.770 against 3.133   1.1x
+    asrpt run gavel                                  3.485 against 5.143   1.5x
+    asrpt run themis[hierarchy]                      3.664 against 3.981   1.1x
+    asrpt run fifo                                   0.329 against 0.332   1.0x
+    asrpt run, 8 policies, sum                      25.634 against 28.751  1.1x  (target: 15 s)
+
+Whole Philly trace with DNN jobs, one child per tree in turn, output hashes equal (``--whole
+--whole-base``), step by step: the carried selection, gavel 79.5 -> 55.2 s and themis 56.6 ->
+47.4; then the skipped idle fill, gavel 53.8 -> 37.6 and themis 43.1 -> 34.0 (srsf 34.7 -> 33.0,
+a-srpt 44.7 -> 44.3); then RunningChunk, srsf 36.0 -> 33.9, a-srpt 48.4 -> 45.4,
+tiresias-gittins 67.0 -> 63.0, tiresias 17.9 -> 16.2 (the machine drifted by about 10% between
+pairs: compare within a pair). This tree alone at the end (``--whole --whole-policies ...``):
+a-srpt 44.3, srsf 33.0, gavel 38.1, themis 37.6 (34.0 an hour before), tiresias 15.9,
+tiresias-gittins 62.8, sjf 4.4, qssf 4.2, fifo 1.2. Where Gavel's whole-trace passes go now
+(instrumented): 690,487 iteration-boundary stops at 28 us (86 us before), 17,193 rounds at 536 us
+(policy 260 us: keying every active job; engine 147 us: the round's selection and about 31
+preemptions), 157,706 arrivals and completions at about 20 us. Tried and reverted: a lazy upkeep of
+the engine's running arrays (marked at each change, written at a read), themis 35.4 -> 34.2 but
+srsf 35.4 -> 36.0 and a-srpt 47.4 -> 49.0 (those read at every pass); the GPU sum of a
+RunningChunk from a cumulative sum, no gain (33.0 -> 33.3, 45.4 -> 45.8).
+
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
 
@@ -310,7 +360,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # this tree's asrpt, not whichever the environment has installed
 
-BASE = "f18ef0d"  # main before the tenth round of issue 18; f5f60f1 before the ninth, b9a21cb before the eighth, 197897c before the seventh, 83bafb1 before the sixth, bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
+BASE = "b7676ac"  # main before the eleventh round of issue 18; f18ef0d before the tenth, f5f60f1 before the ninth, b9a21cb before the eighth, 197897c before the seventh, 83bafb1 before the sixth, bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
 PEER_FIFO = {"64x8": 117.6, "6500": 45.0}  # issue 18's measured PAI-simulator seconds (not re-run)
 PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel", "tiresias", "gittins",
          "run")

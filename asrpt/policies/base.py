@@ -18,7 +18,10 @@ decision was applied (e.g. Tiresias at the next queue demotion of a job that jus
 What happened since the previous call (arrivals, completions, starts, stops) is shown once, to
 whichever of ``decide``/``next_wake`` comes first. A preemptive policy may also promise that its
 order selects exactly the running jobs (``Decision.keeps_running``, only in a
-:attr:`~asrpt.state.ClusterView.settled` view); the engine then skips reading the order.
+:attr:`~asrpt.state.ClusterView.settled` view); the engine then skips reading the order. A
+round-based policy may promise that its order ranks the jobs after its running head as its
+previous order did (``Decision.same_keys``); the engine then carries its previous selection
+over where nothing but its own starts and the jobs' iteration-boundary stops happened since.
 
 Policies follow the plugin contract of ``docs/design.md``: keyword-only constructors that only
 store parameters, ``parameter_constraints``, state built in ``reset``. They register by name with

@@ -335,6 +335,10 @@ class _Engine:
         # the previous pass's selection after the running head, as the next pass inherits it (its
         # blocked jobs, in order; None where it does not carry over): _apply_carried
         self.carried: list | None = None
+        # the last selection's jobs outside whole RunningChunks, in order, and how many it took
+        # in whole RunningChunks (_select)
+        self.singles: list = []
+        self.held_taken = 0
         self.future = None       # after a pass that filled idle GPUs: what the left-out jobs will free
         # GPU counts of waiting jobs, kept only where work conservation is checkable cheaply
         self.waiting_gpus = _Smallest() if (policy.work_conserving and placer.fits_iff_capacity) else None
