@@ -203,26 +203,23 @@ class Gavel(Policy):
         self.rounds_ += 1
         now = view.now
         self.round_end_ = now + self._length
-        # (job, executed time, ...): the running jobs in one pass, then the waiting ones
-        running = view.running_executed()
-        waiting_rows = view.waiting_progress()
+        # (job, executed time): the running jobs in one pass, then the waiting ones (one pass too)
+        rows = [(j, e) for j, e, _ in view.running_executed()]
+        r = len(rows)
+        rows += [(j, e) for j, _, e in view.waiting_progress()]
         weighted = self.weighted
         if weighted:
-            rows = [(j, e) for j, e, _ in running] + [(j, e) for j, _, e in waiting_rows]
             level, shares = _water_fill([j.gpus for j, _ in rows], self._total_gpus, [j.weight for j, _ in rows])
         else:   # a share is the job's demand up to `full`, else the level: decided by the GPUs alone
-            level, full = _water_level([j.gpus for j, _, _ in running] + [j.gpus for j, _, _ in waiting_rows],
-                                       self._total_gpus)
+            level, full = _water_level([j.gpus for j, _ in rows], self._total_gpus)
         self.level_ = level
         keys = {}
         # (share, GPUs) -> (X_j, float(X_j)): a round has few distinct ones (unweighted, GPUs ->
         # them: the share is the level itself, one object, or the job's own demand)
         fractions: dict = {}
-        r = len(running)
         held: list = []
         waiting: list = []
-        parts = (((j, e) for j, e, _ in running), held, 0), (((j, e) for j, _, e in waiting_rows), waiting, r)
-        for part, out, at in parts:
+        for part, out, at in ((rows[:r], held, 0), (rows[r:], waiting, r)):
             append = out.append
             for k, (j, executed) in enumerate(part, at):
                 elapsed = now - j.arrival

@@ -1009,11 +1009,10 @@ class _Engine:
                 raise AssertionError(f"t={self.now}: policy {self.policy.name} promised same_keys, but its order "
                                      f"selects {len(selected) - head} job(s) after the running head, not the "
                                      f"{len(carried)} carried over")
-        states = self.states
+            if any(self.states[jv.index].status != _WAITING for jv in carried):
+                raise AssertionError(f"t={self.now}: the carried selection lists a job that is not waiting")
         blocked: list[JobView] = []
-        for jv in carried:
-            if states[jv.index].status != _WAITING:
-                raise AsrptError(f"policy {self.policy.name}: carried selection lists job {jv.id}, which is not waiting")
+        for jv in carried:      # (blocked in the previous pass, and nothing started them since)
             if jv.gpus > self.free_total or not self._try_start(jv):
                 blocked.append(jv)
         filled = False
