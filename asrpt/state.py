@@ -504,11 +504,25 @@ class Decision:
         the head is then the previous one less the jobs that have started since, so the engine
         does not read the order to select (only, in order, for idle GPUs);
         ``check_invariants=True`` runs read it and check the promise.
+    stands_until : number or None
+        A preemptive policy's promise that this decision stands until that time: at every
+        later pass before it where no job arrived or completed (only the engine's own starts
+        of the selection and iteration-boundary stops happened since), the policy would answer
+        with ``same_keys``, ``keeps_running`` exactly when the view is
+        :attr:`~ClusterView.settled`, and this ``wake_at``; and its state takes the deltas of
+        such passes the same way whether it sees them pass by pass or together at its next
+        call. The engine may then not call the policy at those passes (it applies the carried
+        selection, or keeps the running jobs, itself), and shows their deltas with the next
+        view. A policy with its own ``next_wake`` gets no such pass. ``check_invariants=True``
+        runs call the policy anyway and check the promise. The round-based policies make it
+        until the round's end.
 
     Examples
     --------
     >>> Decision([], keeps_running=True).keeps_running, Decision([]).backfill, Decision([]).same_keys
     (True, True, False)
+    >>> Decision([], stands_until=360.0).stands_until
+    360.0
     """
 
     order: Sequence[JobView]
@@ -516,15 +530,17 @@ class Decision:
     wake_at: Number | None = None
     keeps_running: bool = False
     same_keys: bool = False
+    stands_until: Number | None = None
 
     def __init__(self, order: Sequence[JobView], backfill: bool = True, wake_at: Number | None = None,
-                 keeps_running: bool = False, same_keys: bool = False):
+                 keeps_running: bool = False, same_keys: bool = False, stands_until: Number | None = None):
         # the dataclass __init__'s assignments, by the slot setters (no frozen __setattr__ per field)
         _DECISION_ORDER(self, order)
         _DECISION_BACKFILL(self, backfill)
         _DECISION_WAKE_AT(self, wake_at)
         _DECISION_KEEPS(self, keeps_running)
         _DECISION_SAME_KEYS(self, same_keys)
+        _DECISION_STANDS(self, stands_until)
 
 
 class _RestWaiting(tuple):
@@ -576,8 +592,9 @@ class RunningChunk(list):
     __slots__ = ()
 
 
-_DECISION_ORDER, _DECISION_BACKFILL, _DECISION_WAKE_AT, _DECISION_KEEPS, _DECISION_SAME_KEYS = (
-    getattr(Decision, name).__set__ for name in ("order", "backfill", "wake_at", "keeps_running", "same_keys"))
+_DECISION_ORDER, _DECISION_BACKFILL, _DECISION_WAKE_AT, _DECISION_KEEPS, _DECISION_SAME_KEYS, _DECISION_STANDS = (
+    getattr(Decision, name).__set__
+    for name in ("order", "backfill", "wake_at", "keeps_running", "same_keys", "stands_until"))
 
 
 class Policy(Params, abc.ABC):

@@ -27,13 +27,13 @@ from bisect import bisect_left, insort
 from operator import attrgetter, itemgetter
 from typing import Any, Callable
 
-from ..state import REST_WAITING, RunningChunk, RunningHead
+from ..state import REST_WAITING, Decision, RunningChunk, RunningHead
 
 __all__ = ["WaitingOrder", "round_order", "merged_views", "merged_view_chunks", "MergedOrder", "selects_running"]
 
 
 def round_order(policy, view, missing_key: Callable[[Any], Any]):
-    """The order of a round-based policy (Themis, Gavel) at one decision, and its wake-up.
+    """The decision of a round-based policy (Themis, Gavel): its order and wake-up.
 
     ``policy`` has ``_waiting`` (a :class:`WaitingOrder`), ``_keys`` (index -> key of the
     current round), ``round_end_``, ``_new_round(view)`` (which may return the round's running
@@ -41,13 +41,18 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
     ``_total_gpus``. At a new round every
     active job is keyed again and sorted; within a round the keys hold and ``missing_key(job)``
     keys a job that arrived since. The wake-up is the round's end while the demand exceeds the
-    cluster. Returns ``(order, wake_at, keeps_running, same_keys)``: within a round the order
+    cluster. Returns a backfilling :class:`~asrpt.state.Decision`: within a round the order
     lists the running jobs (not stopping) first, so in a :attr:`~asrpt.state.ClusterView.settled`
     view it selects exactly them (:attr:`~asrpt.state.Decision.keeps_running`), and ranks the
     other jobs by the round's keys, as the round's earlier decisions did
     (:attr:`~asrpt.state.Decision.same_keys`: a job that arrived since gets its key from
     ``missing_key`` once and keeps it); a new round's order merges them with the waiting jobs by
-    the new keys, and promises nothing.
+    the new keys, and promises neither. Every decision stands until the round's end
+    (:attr:`~asrpt.state.Decision.stands_until`): until then, at a pass where no job arrived or
+    completed, the answer is the within-round one, settled or not, with the same wake-up (the
+    demand changes only with arrivals and completions), and the waiting order takes the starts
+    and stops of such passes the same way one by one or together (its entries are keyed by the
+    round, and sorted).
     """
     if policy.round_end_ is None or view.now >= policy.round_end_:
         runs = policy._new_round(view)
@@ -72,7 +77,8 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
         keeps = view.settled
         same_keys = True
     wake = policy.round_end_ if policy._waiting.demand > policy._total_gpus else None
-    return order, wake, keeps, same_keys
+    return Decision(order, backfill=True, wake_at=wake, keeps_running=keeps, same_keys=same_keys,
+                    stands_until=policy.round_end_)
 
 
 class MergedOrder:

@@ -21,7 +21,9 @@ order selects exactly the running jobs (``Decision.keeps_running``, only in a
 :attr:`~asrpt.state.ClusterView.settled` view); the engine then skips reading the order. A
 round-based policy may promise that its order ranks the jobs after its running head as its
 previous order did (``Decision.same_keys``); the engine then carries its previous selection
-over where nothing but its own starts and the jobs' iteration-boundary stops happened since.
+over where nothing but its own starts and the jobs' iteration-boundary stops happened since,
+and where its decision also stands until a time (``Decision.stands_until``: a round's end) it
+is not asked at such passes at all (their deltas are shown with its next view).
 
 Policies follow the plugin contract of ``docs/design.md``: keyword-only constructors that only
 store parameters, ``parameter_constraints``, state built in ``reset``. They register by name with

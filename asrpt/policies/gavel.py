@@ -253,8 +253,7 @@ class Gavel(Policy):
         self._waiting.note(view)
         if not view.running and not view.waiting:
             return Decision(())
-        order, wake, keeps, same_keys = round_order(self, view, self._new_key)
-        return Decision(order, backfill=True, wake_at=wake, keeps_running=keeps, same_keys=same_keys)
+        return round_order(self, view, self._new_key)
 
     def report(self) -> dict:
         return {"rounds": self.rounds_}

@@ -308,8 +308,7 @@ class Themis(PredictorPolicy):
             add(job)
         if not view.running and not view.waiting:
             return Decision(())
-        order, wake, keeps, same_keys = round_order(self, view, lambda j: (0, -_INF, j.arrival, j.key))
-        return Decision(order, backfill=True, wake_at=wake, keeps_running=keeps, same_keys=same_keys)
+        return round_order(self, view, lambda j: (0, -_INF, j.arrival, j.key))
 
     def report(self) -> dict:
         return {"rounds": self.rounds_, **super().report()}

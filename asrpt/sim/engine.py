@@ -18,7 +18,10 @@ waiting job fitting in the idle GPUs) is not read: it would start and stop nothi
 ``same_keys`` (its ranks after the running head are the previous decision's) in a pass where no
 job arrived or completed since the previous one, which started no job outside its selection, is
 not read to select: that pass's selection carries over, less the jobs started since
-(:meth:`_Engine._apply_carried`). An order that offers ``chunks()``
+(:meth:`_Engine._apply_carried`). A decision that promises ``stands_until`` spares the policy
+such passes altogether until then: the engine applies the carried selection (or keeps the
+running jobs, in a settled view) itself and shows the pass's deltas with the next view
+(:meth:`_Engine._stands`). An order that offers ``chunks()``
 is read a chunk at a time (:attr:`~asrpt.state.Decision.order`; a first chunk that is a
 :class:`~asrpt.state.RunningHead` is taken whole, and then no running job is preempted). Jobs are
 started through the placement step (a :class:`~asrpt.state.Placer`), one by one in the policy's order,
@@ -335,6 +338,9 @@ class _Engine:
         # the previous pass's selection after the running head, as the next pass inherits it (its
         # blocked jobs, in order; None where it does not carry over): _apply_carried
         self.carried: list | None = None
+        # the last decision's stands_until and wake_at (Decision.stands_until: _stands), or None
+        self.standing = None
+        self.standing_wake = None
         # the last selection's jobs outside whole RunningChunks, in order, and how many it took
         # in whole RunningChunks (_select)
         self.singles: list = []
@@ -818,14 +824,31 @@ class _Engine:
         policy = self.policy
         # no job arrived or completed since the previous pass (the carried selection may hold)
         quiet = not self.arrived and not self.completed
+        standing = self.standing
+        stood = None    # (check_invariants: whether the pass stood, the view settled before the call)
+        if standing is not None and quiet and self.now < standing:
+            if not self.check:
+                if self._stands():
+                    return
+            elif self._stands(dry=True):
+                stood = self.settled()
         view = self._view()
         if self.before_decide is not None:
             self.before_decide(view)
         decision = policy.decide(view)
+        if stood is not None and (decision.keeps_running != stood or not decision.same_keys
+                                  or decision.wake_at != self.standing_wake):
+            raise AssertionError(f"t={self.now}: policy {policy.name} promised that its decision stands until "
+                                 f"{standing}, but it answers differently (keeps_running "
+                                 f"{decision.keeps_running}, settled {stood}, same_keys {decision.same_keys}, "
+                                 f"wake_at {decision.wake_at} against {self.standing_wake})")
         if self.after_decide is not None:
             if not isinstance(decision.order, (list, tuple)):   # the observer may read it: a list
                 decision = type(decision)(list(decision.order), decision.backfill, decision.wake_at)
             self.after_decide(view, decision)
+        else:
+            self.standing = decision.stands_until
+            self.standing_wake = decision.wake_at
         if decision.wake_at is not None:
             self._request_wake(decision.wake_at)
         backfill = decision.backfill
@@ -898,6 +921,41 @@ class _Engine:
             self._check_state(decision)
         if self.has_next_wake:
             self._request_wake(policy.next_wake(self._view()))
+
+    def _stands(self, dry: bool = False) -> bool:
+        """A pass the last decision stands for (:attr:`~asrpt.state.Decision.stands_until`; the
+        caller checked the time and that no job arrived or completed): applied here without the
+        policy where it may be, as the policy's answer would be applied. If the view is settled
+        the answer keeps the running jobs (nothing to do); else, with ``same_keys``, the carried
+        selection's blocked jobs start in order (:meth:`_apply_carried`), where the idle fill
+        after them is skipped (:meth:`_idle_fill`: it would read the order). The deltas stay for
+        the next view. True if the pass was applied (with ``dry``: if it would be, applying
+        nothing); False leaves everything to the policy's call. None of it for a policy with its
+        own ``next_wake`` (it would be asked after the pass) or an observer (it sees every
+        decision)."""
+        if self.has_next_wake or self.before_decide is not None or self.after_decide is not None:
+            return False
+        if self.settled():
+            if not dry:
+                self.carried = None
+                self.future = None
+        else:
+            carried = self.carried
+            if carried is None or not (self.boundary_only and self.capacity is not None and (
+                    self.no_instances or not any(jv.instances for jv in carried))):
+                return False
+            if not dry:
+                self.future = None
+                self._apply_carried(None)
+        if not dry:
+            if self.started:
+                waiting = self.waiting
+                for i in self.started:
+                    del waiting[i]
+                self.started.clear()
+            if self.free_total and self.waiting_gpus is not None and self.waiting_gpus.counts:
+                self._check_cheap()
+        return True
 
     def _apply_preemptive(self, decision, backfill: bool) -> None:
         """Apply a preemptive decision: select greedily in its order, preempt the running jobs

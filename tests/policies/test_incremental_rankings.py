@@ -26,7 +26,9 @@ def recording(cls):
         def decide(self, view):
             d = super().decide(view)
             self.log.append((view.now, tuple(j.index for j in d.order), d.backfill, d.wake_at))
-            return d
+            # (asked at every pass: the log compares decision by decision, so no decision may
+            # stand for later passes; tests/sim/test_order_chunks.py shows that changes no run)
+            return type(d)(d.order, d.backfill, d.wake_at, d.keeps_running, d.same_keys)
 
     return Recording
 

@@ -96,12 +96,13 @@ def test_the_idle_fill_stops_at_what_no_waiting_job_fits_in(policy, monkeypatch)
 
 class _HeadWithAStoppingJob(Gavel):
     """Gavel whose order, while some job is stopping, marks every running job, the stopping ones
-    included, as a running head."""
+    included, as a running head (its decisions make no promise to stand: it breaks them)."""
 
     def decide(self, view):
         decision = super().decide(view)
         if not view.stopping:
-            return decision
+            return Decision(decision.order, backfill=True, wake_at=decision.wake_at,
+                            keeps_running=decision.keeps_running, same_keys=decision.same_keys)
         running = list(view.running)
         rest = [j for j in decision.order if not view.is_running(j)]
         return Decision(_Chunks(RunningHead(running), rest), backfill=True, wake_at=decision.wake_at)
@@ -143,11 +144,13 @@ def test_a_running_job_listed_again_after_the_running_head_is_refused():
 
 
 def _no_carry(monkeypatch):
-    """The engine with the carried selection off: every same_keys decision is read in full."""
+    """The engine with the carried selection off: every same_keys decision is read in full (and
+    the policy asked at every pass: no standing decision)."""
     from asrpt.sim import engine
 
     monkeypatch.setattr(engine._Engine, "_apply_carried",
                         lambda self, decision: self._apply_preemptive(decision, decision.backfill))
+    monkeypatch.setattr(engine._Engine, "_stands", lambda self, dry=False: False)
 
 
 def _mixed_trace(n, seed):
@@ -205,6 +208,84 @@ def test_a_false_same_keys_promise_is_caught():
             simulate(dnn_trace(80, seed), _FalseSameKeys(round_length=40), seed=0, check_invariants=True)
 
 
+class _Deltas:
+    """A policy wrapper's record of the deltas every view showed it, in order."""
+
+    @staticmethod
+    def wrap(cls):
+        class Recording(cls):
+            def reset(self, cluster, *, seed=None):
+                super().reset(cluster, seed=seed)
+                self.seen_ = []
+
+            def decide(self, view):
+                self.seen_.append((tuple(j.id for j in view.started), tuple(j.id for j in view.stopped),
+                                   tuple(j.id for j in view.arrived), tuple(c.job.id for c in view.completed)))
+                return super().decide(view)
+
+            def report(self):
+                return {**super().report(), "seen": self.seen_}
+
+        return Recording
+
+
+@pytest.mark.parametrize("policy", ["gavel", "themis", "gavel:round_length=40", "themis:fairness_knob=0"])
+@pytest.mark.parametrize("seed", [3, 11, 29])
+@pytest.mark.parametrize("trace", [dnn_trace, _mixed_trace, "gang"])
+def test_a_standing_decision_changes_no_run(policy, seed, trace, monkeypatch):
+    """Gavel's and Themis's decisions stand until the round's end (``Decision.stands_until``):
+    at a pass where no job arrived or completed the engine applies the carried selection or
+    keeps the running jobs without asking the policy, and shows the pass's starts and stops with
+    the next view. The same runs as asking at every pass; the policy sees the same deltas in the
+    same order, only grouped; ``check_invariants`` asks anyway and checks the promise at every
+    such pass; and the shortcut is taken."""
+    from asrpt.policies import make_policy
+    from asrpt.sim import engine
+
+    inst = (_gang_trace if trace == "gang" else trace)(80, seed)
+    stood, stands = [], engine._Engine._stands
+
+    def counting(self, dry=False):
+        out = stands(self, dry)
+        if out and not dry:
+            stood.append(self.now)
+        return out
+
+    def recording():
+        p = make_policy(policy)
+        return _Deltas.wrap(type(p))(**p.get_params())
+
+    monkeypatch.setattr(engine._Engine, "_stands", counting)
+    fast = simulate(inst, recording(), seed=0)
+    checked = simulate(inst, policy, seed=0, check_invariants=True)
+    monkeypatch.setattr(engine._Engine, "_stands", lambda self, dry=False: False)
+    full = simulate(inst, recording(), seed=0)
+    assert _runs(fast) == _runs(full) == _runs(checked)
+    seen_fast, seen_full = fast.policy_data.pop("seen"), full.policy_data.pop("seen")
+    assert fast.summary == {**full.summary, "wall_time": fast.summary["wall_time"]}
+    assert fast.policy_data == full.policy_data
+    if trace is dnn_trace:
+        assert stood, "no pass stood on the previous decision"
+    assert len(seen_fast) == len(seen_full) - len(stood)
+    for k in range(4):
+        assert [i for d in seen_fast for i in d[k]] == [i for d in seen_full for i in d[k]]
+
+
+class _StandsForever(Gavel):
+    """Gavel whose decisions claim to stand past the round's end (a new round re-ranks)."""
+
+    def decide(self, view):
+        d = super().decide(view)
+        return Decision(d.order, backfill=d.backfill, wake_at=d.wake_at, keeps_running=d.keeps_running,
+                        same_keys=d.same_keys, stands_until=float("inf"))
+
+
+def test_a_false_standing_promise_is_caught():
+    with pytest.raises(AssertionError, match="promised that its decision stands"):
+        for seed in (3, 11, 29, 5):
+            simulate(dnn_trace(80, seed), _StandsForever(round_length=40), seed=0, check_invariants=True)
+
+
 def _gang_trace(n, seed):
     """``dnn_trace`` on 8-GPU servers with most pipeline or tensor parallel jobs made of gang
     instances (one per data-parallel replica), whose reservations may fail on fragmented servers."""
@@ -249,6 +330,7 @@ def test_the_idle_fill_skipped_where_every_blocked_job_reserves_changes_no_run(p
         fast = simulate(inst, policy, seed=0)
         monkeypatch.setattr(engine._Engine, "_idle_fill",
                             lambda self, candidates, *args: self._fill_idle(candidates(), *args))
+        monkeypatch.setattr(engine._Engine, "_stands", lambda self, dry=False: False)   # (it skips the fill too)
         full = simulate(inst, policy, seed=0)
         monkeypatch.undo()
         assert _runs(fast) == _runs(full)
