@@ -71,7 +71,8 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
         keys = policy._keys
 
         def key(j):
-            return keys.get(j.index) or missing_key(j)
+            k = keys.get(j.index)
+            return k if k is not None else missing_key(j)
 
         order = policy._waiting.order(view, key)
         keeps = view.settled

@@ -60,6 +60,9 @@ from .base import Decision, PredictorPolicy, register_policy
 __all__ = ["Themis", "finish_time_fairness"]
 
 _INF = math.inf
+# a numpy round's key spacing (_round_arrays): the slot after the never-run offered jobs holds
+# the arrivals of the round, fewer than the jobs an instance may have
+_SLOT = 1 << 32
 
 
 def _rho(elapsed, executed, remaining, iso_share):
@@ -177,6 +180,7 @@ class Themis(PredictorPolicy):
         self._keys: dict[int, tuple] = {}   # job index -> its key at the current round
         self._waiting = WaitingOrder(track_running=True)  # active jobs in key order, kept between decisions
         self._table = JobTable()            # per-job arrays for the numpy round (_round_arrays)
+        self._arrival_base = None           # a numpy round's int keys: _missing_key's base (else None)
 
     def _new_round(self, view) -> tuple[list, list]:
         self.rounds_ += 1
@@ -186,9 +190,17 @@ class Themis(PredictorPolicy):
         return runs if runs is not None else self._round_tuples(view, now)
 
     def _round_arrays(self, view, now):
-        """:meth:`_round_tuples` in numpy (the same IEEE operations, so the same keys), or None
+        """:meth:`_round_tuples` in numpy (the same IEEE operations, so the same order), or None
         where the values are not all floats (exact runs: the caller keys the jobs in Python).
-        The jobs are sorted by (-rho, arrival rank), the table's order of (arrival, key)."""
+        The jobs are sorted by (-rho, arrival rank), the table's order of (arrival, key).
+
+        The keys are ints that stand for the Python round's tuples ``(tier, -rho, arrival, id
+        key)``: the k-th job in the round's order gets ``k * _SLOT`` (no tuples to build, and
+        ints compare at once). A job that arrives during the round, keyed ``(0, -inf, arrival,
+        id key)`` by the Python round, comes after every job keyed at the round that is offered
+        and has never run (their arrivals and id keys come first in the engine's arrival order,
+        which is the table's rank) and before every other one (-inf, tier 0), in its arrival
+        order: :meth:`_missing_key` gives it its rank in the slot between those two places."""
         table = self._table
         if table.arrival_exact or not floaty(now):
             return None
@@ -233,17 +245,10 @@ class Themis(PredictorPolicy):
         rest = ranked[offered:]
         renewing = state[rest] == 2
         ranked = np.concatenate((ranked[:offered], rest[renewing], rest[~renewing]))
-        tiers = [0] * offered + [1] * int(np.count_nonzero(renewing))
-        tiers += [2] * (n - len(tiers))
-        values = neg[ranked]
-        late = overdue[ranked]
-        if late.any():      # the int -1 the Python path keys an overdue job with (set in C)
-            values = values.astype(object)
-            values[late] = -1
-        values = values.tolist()
-        jobs = idx[ranked]
-        keys_in_order = list(zip(tiers, values, table.arrival[jobs].tolist(), table.key[jobs].tolist()))
-        jobs = jobs.tolist()
+        never = int(np.count_nonzero(neg[ranked[:offered]] == -_INF))   # offered, never run: first in tier 0
+        self._arrival_base = (never - 1) * _SLOT + 1 - table.n      # + a later arrival's rank (>= table.n)
+        keys_in_order = list(range(0, n * _SLOT, _SLOT))
+        jobs = idx[ranked].tolist()
         self._keys = dict(zip(jobs, keys_in_order))
         entries = list(zip(keys_in_order, jobs))
         held = (state[ranked] != 0).tolist()
@@ -251,6 +256,7 @@ class Themis(PredictorPolicy):
 
     def _round_tuples(self, view, now) -> tuple[list, list]:
         """The round's keys in Python: ``(held, waiting)`` entries, each sorted (round_order)."""
+        self._arrival_base = None
         n = len(view.running) + len(view.waiting)
         pred = self.tracker_.predicted
         total = self._total_gpus
@@ -308,7 +314,16 @@ class Themis(PredictorPolicy):
             add(job)
         if not view.running and not view.waiting:
             return Decision(())
-        return round_order(self, view, lambda j: (0, -_INF, j.arrival, j.key))
+        return round_order(self, view, self._missing_key)
+
+    def _missing_key(self, job):
+        """The key of a job that arrived during the round (it has never run: rho = +inf,
+        offered): ``(0, -inf, arrival, id key)``, or its int stand-in after a numpy round
+        (:meth:`_round_arrays`)."""
+        base = self._arrival_base
+        if base is None:
+            return (0, -_INF, job.arrival, job.key)
+        return base + int(self._table.rank[job.index])
 
     def report(self) -> dict:
         return {"rounds": self.rounds_, **super().report()}

@@ -1,6 +1,9 @@
 """Themis and Gavel with the incremental waiting order make exactly the decisions of their previous
 implementations (tests/policies/reference/), decision by decision, on random instances (issue 18)."""
 
+import math
+from types import SimpleNamespace
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -210,25 +213,39 @@ def test_waiting_order_head_and_stopping_part_follow_the_deltas(steps, seed):
 
 
 class _BothRounds(Themis):
-    """Themis keying every round both ways: the numpy round must give the Python round's entries
-    and keys, value for value and type for type (the int -1 of an overdue job included)."""
+    """Themis keying every round both ways: the numpy round's int keys must stand for the Python
+    round's tuples, place for place (the same running and waiting entries in the same order, the
+    same order of every job's key), and a job arriving during the round must land where its tuple
+    key would (:meth:`Themis._missing_key`). Then the numpy round is used, int keys and all."""
 
     arrays = 0
 
     def _new_round(self, view):
+        from bisect import bisect_left, bisect_right
+
         self.rounds_ += 1
         now = view.now
         self.round_end_ = now + self._length
-        got = self._round_arrays(view, now)
-        array_keys = self._keys
         want = self._round_tuples(view, now)
-        if got is not None:
-            type(self).arrays += 1
-            assert got == want
-            assert array_keys == self._keys
-            typed = [tuple(map(type, k)) for k in self._keys.values()]
-            assert [tuple(map(type, k)) for k in array_keys.values()] == typed
-        return want
+        tuple_keys = self._keys
+        got = self._round_arrays(view, now)
+        if got is None:
+            return self._round_tuples(view, now)
+        type(self).arrays += 1
+        assert [[i for _, i in part] for part in got] == [[i for _, i in part] for part in want]
+        assert all(part == sorted(part) for part in got)
+        assert sorted(self._keys, key=self._keys.get) == sorted(tuple_keys, key=tuple_keys.get)
+        # the first and a far later arrival of the round: after every (0, -inf, a, id) keyed now
+        # (a <= now), before every other key
+        ints, tuples = sorted(self._keys.values()), sorted(tuple_keys.values())
+        place = bisect_left(tuples, (0, -math.inf, math.inf))
+        assert all(k[2] <= now for k in tuples[:place])     # (every job keyed now arrived by now)
+        for later in (0, 10**6):     # (a stand-in table ranking job -1 after `later` others)
+            arrival = SimpleNamespace(_arrival_base=self._arrival_base,
+                                      _table=SimpleNamespace(rank={-1: float(self._table.n + later)}))
+            k = Themis._missing_key(arrival, SimpleNamespace(index=-1))
+            assert type(k) is int and bisect_left(ints, k) == place == bisect_right(ints, k)
+        return got
 
 
 @pytest.mark.parametrize("params", [{"predictor": "hierarchy", "round_length": 60.0}, {},
