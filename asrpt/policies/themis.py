@@ -39,7 +39,9 @@ round early.
 Cost: as for Gavel (:mod:`asrpt.policies.gavel`), O(J log J) a round and, between rounds, an
 incremental waiting order (:mod:`asrpt.policies._incremental`). Where every value is a float (or
 an int a float holds), a round's rho values and sort are computed in numpy from the engine's
-arrays (the same IEEE operations: the same keys as the Python round, which exact runs take).
+arrays (the same IEEE operations: the same order as the Python round, which exact runs take),
+and the jobs are keyed by their places in that order, ints that stand for the Python round's
+tuples (``Themis._round_arrays``).
 """
 
 from __future__ import annotations
