@@ -505,17 +505,17 @@ class Decision:
         does not read the order to select (only, in order, for idle GPUs);
         ``check_invariants=True`` runs read it and check the promise.
     stands_until : number or None
-        A preemptive policy's promise that this decision stands until that time: at every
-        later pass before it where no job arrived or completed (only the engine's own starts
-        of the selection and iteration-boundary stops happened since), the policy would answer
-        with ``same_keys``, ``keeps_running`` exactly when the view is
-        :attr:`~ClusterView.settled`, and this ``wake_at``; and its state takes the deltas of
-        such passes the same way whether it sees them pass by pass or together at its next
-        call. The engine may then not call the policy at those passes (it applies the carried
-        selection, or keeps the running jobs, itself), and shows their deltas with the next
-        view. A policy with its own ``next_wake`` gets no such pass. ``check_invariants=True``
-        runs call the policy anyway and check the promise. The round-based policies make it
-        until the round's end.
+        A preemptive policy's promise, with ``backfill`` (else ignored), that this decision
+        stands until that time: at every later pass before it where no job arrived or
+        completed (only the engine's own starts of the selection and iteration-boundary stops
+        happened since), the policy would answer with ``same_keys``, ``keeps_running`` exactly
+        when the view is :attr:`~ClusterView.settled`, and this ``wake_at``; and its state takes
+        the deltas of such passes the same way whether it sees them pass by pass or together at
+        its next call. The engine may then not call the policy at those passes (it applies the
+        carried selection, or keeps the running jobs, itself), and shows their deltas with the
+        next view. A policy with its own ``next_wake`` gets no such pass.
+        ``check_invariants=True`` runs call the policy anyway and check the promise. The
+        round-based policies make it until the round's end.
 
     Examples
     --------

@@ -335,6 +335,54 @@ the engine's running arrays (marked at each change, written at a read), themis 3
 srsf 35.4 -> 36.0 and a-srpt 47.4 -> 49.0 (those read at every pass); the GPU sum of a
 RunningChunk from a cumulative sum, no gain (33.0 -> 33.3, 45.4 -> 45.8).
 
+Twelfth round, 2026-12-03 (``--base ec283d3 --repeat 3 --whole --whole-policies
+a-srpt,srsf,tiresias,tiresias-gittins,gavel,themis,sjf,qssf,fifo``; the machine ran about 10%
+slower at the end of the session than at its start: SRSF's whole trace took 31.0 s at the start
+and 33.4 s late, the same tree). A decision may stand until a time
+(``Decision.stands_until``): until then, at a pass where no job arrived or completed, the engine
+applies the carried selection (or keeps the running jobs) without asking the policy and shows
+the pass's starts and stops with the next view; Gavel and Themis promise it until the round's
+end, which spares them their iteration-boundary stop passes (Gavel: 691,401 of 865,386 passes on
+the whole trace, 25.6 -> 13.1 us each). Themis's numpy round keys its jobs by their places in
+the round's order (ints standing for its tuples) instead of building a tuple per job. Every
+output byte-identical (checked)::
+
+    asrpt --version / validate small-cluster.json    0.052 / 0.054 against 0.052 / 0.053
+    simulate 20k PAI fifo 64x8                       0.439 against 0.440   1.0x  (unchanged path)
+    simulate 20k PAI sjf-duration 64x8               0.625 against 0.615   1.0x  (unchanged path)
+    simulate 20k PAI fifo 1x4096                     0.378 against 0.375   1.0x  (unchanged path)
+    simulate 20k PAI sjf-duration 1x4096             0.513 against 0.515   1.0x  (unchanged path)
+    srsf      10000 Philly jobs 64x8 (abstract)      3.717 against 5.826   1.6x  (reference copy)
+    themis    10000 Philly jobs 64x8 (abstract)      0.721 against 3.111   4.3x  (reference copy)
+    gavel     10000 Philly jobs 64x8 (abstract)      0.593 against 2.817   4.8x  (reference copy)
+    tiresias  10000 Philly jobs 64x8 (abstract)      0.724 against 6.249   8.6x  (reference copy)
+    gittins   10000 Philly jobs 64x8 (abstract)      3.922 against 9.226   2.4x  (reference copy)
+    asrpt run a-srpt[hierarchy]  20k DNN 64x8        7.703 against 7.756   1.0x
+    asrpt run srsf[hierarchy]                        5.661 against 5.556   1.0x  (unchanged path)
+    asrpt run sjf[hierarchy]                         0.971 against 1.006   1.0x
+    asrpt run qssf[hierarchy]                        0.975 against 0.985   1.0x
+    asrpt run tiresias                               2.793 against 2.779   1.0x
+    asrpt run gavel                                  2.925 against 3.497   1.2x
+    asrpt run themis[hierarchy]                      3.175 against 3.491   1.1x
+    asrpt run fifo                                   0.328 against 0.327   1.0x
+    asrpt run, 8 policies, sum                      24.531 against 25.398  1.0x  (target: 15 s)
+
+Whole Philly trace with DNN jobs, one child per tree in turn, output hashes equal (``--whole
+--whole-base --base ec283d3``): gavel 29.0 against 37.5 s, themis 28.1 against 37.5 (1.3x each).
+This tree alone at the end, against the target of 30 s: a-srpt 45.4, srsf 33.8, tiresias 16.1,
+tiresias-gittins 64.9, gavel 29.4, themis 27.8, sjf 4.5, qssf 4.3, fifo 1.3. Step by step, this
+tree alone earlier in the session (faster): the standing decisions, gavel 35.1 -> 26.2 s and
+themis 34-37 -> 30.3; then Themis's int keys, themis 30.3 -> 27.7. Where Gavel's whole-trace
+passes go now (instrumented): 691,401 iteration-boundary stops at 13.1 us (the carried starts:
+placer and ``_start``), 16,279 rounds at 466 us, 157,706 arrivals and completions at about 34 us.
+Tried and reverted: SRSF carrying its ``keeps_running`` promise over a wake-up without ranking
+(every waiting job's least shortfall kept as a slack, less the GPUs of the running jobs whose
+prediction was raised, unless the raised job stays ahead of every waiting one): it held at 18,794
+of the 38,965 decisions that kept the running jobs on the first 30,000 jobs, but the whole trace
+went 33.0 -> 32.7 s
+only (a wake-up's cost is the running arrays, the crossings and the prediction step, not the
+sort it saves); an early exit from the carried starts once every GPU is taken (no change).
+
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
 
@@ -360,7 +408,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # this tree's asrpt, not whichever the environment has installed
 
-BASE = "b7676ac"  # main before the eleventh round of issue 18; f18ef0d before the tenth, f5f60f1 before the ninth, b9a21cb before the eighth, 197897c before the seventh, 83bafb1 before the sixth, bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
+BASE = "ec283d3"  # main before the twelfth round of issue 18; b7676ac before the eleventh, f18ef0d before the tenth, f5f60f1 before the ninth, b9a21cb before the eighth, 197897c before the seventh, 83bafb1 before the sixth, bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
 PEER_FIFO = {"64x8": 117.6, "6500": 45.0}  # issue 18's measured PAI-simulator seconds (not re-run)
 PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel", "tiresias", "gittins",
          "run")

@@ -846,8 +846,8 @@ class _Engine:
             if not isinstance(decision.order, (list, tuple)):   # the observer may read it: a list
                 decision = type(decision)(list(decision.order), decision.backfill, decision.wake_at)
             self.after_decide(view, decision)
-        else:
-            self.standing = decision.stands_until
+        else:   # (a promise of a backfilling preemptive decision: the carried selection's terms)
+            self.standing = decision.stands_until if decision.backfill and policy.preemptive else None
             self.standing_wake = decision.wake_at
         if decision.wake_at is not None:
             self._request_wake(decision.wake_at)
