@@ -345,7 +345,11 @@ the pass's starts and stops with the next view; Gavel and Themis promise it unti
 end, which spares them their iteration-boundary stop passes (Gavel: 691,401 of 865,386 passes on
 the whole trace, 25.6 -> 13.1 us each). Themis's numpy round keys its jobs by their places in
 the round's order (ints standing for its tuples) instead of building a tuple per job. Every
-output byte-identical (checked)::
+output byte-identical (checked). The PAI peer, run in the same session (bench_peer_speed.py's
+window, its files fetched to /tmp): 159.5 s (FIFO-ff) and 116.1 s (SJF-ff) of CPU on 64 x 8,
+52.2 s and 51.8 s on its one 6,500-GPU node; so the simulate rows below are 363x, 186x, 138x and
+101x the peer (SJF on the flat node: five runs by hand after the bench, 0.51-0.52 s, 99-101x: at
+the edge still, on a path this round did not change)::
 
     asrpt --version / validate small-cluster.json    0.052 / 0.054 against 0.052 / 0.053
     simulate 20k PAI fifo 64x8                       0.439 against 0.440   1.0x  (unchanged path)
