@@ -7,11 +7,13 @@ and a running head that lists a stopping job, are caught by ``check_invariants``
 stop once no waiting job fits in what the reservations leave changes no run either."""
 
 import pytest
+from hypothesis import given, settings
 
 from asrpt.policies.gavel import Gavel
 from asrpt.policies.srsf import SRSF
 from asrpt.sim import simulate
 from asrpt.state import REST_WAITING, Decision, RunningHead
+from asrpt.testing.strategies import dnn_instances
 
 from ..policies.test_running_arrays import RUNS, _ids, dnn_trace
 
@@ -269,6 +271,24 @@ def test_a_standing_decision_changes_no_run(policy, seed, trace, monkeypatch):
     assert len(seen_fast) == len(seen_full) - len(stood)
     for k in range(4):
         assert [i for d in seen_fast for i in d[k]] == [i for d in seen_full for i in d[k]]
+
+
+@settings(max_examples=25, deadline=None)
+@given(dnn_instances(max_jobs=8, max_servers=2))
+def test_a_standing_decision_changes_no_run_on_small_dnn_instances(instance):
+    """Drawn DNN instances (shrunk to a smallest one that differs, if any): Gavel and Themis
+    with short rounds make the same runs whether their decisions stand or they are asked at
+    every pass, and the promise holds at every pass under ``check_invariants``."""
+    from asrpt.sim import engine
+
+    for policy in ("gavel:round_length=5", "themis:round_length=7"):
+        fast = simulate(instance, policy, seed=0)
+        checked = simulate(instance, policy, seed=0, check_invariants=True)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(engine._Engine, "_stands", lambda self, dry=False: False)
+            full = simulate(instance, policy, seed=0)
+        assert _runs(fast) == _runs(full) == _runs(checked)
+        assert fast.summary == {**full.summary, "wall_time": fast.summary["wall_time"]}
 
 
 class _StandsForever(Gavel):
