@@ -324,6 +324,9 @@ class _Engine:
         self.has_next_wake = type(policy).next_wake is not Policy.next_wake
         self.before_decide = getattr(observer, "before_decide", None)
         self.after_decide = getattr(observer, "after_decide", None) or (observer if callable(observer) else None)
+        # a pass may stand on the last decision (_stands) only where no one is asked after it
+        # (next_wake) or shown every decision (an observer)
+        self.may_stand = not self.has_next_wake and self.before_decide is None and self.after_decide is None
         # waiting jobs by shape, with count placers: instance size -> {instances: jobs}
         self.shapes = [(jv.gpus // jv.instances, jv.instances) if jv.instances else (1, jv.gpus)
                        for jv in self.views]
@@ -826,7 +829,7 @@ class _Engine:
         quiet = not self.arrived and not self.completed
         standing = self.standing
         stood = None    # (check_invariants: whether the pass stood, the view settled before the call)
-        if standing is not None and quiet and self.now < standing:
+        if standing is not None and quiet and self.now < standing and self.may_stand:
             if not self.check:
                 if self._stands():
                     return
@@ -846,9 +849,9 @@ class _Engine:
             if not isinstance(decision.order, (list, tuple)):   # the observer may read it: a list
                 decision = type(decision)(list(decision.order), decision.backfill, decision.wake_at)
             self.after_decide(view, decision)
-        else:   # (a promise of a backfilling preemptive decision: the carried selection's terms)
-            self.standing = decision.stands_until if decision.backfill and policy.preemptive else None
-            self.standing_wake = decision.wake_at
+        # (a promise of a backfilling preemptive decision: the carried selection's terms)
+        self.standing = decision.stands_until if decision.backfill and policy.preemptive else None
+        self.standing_wake = decision.wake_at
         if decision.wake_at is not None:
             self._request_wake(decision.wake_at)
         backfill = decision.backfill
@@ -910,13 +913,7 @@ class _Engine:
                     free_total = self.free_total
                     if not free_total:
                         break
-        if self.started:
-            waiting = self.waiting
-            for i in self.started:
-                del waiting[i]
-            self.started.clear()
-        if self.free_total and self.waiting_gpus is not None and self.waiting_gpus.counts:   # (else nothing to check)
-            self._check_cheap()
+        self._end_pass()
         if self.check:
             self._check_state(decision)
         if self.has_next_wake:
@@ -930,32 +927,32 @@ class _Engine:
         selection's blocked jobs start in order (:meth:`_apply_carried`), where the idle fill
         after them is skipped (:meth:`_idle_fill`: it would read the order). The deltas stay for
         the next view. True if the pass was applied (with ``dry``: if it would be, applying
-        nothing); False leaves everything to the policy's call. None of it for a policy with its
-        own ``next_wake`` (it would be asked after the pass) or an observer (it sees every
-        decision)."""
-        if self.has_next_wake or self.before_decide is not None or self.after_decide is not None:
-            return False
+        nothing); False leaves everything to the policy's call. The caller checked
+        ``may_stand`` too (no ``next_wake`` to ask after the pass, no observer to show it to)."""
         if self.settled():
             if not dry:
                 self.carried = None
                 self.future = None
-        else:
-            carried = self.carried
-            if carried is None or not (self.boundary_only and self.capacity is not None and (
-                    self.no_instances or not any(jv.instances for jv in carried))):
-                return False
-            if not dry:
-                self.future = None
-                self._apply_carried(None)
+                self._end_pass()
+            return True
+        if self.carried is None or not self._fill_skipped(self.carried):
+            return False
         if not dry:
-            if self.started:
-                waiting = self.waiting
-                for i in self.started:
-                    del waiting[i]
-                self.started.clear()
-            if self.free_total and self.waiting_gpus is not None and self.waiting_gpus.counts:
-                self._check_cheap()
+            self.future = None
+            self._apply_carried(None)
+            self._end_pass()
         return True
+
+    def _end_pass(self) -> None:
+        """What ends every pass: the jobs it started leave the waiting set (after the scan: the
+        order may be a live view of it), and the cheap work-conservation check."""
+        if self.started:
+            waiting = self.waiting
+            for i in self.started:
+                del waiting[i]
+            self.started.clear()
+        if self.free_total and self.waiting_gpus is not None and self.waiting_gpus.counts:   # (else nothing to check)
+            self._check_cheap()
 
     def _apply_preemptive(self, decision, backfill: bool) -> None:
         """Apply a preemptive decision: select greedily in its order, preempt the running jobs
@@ -1098,8 +1095,7 @@ class _Engine:
         it had at that job's rank, at least L). A candidate must fit in what the reservations
         leave (at most L): none does. ``check_invariants`` runs fill anyway and check that
         nothing started."""
-        if self.boundary_only and self.capacity is not None and (
-                self.no_instances or not any(jv.instances for jv in blocked)):
+        if self._fill_skipped(blocked):
             if not self.check:
                 self.future = ()    # (reservations made in principle: the GPUs left idle are theirs)
                 return False
@@ -1108,6 +1104,13 @@ class _Engine:
                                      "reserves its placement")
             return False
         return self._fill_idle(candidates(), chosen, blocked, left_out)
+
+    def _fill_skipped(self, blocked: list) -> bool:
+        """Whether the idle fill after a selection whose blocked jobs are ``blocked`` can start
+        nothing (:meth:`_idle_fill`): boundary-only DNN jobs, a count placer, no blocked job made
+        of gang instances."""
+        return self.boundary_only and self.capacity is not None and (
+            self.no_instances or not any(jv.instances for jv in blocked))
 
     def _select(self, order, backfill: bool) -> tuple:
         """The greedy selection by GPU count over ``order`` (a decision's), in priority order:
