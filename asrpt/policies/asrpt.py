@@ -50,7 +50,9 @@ Python loop). A decision that selects exactly the running jobs says so
 (:attr:`~asrpt.state.Decision.keeps_running`), and at a wake-up where only time changed since
 such a decision (a virtual completion, most often) the promise is carried over without ranking
 the running jobs: their keys only fall while they run, so no waiting job can get ahead
-(:meth:`ASRPT._still_kept`).
+(:meth:`ASRPT._still_kept`). The guarded order's wake-ups are its deadlines: ``next_wake`` reads
+the gang machine's completions ahead for them (:meth:`ASRPT._next_deadline`) rather than waking
+at each virtual completion.
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ from .base import Decision, PredictorPolicy, register_policy
 
 __all__ = ["ASRPT"]
 
+_READ_AHEAD = 16  # virtual completions next_wake reads ahead for their deadlines (_next_deadline)
+_MARGIN = 1e-9    # _next_deadline reads up to the wake-up where it is this close to now (relative)
 _VIEW = itemgetter(3)  # the JobView in an entry (r~, tie, index, view) of the fluid unfinished list
 
 
@@ -251,7 +255,11 @@ class ASRPT(PredictorPolicy):
                 c = self.machine_.completion_time(i)
                 d = job.arrival + exact_mul(self._kappa, c - job.arrival)
                 token = self._dtoken[i] = self._dtoken.get(i, 0) + 1
-                if d <= now:
+                # Overdue at once only at its virtual completion (kappa = 1, or a zero size); a
+                # completion read at a later pass (next_wake reads ahead) waits in the heap for
+                # _promote, after this pass's real completions are forgotten, as it did when
+                # the policy woke at every virtual completion.
+                if d <= now and c == now:
                     self._make_overdue(i, now)
                 else:
                     heapq.heappush(self._deadlines, (d, self._tie[i], i, token))
@@ -581,13 +589,48 @@ class ASRPT(PredictorPolicy):
             while heap and heap[0][3] != dtokens.get(heap[0][2]):
                 heapq.heappop(heap)
             m = self.machine_
+            first = heap[0][0] if heap else None
+            if first is not None and first > view.now and (wake is None or first < wake):
+                wake = first
             if self._gang:
-                finish = m.next_completion()
-            else:
-                finish = None if m.running is None else m.now + m.remaining(m.running)
-            for t in (heap[0][0] if heap else None, finish):
-                if t is not None and t > view.now and (wake is None or t < wake):
-                    wake = t
+                return self._next_deadline(view, wake)
+            finish = None if m.running is None else m.now + m.remaining(m.running)
+            if finish is not None and finish > view.now and (wake is None or finish < wake):
+                wake = finish
+        return wake
+
+    def _next_deadline(self, view, wake):
+        """The earlier of ``wake`` and the first deadline of a job the gang machine finishes
+        before it. A job's deadline is known from its virtual completion on, so the policy reads
+        the machine's completions ahead
+        (:meth:`~asrpt.single.gang.GangSRPTMachine.upcoming_completions`) instead of waking at
+        each of them. The deadline ``a + kappa (C~ - a)`` is computed as
+        :meth:`_virtually_finished` will compute it at the wake-up, from the same C~, so the
+        wake-up comes at the deadline exactly.
+
+        How far to read: a job finishing virtually at ``c`` has a deadline of at least
+        ``now + kappa (c - now)`` (it arrived by now, and ``kappa >= 1``), so completions after
+        ``now + (wake - now) / kappa`` cannot wake the policy before ``wake``. The read stops at
+        twice that (a margin far above the rounding of the deadline's float operations, where
+        ``wake - now`` is not within rounding of ``wake`` itself), or after ``_READ_AHEAD``
+        completions: the policy then wakes at the next one, as it did before it read ahead."""
+        now = view.now
+        until = wake
+        kappa = self._kappa
+        if wake is not None and kappa > 2 and wake - now > _MARGIN * abs(wake):
+            until = now + (wake - now) * 2 / kappa
+            if not until > now:
+                until = wake
+        events, horizon = self.machine_.upcoming_completions(until, _READ_AHEAD)
+        if horizon != until and horizon > now and (wake is None or horizon < wake):
+            wake = horizon      # the read stopped early: wake at the next completion
+        active, views = self._active, self._views
+        for c, i in events:
+            if i in active:
+                a = views[i].arrival
+                d = a + exact_mul(kappa, c - a)
+                if d > now and (wake is None or d < wake):
+                    wake = d
         return wake
 
     def record(self) -> VirtualRun:

@@ -60,6 +60,16 @@ def _check(method: str, name: str, value) -> None:
     _check_time(method, name, value, "GangSRPTMachine")
 
 
+class _Sink(dict):
+    """An entry map that forgets what it is given (the read-ahead probe's: it never looks up)."""
+
+    def __setitem__(self, key, value) -> None:
+        pass
+
+    def __delitem__(self, key) -> None:
+        pass
+
+
 class GangPiece(NamedTuple):
     """One interval of the gang machine's schedule: ``rates`` maps each served job to the GPUs it
     received on ``[start, end)``."""
@@ -118,7 +128,7 @@ class GangSRPTMachine:
         self._full: list = []             # (finish, tie key, key): served at full rate; remaining = finish - now
         self._fentry: dict = {}
         self._full_gpus = 0
-        self._frac = None                 # [key, remaining, rate]: the one job served below full rate
+        self._frac = None                 # [key, remaining, (GPUs, gang)]: the one job served below full rate
         self._done: dict = {}             # key -> completion time, in finishing order
         self._log: list = []              # finished since the last pop_finished()
 
@@ -177,7 +187,8 @@ class GangSRPTMachine:
         """GPUs each served job receives now (the machine's current allocation)."""
         out = {e[2]: self._gpus[e[2]] for e in self._full}
         if self._frac is not None:
-            out[self._frac[0]] = exact_mul(self._frac[2], self._gpus[self._frac[0]])
+            cap, g = self._frac[2]
+            out[self._frac[0]] = exact_mul(exact_div(cap, g), g)
         return out
 
     def ranked(self) -> list:
@@ -202,6 +213,56 @@ class GangSRPTMachine:
     def next_completion(self):
         """The time the first-ranked job completes if nothing else happens first, or None."""
         return self._full[0][0] if self._full else None
+
+    def upcoming_completions(self, until=None, limit: int = 16) -> tuple:
+        """The completions the machine makes after :attr:`now` if no job is added or resized
+        first, read ahead without changing the machine: ``(events, horizon)``.
+
+        ``events`` lists ``(time, key)`` in finishing order: every completion before ``horizon``
+        and no other. ``horizon`` is ``until`` (None: no bound), or earlier where the read
+        stopped: at the next release, or at the first completion time past ``limit`` listed
+        completions (a job finishing then is not listed).
+
+        If the machine is next advanced to a time ``t`` (no job added or resized first), the
+        completions it records before ``min(t, horizon)`` are the listed ones, bit for bit: the
+        read takes the steps of :meth:`advance` in the same order. After any other change, read
+        again: even an advance to a time between two events moves the fractional job's remaining
+        time, so later float times may differ by rounding.
+
+        >>> m = GangSRPTMachine(4)
+        >>> m.add("A", 0, 4, 2); m.add("B", 0, 1, 4); m.add("C", 0, 2, 1)
+        >>> m.upcoming_completions()
+        ([(1, 'B'), (3, 'C'), (5, 'A')], None)
+        >>> m.upcoming_completions(until=4)
+        ([(1, 'B'), (3, 'C')], 4)
+        >>> m.upcoming_completions(limit=1)
+        ([(1, 'B')], 3)
+        >>> m.now
+        0
+        """
+        if self._pending:
+            release = self._pending[0][0]
+            if until is None or release < until:
+                until = release
+        if not self._full or (until is not None and self._full[0][0] >= until):
+            return [], until        # (the common case: nothing to read, nothing copied)
+        # A probe sharing the read-only parts: its own lists, sinks for the entry maps.
+        probe = object.__new__(GangSRPTMachine)
+        probe.__dict__.update(self.__dict__)
+        probe._queue, probe._full = self._queue.copy(), self._full.copy()
+        probe._frac = None if self._frac is None else list(self._frac)
+        probe._qentry = probe._fentry = _Sink()
+        probe._done, probe._log, probe._record = {}, [], False
+        probe._pending, probe._pending_keys = [], set()     # (the read stops before a release)
+        full = probe._full
+        while full:
+            nxt = full[0][0]
+            if until is not None and nxt >= until:
+                break
+            if len(probe._log) >= limit:
+                return [(probe._done[k], k) for k in probe._log], nxt
+            probe._step(nxt)
+        return [(probe._done[k], k) for k in probe._log], until
 
     @property
     def pieces(self) -> tuple:
@@ -318,7 +379,8 @@ class GangSRPTMachine:
                 self._pieces.append(GangPiece(self.now, t, tuple(self.rates().items())))
             frac = self._frac
             if frac is not None:
-                frac[1] = frac[1] - exact_mul(frac[2], dt)
+                cap, g = frac[2]    # the rate cap / g: a float step without the Fraction, the same value
+                frac[1] = frac[1] - ((cap / g) * dt if type(dt) is float else exact_mul(exact_div(cap, g), dt))
         self.now = t
 
     def _to_full(self, key, rem) -> None:
@@ -360,7 +422,7 @@ class GangSRPTMachine:
                 self._to_full(key, rem)
                 cap -= g
             else:
-                self._frac = [key, rem, exact_div(cap, g)]
+                self._frac = [key, rem, (cap, g)]
                 break
 
     def _advance(self, t) -> None:
@@ -373,20 +435,25 @@ class GangSRPTMachine:
                 if t is not None:
                     self._elapse(t)
                 return
-            if nxt < self.now:  # float rounding only
-                nxt = self.now
-            self._elapse(nxt)
-            full = self._full
-            while full and full[0][0] <= nxt:   # every full-rate job finishing now
-                key = full.pop(0)[2]
-                del self._fentry[key]
-                self._full_gpus -= self._gpus[key]
-                self._finish(key)
-            while pending and pending[0][0] <= self.now:
-                key = heapq.heappop(pending)[2]
-                self._pending_keys.discard(key)
-                self._release(key)
-            self._rebalance()
+            self._step(nxt)
+
+    def _step(self, nxt) -> None:
+        """Move to the next event at ``nxt``: its completions, its releases, the new allocation."""
+        if nxt < self.now:  # float rounding only
+            nxt = self.now
+        self._elapse(nxt)
+        full = self._full
+        while full and full[0][0] <= nxt:   # every full-rate job finishing now
+            key = full.pop(0)[2]
+            del self._fentry[key]
+            self._full_gpus -= self._gpus[key]
+            self._finish(key)
+        pending = self._pending
+        while pending and pending[0][0] <= self.now:
+            key = heapq.heappop(pending)[2]
+            self._pending_keys.discard(key)
+            self._release(key)
+        self._rebalance()
 
 
 def gang_schedule(releases: Sequence, times: Sequence, gpus: Sequence[int], capacity: int, *,

@@ -1,11 +1,13 @@
 """A-SRPT (proofs/model.md, Definition 4): the worked example, the incremental order against a plain sort of
 the virtual machine's priority keys, the options, and the adaptive step."""
 
+from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, settings, strategies as st
 
 from asrpt.instance import Cluster, Instance, Job, Server
+from asrpt.policies import asrpt as asrpt_module
 from asrpt.policies.asrpt import ASRPT
 from asrpt.policies import Decision, make_policy
 from asrpt.sim import simulate
@@ -13,7 +15,7 @@ from asrpt.single import srpt_schedule
 from asrpt.single.gang import gang_schedule
 from asrpt.single.virtual import virtual_sizes
 from asrpt.sizes import predicted_processing_times
-from asrpt.testing.strategies import instances
+from asrpt.testing.strategies import gang_instances, instances
 
 
 def _srsf_key(policy, view, j):
@@ -161,3 +163,65 @@ def test_per_decision_state_is_bounded_by_active_jobs_not_finished_ones(instance
     (its cost does not grow with the number of jobs already done)."""
     simulate(instance, _Sized())
     simulate(instance, _Sized(virtual="fluid", order="virtual"))
+
+
+class _WakesAtEveryVirtualCompletion(ASRPT):
+    """A-SRPT as it was before it read the gang machine ahead: it wakes at the machine's next
+    virtual completion, to learn the job's deadline then."""
+
+    def _next_deadline(self, view, wake):
+        finish = self.machine_.next_completion()
+        if finish is not None and finish > view.now and (wake is None or finish < wake):
+            wake = finish
+        return wake
+
+
+@settings(max_examples=60, deadline=None)
+@given(gang_instances(max_jobs=9, max_mu=4, arrivals="bunched") | gang_instances(max_jobs=9, max_mu=4),
+       st.sampled_from([1, 2, 4, 16]),
+       st.sampled_from([0.25, 1]), st.sampled_from(["doubling", "off"]), st.sampled_from([1, 2, 16]))
+def test_reading_ahead_for_deadlines_makes_the_same_run(inst, kappa, share, adaptive, read_ahead):
+    """Waking at the first deadline of the jobs the gang machine finishes (read ahead) instead of
+    at every virtual completion changes no decision: the same completions, virtual completions
+    and overdue times, exactly. (Only the passes differ: the virtual completions' are gone, and a
+    deadline asked for may still bring a pass after its job completed for real.)"""
+    params = dict(kappa=kappa, share=share, adaptive=adaptive)
+    with pytest.MonkeyPatch.context() as patch:    # (a short read stops early: its horizon counts)
+        patch.setattr(asrpt_module, "_READ_AHEAD", read_ahead)
+        ahead = simulate(inst, ASRPT(**params))
+    every = simulate(inst, _WakesAtEveryVirtualCompletion(**params))
+    assert ahead.records == every.records           # every job's segments: starts, ends, servers
+    assert ahead.policy_data == every.policy_data
+    assert dict(ahead.summary, decision_passes=0, wall_time=0) == dict(every.summary, decision_passes=0, wall_time=0)
+
+
+@pytest.mark.parametrize("read_ahead", [1, 2, 16])
+def test_a_short_read_ahead_wakes_at_its_horizon(read_ahead):
+    """One GPU, kappa = 2: j1 finishes virtually at 3.5, after j2 (1) and j0 (2.5), and its
+    deadline is 2 + 2 (3.5 - 2) = 5. A read that stops after one completion must wake at the
+    next one, or j1's deadline passes unseen."""
+    jobs = (Job(id="j0", arrival=0, gpus=1, processing_time=1, predicted_processing_time=Fraction(3, 2)),
+            Job(id="j1", arrival=2, gpus=1, processing_time=4, predicted_processing_time=1),
+            Job(id="j2", arrival=0, gpus=1, processing_time=1, predicted_processing_time=1))
+    inst = Instance(cluster=Cluster(servers=(Server(gpus=1),)), jobs=jobs)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(asrpt_module, "_READ_AHEAD", read_ahead)
+        ahead = simulate(inst, ASRPT(kappa=2, adaptive="off"))
+    every = simulate(inst, _WakesAtEveryVirtualCompletion(kappa=2, adaptive="off"))
+    assert ahead.policy_data["overdue_at"] == every.policy_data["overdue_at"] == {"j1": 5}
+    assert ahead.policy_data["virtual_completion_times"] == {"j0": Fraction(5, 2), "j1": Fraction(7, 2), "j2": 1}
+    assert ahead.records == every.records
+
+
+def test_the_read_ahead_reaches_every_deadline_before_the_wake_up():
+    """One GPU, kappa = 4: k finishes virtually at 1 (deadline 4) but runs on for real; j arrives
+    at 2 and finishes virtually at 2.25, so its deadline, 3, comes before k's. The read must
+    reach j's virtual completion although the wake-up (4) is far: it stops reading only where
+    no deadline can come before the wake-up."""
+    jobs = (Job(id="k", arrival=0, gpus=1, processing_time=10, predicted_processing_time=1),
+            Job(id="j", arrival=2, gpus=1, processing_time=10, predicted_processing_time=Fraction(1, 4)))
+    inst = Instance(cluster=Cluster(servers=(Server(gpus=1),)), jobs=jobs)
+    ahead = simulate(inst, ASRPT(kappa=4, adaptive="off"))
+    every = simulate(inst, _WakesAtEveryVirtualCompletion(kappa=4, adaptive="off"))
+    assert ahead.policy_data["overdue_at"] == every.policy_data["overdue_at"] == {"k": 4, "j": 3}
+    assert ahead.records == every.records

@@ -130,3 +130,71 @@ def test_gang_machine_cost_within_twice_the_lower_bound(case):
     lb1 = sum(a + p for a, p in zip(releases, times))
     lb2 = srpt_schedule(releases, [Fraction(g * p, m) for g, p in zip(gpus, times)]).total_completion_time
     assert total <= 2 * max(lb1, lb2)
+
+
+@st.composite
+def running_machines(draw):
+    """A gang machine part-way through a run, with float or exact times: jobs added at their
+    releases (some still pending), advances between events, and resizes."""
+    m = draw(st.integers(1, 6))
+    exact = draw(st.booleans())
+    number = st.integers(0, 16).map(lambda k: Fraction(k, 4)) if exact else st.floats(0, 4).map(lambda x: round(x, 3))
+    mach = GangSRPTMachine(m, start=0 if exact else 0.0)
+    for j in range(draw(st.integers(1, 9))):
+        step = draw(st.sampled_from(["add", "pending", "advance", "resize"]))
+        if step == "advance":
+            mach.advance(mach.now + draw(number))
+        elif step == "resize" and len(mach):
+            key = draw(st.sampled_from(sorted(mach._size)))
+            if key not in mach._pending_keys:
+                mach.resize(key, mach.attained(key) + draw(number))
+        else:
+            release = mach.now + (draw(number) if step == "pending" else 0)
+            mach.add(j, release, draw(number), draw(st.integers(1, m)))
+    return mach
+
+
+def _state(mach):
+    return (mach.now, list(mach._queue), list(mach._full), mach._full_gpus, None if mach._frac is None else
+            list(mach._frac), dict(mach._done), list(mach._log), list(mach._pending))
+
+
+@given(running_machines(), st.data())
+def test_upcoming_completions_are_the_ones_advance_records(mach, data):
+    """What the read ahead lists is what the machine records when it is next advanced, bit for
+    bit, up to the horizon; and the read changes nothing."""
+    until = data.draw(st.none() | st.floats(0, 12).map(lambda x: mach.now + round(x, 2)), label="until")
+    limit = data.draw(st.integers(0, 5), label="limit")
+    before = _state(mach)
+    events, horizon = mach.upcoming_completions(until, limit)
+    assert _state(mach) == before
+    assert all(mach.now < c and (horizon is None or c < horizon) for c, _ in events)
+    assert [c for c, _ in events] == sorted(c for c, _ in events)
+    assert len([c for c, _ in events if c < events[-1][0]]) < limit if events else True
+    release = min((r for r, _, _ in mach._pending), default=None)
+    t = data.draw(st.none() | st.floats(0, 14).map(lambda x: mach.now + round(x, 2)), label="t")
+    mach.pop_finished()
+    if t is None:
+        mach.run()
+    else:
+        mach.advance(t)
+    recorded = [(mach.completion_time(k), k) for k in mach.pop_finished()]
+    assert [e for e in recorded if horizon is None or e[0] < horizon] == [e for e in events if t is None or e[0] <= t]
+    if horizon is not None and horizon != until and horizon != release and (t is None or t >= horizon):
+        # the read stopped at its limit: the horizon is the next completion's time
+        assert any(c == horizon for c, _ in recorded)
+
+
+def test_upcoming_completions_stop_at_a_release():
+    mach = GangSRPTMachine(2)
+    mach.add("a", 0, 1, 2)
+    mach.add("b", 0, 3, 2)
+    mach.add("c", 2, 1, 2)
+    assert mach.upcoming_completions() == ([(1, "a")], 2)
+    assert mach.upcoming_completions(until=0.5) == ([], 0.5)
+    assert mach.upcoming_completions(until=1) == ([], 1)         # a completion at `until` is not listed
+    assert mach.upcoming_completions(limit=0) == ([], 1)
+    both = GangSRPTMachine(2)
+    both.add("a", 0, 1, 1)
+    both.add("b", 0, 2, 1)
+    assert both.upcoming_completions(until=2) == ([(1, "a")], 2)
