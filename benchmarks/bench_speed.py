@@ -33,7 +33,8 @@ Rows:
   their sum: the simulation CPU of each policy in one child process per tree and policy (reading
   the trace not counted), the trees taking turns policy by policy, this tree against the base; the per-job CSV and the result's
   JSON (its wall time left out) must be byte-identical between the trees, else the benchmark
-  fails (target: the sum plus loading under 15 s);
+  fails, except for the policies ``--rounding`` names (a change that moves float wake-up times
+  by rounding), whose mean JCTs are reported instead (target: the sum plus loading under 15 s);
 - ``--whole``: the same per policy on the whole Philly trace (``traces/philly-pollux-processed/
   philly.csv`` under ``ASRPT_SHARED``) with DNN jobs on 64 x 8, this tree only, against the
   target of 30 s each (``--whole-policies``: a list, or ``all`` for every registered policy;
@@ -394,6 +395,41 @@ numpy round for Gavel without the engine's running arrays (the executed times fr
 the Python round): 333 against 327 us a round on the first 40,000 jobs, the tuples it must still
 build cost what the Python loop did.
 
+Thirteenth round, 2026-12-03 (``--base e76bdf1 --only run --whole --whole-policies a-srpt
+--whole-base --rounding a-srpt --repeat 1``; the machine ran about 40% slower than in the twelfth
+round's bench: the base's eight run rows summed 34.8 s against 25.4 then). A-SRPT wakes at its
+guard deadlines, read ahead from its gang machine
+(``GangSRPTMachine.upcoming_completions``), instead of at every virtual completion: on the whole
+trace 411,410 -> 321,774 passes. Its float outputs move by rounding (a left-out pass no longer
+recomputes the crossing times): on the whole trace 9,833 of 82,247 completion times differ, 457
+by more than 1e-6 relative, the mean JCT by +5.2e-7 relative (18390.0452 -> 18390.0547 s),
+preemptions 56,223 -> 56,264, the overdue times identical; on the 20,000-job window one
+completion time differs, by an ulp, and the mean JCT not at all. Exact runs are unchanged
+(tests/policies/test_asrpt.py). The other rows' outputs are byte-identical::
+
+    asrpt run a-srpt[hierarchy]  20k DNN 64x8       10.830 against 11.517  1.06x (rounding, above)
+    asrpt run srsf[hierarchy]                        8.611 against  8.586  1.0x  (unchanged path)
+    asrpt run sjf[hierarchy]                         1.246 against  1.316  1.1x  (unchanged path)
+    asrpt run qssf[hierarchy]                        1.350 against  1.366  1.0x  (unchanged path)
+    asrpt run tiresias                               3.514 against  3.527  1.0x  (unchanged path)
+    asrpt run gavel                                  3.765 against  3.836  1.0x  (unchanged path)
+    asrpt run themis[hierarchy]                      4.160 against  4.157  1.0x  (unchanged path)
+    asrpt run fifo                                   0.452 against  0.462  1.0x  (unchanged path)
+    asrpt run, 8 policies, sum                      33.929 against 34.768  1.0x  (target: 15 s)
+    whole Philly a-srpt[hierarchy]                  59.857 against 66.954  1.12x (rounding, above)
+
+By hand, in turn with the base, on the whole trace: 53.3 against 57.5 s and 58.2 against 64.3 s
+(1.08x, 1.10x). The first form of the read-ahead went as far as the next wake-up and cost more
+than the passes it saved (4.9 s of reading on the whole trace, 0.95x): most completions it read
+were of jobs already finished for real, and each read built a Fraction per fractional rate. The
+read now stops at ``now + 2 (wake - now) / kappa`` (no deadline can come sooner past it) and the
+machine keeps its fractional rate as (GPUs, gang): 1.4 s of reading. Tried and not kept: an engine
+that forgets a policy's earlier wake-up requests at each pass (the contract already says a policy
+returns its earliest time every time): 5% fewer passes for SRSF and A-SRPT on the 20,000-job
+window (69,310 -> 65,817 and 69,344 -> 65,849), but no gain in time (srsf 8.31 / 8.30 against
+8.26 / 8.41 s, a-srpt 10.72 / 10.71 against 10.50 / 10.57 s, in turn): the passes it spares are
+the cheapest, and it would move every float run by rounding.
+
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
 
@@ -402,7 +438,7 @@ Usage::
     .venv/bin/python benchmarks/bench_speed.py [--repeat 3] [--base REV] [--rank-jobs 10000] [--rank-cluster 64x8]
         [--only version,validate,simulate,load,params,srsf,themis,gavel,tiresias,gittins,run]
         [--run-jobs N] [--run-policies P,...] [--whole [--whole-policies P,...|all] [--whole-base]]
-        [--json out.json]
+        [--rounding P,...] [--json out.json]
 """
 
 from __future__ import annotations
@@ -419,7 +455,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # this tree's asrpt, not whichever the environment has installed
 
-BASE = "ec283d3"  # main before the twelfth round of issue 18; b7676ac before the eleventh, f18ef0d before the tenth, f5f60f1 before the ninth, b9a21cb before the eighth, 197897c before the seventh, 83bafb1 before the sixth, bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
+BASE = "e76bdf1"  # main before the thirteenth round of issue 18; ec283d3 before the twelfth, b7676ac before the eleventh, f18ef0d before the tenth, f5f60f1 before the ninth, b9a21cb before the eighth, 197897c before the seventh, 83bafb1 before the sixth, bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
 PEER_FIFO = {"64x8": 117.6, "6500": 45.0}  # issue 18's measured PAI-simulator seconds (not re-run)
 PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel", "tiresias", "gittins",
          "run")
@@ -501,18 +537,30 @@ for label, policy in policies_from(policies, "hierarchy"):
     d["summary"] = {k: v for k, v in d["summary"].items() if k != "wall_time"}
     text = r.jobs_csv() + json.dumps(jsonable(d), sort_keys=True, allow_nan=False)
     print(label, (u1.ru_utime + u1.ru_stime) - (u0.ru_utime + u0.ru_stime),
-          hashlib.sha256(text.encode()).hexdigest(), flush=True)
+          hashlib.sha256(text.encode()).hexdigest(), repr(r.summary["mean_jct"]), flush=True)
 """
 
 
 def run_policies(py: str, tree: str, trace: str, limit: int, policies: str) -> dict:
-    """{label: (CPU s, output hash)} of each policy of ``policies`` in one child of ``tree``."""
+    """{label: (CPU s, output hash, mean JCT)} of each policy of ``policies`` in one child of
+    ``tree``."""
     out = child_cpu([py, "-c", RUN_CHILD, trace, str(limit), policies], tree)[1]
     rows = {}
     for line in out.splitlines():
-        label, cpu, digest = line.split()
-        rows[label] = (float(cpu), digest)
+        label, cpu, digest, mean_jct = line.split()
+        rows[label] = (float(cpu), digest, float(mean_jct))
     return rows
+
+
+def same_outputs(where: str, label: str, ours: tuple, ref: tuple, rounding: set) -> None:
+    """Exit unless the two runs' outputs are byte-identical; for a policy in ``rounding`` (one
+    whose change this round moves float results by rounding) report the mean JCTs instead."""
+    if ours[1] == ref[1]:
+        return
+    if label.split("[")[0] not in rounding:
+        raise SystemExit(f"bench_speed: {where} {label}: the outputs differ from the base's")
+    print(f"  {where} {label}: outputs differ by rounding (allowed): mean JCT {ours[2]!r} against {ref[2]!r} "
+          f"({(ours[2] - ref[2]) / ref[2]:+.2e} relative)", file=sys.stderr, flush=True)
 
 
 def child_cpu(cmd: list[str], cwd: str) -> tuple[float, str]:
@@ -581,8 +629,12 @@ def main(argv=None) -> int:
     ap.add_argument("--whole-policies", default=RUN_POLICIES,
                     help=f"policies of the --whole rows, or 'all' (default {RUN_POLICIES})")
     ap.add_argument("--whole-base", action="store_true", help="run the --whole rows on the base tree too")
+    ap.add_argument("--rounding", default="",
+                    help="policies whose outputs may differ from the base's by float rounding (a change "
+                         "that moves wake-up times by ulps): their mean JCTs are reported instead of failing")
     ap.add_argument("--json", default=None, help="also write the table as JSON here")
     args = ap.parse_args(argv)
+    rounding = {p for p in args.rounding.split(",") if p}
     parts = {p for p in args.only.split(",") if p}  # --only "" with --whole: the whole-trace rows alone
     if parts - set(PARTS):
         ap.error(f"unknown part(s) {sorted(parts - set(PARTS))}")
@@ -653,12 +705,11 @@ def main(argv=None) -> int:
             for name in args.run_policies.split(","):   # the trees take turns: a load change hits both
                 ours.update(run_policies(py, ROOT, "", args.run_jobs, name))
                 ref.update(run_policies(py, base, "", args.run_jobs, name))
-            for label, (cpu, digest) in ours.items():
-                if ref[label][1] != digest:
-                    raise SystemExit(f"bench_speed: asrpt run {label}: the outputs differ from the base's")
-                add(f"asrpt run {label} {jobs} jobs DNN 64x8 (CPU s)", cpu, ref[label][0], "previous")
-            add(f"asrpt run, {len(ours)} policies, sum (CPU s)", sum(c for c, _ in ours.values()),
-                sum(c for c, _ in ref.values()), "previous")
+            for label, row in ours.items():
+                same_outputs("asrpt run", label, row, ref[label], rounding)
+                add(f"asrpt run {label} {jobs} jobs DNN 64x8 (CPU s)", row[0], ref[label][0], "previous")
+            add(f"asrpt run, {len(ours)} policies, sum (CPU s)", sum(r[0] for r in ours.values()),
+                sum(r[0] for r in ref.values()), "previous")
         if args.whole:
             from asrpt.traces import shared_path
 
@@ -670,12 +721,12 @@ def main(argv=None) -> int:
                 names = ",".join(policy_names())
             for name in names.split(","):   # one child per policy: a failure names its policy
                 ours = run_policies(py, ROOT, whole, 0, name)
-                (label, (cpu, digest)), = ours.items()
+                (label, row), = ours.items()
+                cpu = row[0]
                 if args.whole_base:
-                    (ref_cpu, ref_digest), = run_policies(py, base, whole, 0, name).values()
-                    if ref_digest != digest:
-                        raise SystemExit(f"bench_speed: whole trace {label}: the outputs differ from the base's")
-                    add(f"whole Philly {label} DNN 64x8 (CPU s)", cpu, ref_cpu, "previous")
+                    ref_row, = run_policies(py, base, whole, 0, name).values()
+                    same_outputs("whole trace", label, row, ref_row, rounding)
+                    add(f"whole Philly {label} DNN 64x8 (CPU s)", cpu, ref_row[0], "previous")
                 else:
                     add(f"whole Philly {label} DNN 64x8 (CPU s)", cpu, WHOLE_TARGET, "target")
 

@@ -48,8 +48,8 @@ jobs' adaptive step and keys are computed in numpy where the engine's progress a
 predictions are floats (:mod:`asrpt.policies._running`, the same numbers; exact runs keep the
 Python loop). A decision that selects exactly the running jobs says so
 (:attr:`~asrpt.state.Decision.keeps_running`), and at a wake-up where only time changed since
-such a decision (a virtual completion, most often) the promise is carried over without ranking
-the running jobs: their keys only fall while they run, so no waiting job can get ahead
+such a decision (a deadline of a job that has since completed, say) the promise is carried over
+without ranking the running jobs: their keys only fall while they run, so no waiting job can get ahead
 (:meth:`ASRPT._still_kept`). The guarded order's wake-ups are its deadlines: ``next_wake`` reads
 the gang machine's completions ahead for them (:meth:`ASRPT._next_deadline`) rather than waking
 at each virtual completion.
@@ -611,9 +611,10 @@ class ASRPT(PredictorPolicy):
         How far to read: a job finishing virtually at ``c`` has a deadline of at least
         ``now + kappa (c - now)`` (it arrived by now, and ``kappa >= 1``), so completions after
         ``now + (wake - now) / kappa`` cannot wake the policy before ``wake``. The read stops at
-        twice that (a margin far above the rounding of the deadline's float operations, where
-        ``wake - now`` is not within rounding of ``wake`` itself), or after ``_READ_AHEAD``
-        completions: the policy then wakes at the next one, as it did before it read ahead."""
+        twice that, a margin far above the rounding of the deadlines' float operations (where
+        ``wake - now`` is within ``_MARGIN`` of ``wake`` itself it reads up to ``wake``), or
+        after ``_READ_AHEAD`` completions: the policy then wakes at the next one, as it did
+        before it read ahead."""
         now = view.now
         until = wake
         kappa = self._kappa
