@@ -159,6 +159,10 @@ class _Stats:
         return ordered[mid] if n % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
+def _completion_order(c):
+    return (c.completion, c.job.key)
+
+
 def _key_of(job, level: str):
     if level == "user_gpus":
         return ("user_gpus", job.user, job.gpus) if job.user is not None else None
@@ -264,6 +268,7 @@ class HierarchyPredictor(Predictor):
         self._streams: dict = {}               # (user, gpus) -> [last arrival, burst number]
         self._first: dict[str, tuple] = {}     # id -> (prediction at submission, stratum)
         self._chains: dict[str, tuple] = {}    # id -> the job's (level, stats), until it completes
+        self._broad: dict = {}                 # (user, gpus) -> the (level, stats) of the broad levels
         self.bands_ = ErrorBands(window=self.band_window)
         self.level_counts_ = {name: 0 for name in LEVELS + ("prior",)}
         self.model_ = None
@@ -310,30 +315,45 @@ class HierarchyPredictor(Predictor):
     def _chain(self, job) -> tuple:
         """``(level, stats)`` of the job's keys, finest first: built at its first prediction (the
         stats of a key no run has yet are created empty) and kept until it completes, so that a
-        prediction neither builds nor hashes the keys again."""
+        prediction neither builds nor hashes the keys again. The broad levels' part (user x
+        GPUs, user, GPUs, global) is shared by every job of one (user, GPU count), built once."""
         chain = self._chains.get(job.id)
         if chain is None:
-            stats = self._stats
-            out = []
-            for level, key in self._keys(job):
-                st = stats.get(key)
-                if st is None:
-                    st = stats[key] = _Stats(self.recent if level in _SEEN else self.broad_recent)
-                out.append((level, st))
-            chain = self._chains[job.id] = tuple(out)
+            broad = self._broad.get((job.user, job.gpus))
+            if broad is None:
+                broad = self._broad[(job.user, job.gpus)] = self._stats_of(
+                    (level, key) for level, key in self._keys(job) if level not in _SEEN)
+            seen = self.sibling_keys(job)      # (group, burst), either left out where it has none
+            levels = ("group", "burst") if job.group is not None else ("burst",)
+            chain = self._stats_of(zip(levels, seen)) + broad if seen else broad
+            self._chains[job.id] = chain
         return chain
+
+    def _stats_of(self, keys) -> tuple:
+        """``(level, stats)`` of ``(level, key)`` pairs, the stats of a new key created empty."""
+        stats = self._stats
+        out = []
+        for level, key in keys:
+            st = stats.get(key)
+            if st is None:
+                st = stats[key] = _Stats(self.recent if level in _SEEN else self.broad_recent)
+            out.append((level, st))
+        return tuple(out)
 
     def sibling_keys(self, job) -> tuple:
         """The job's group and burst keys (see the module docstring)."""
         if job is None:
             return ()
-        return tuple(key for level, key in self._keys(job) if level in _SEEN)
+        b = self._burst(job)
+        if job.group is not None:
+            return (("group", job.group), b) if b is not None else (("group", job.group),)
+        return (b,) if b is not None else ()
 
     # -- learning ------------------------------------------------------------------------------
     def observe(self, completed: Sequence) -> None:
         """Add completed jobs to the history of each of their keys; record their errors."""
         super().observe(completed)
-        for c in sorted(completed, key=lambda c: (c.completion, c.job.key)):
+        for c in sorted(completed, key=_completion_order) if len(completed) > 1 else completed:
             job = c.job
             value = math.log(float(c.work) * float(job.tau_star))
             failed = c.status in FAILED_STATUSES
