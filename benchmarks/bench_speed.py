@@ -428,7 +428,10 @@ that forgets a policy's earlier wake-up requests at each pass (the contract alre
 returns its earliest time every time): 5% fewer passes for SRSF and A-SRPT on the 20,000-job
 window (69,310 -> 65,817 and 69,344 -> 65,849), but no gain in time (srsf 8.31 / 8.30 against
 8.26 / 8.41 s, a-srpt 10.72 / 10.71 against 10.50 / 10.57 s, in turn): the passes it spares are
-the cheapest, and it would move every float run by rounding.
+the cheapest, and it would move every float run by rounding. Then the hierarchy predictor's
+chains share their broad levels per (user, GPU count) (the same predictions, hashes equal): in
+turn with the tree before it, sjf 1.30 / 1.33 s, qssf 1.27 / 1.28, themis 4.11 / 4.16 (the
+tracker's updates 0.56 against 0.60 s of SJF's run; they are 47% of SJF's and QSSF's runs).
 
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
