@@ -192,10 +192,11 @@ class ArrayRun:
     """Running entries as arrays, sorted by ``(size, rank)``: the order of the tuples
     ``(size, arrival, key, index)`` (``rank`` from a :class:`JobTable`).
 
-    :meth:`of_left` makes the run of the remaining-size policies' keys without computing them:
-    they are computed and sorted at the first read of ``size``, ``rank`` or ``index``, so a
-    decision whose order nobody reads (a :attr:`~asrpt.state.Decision.keeps_running` promise
-    made without the run) costs nothing here.
+    The run is sorted at the first read of ``size``, ``rank`` or ``index``, and :meth:`of_left`
+    makes the run of the remaining-size policies' keys without even computing them: a decision
+    whose order nobody reads (a :attr:`~asrpt.state.Decision.keeps_running` promise) costs
+    nothing here, and :meth:`selects_all` answers from the largest key alone where the first
+    waiting entry sorts after it (the common case) without sorting.
 
     >>> from asrpt.state import job_views
     >>> t = JobTable()
@@ -206,11 +207,11 @@ class ArrayRun:
     ([0, 1, 2], [1.0, 5.0, 5.0])
     """
 
-    __slots__ = ("_size", "_rank", "_index", "table", "_left")
+    __slots__ = ("_size", "_rank", "_index", "table", "_left", "_keys")
 
     def __init__(self, size, index, table: JobTable, rank=None):
-        self.table, self._left = table, None
-        self._sort(size, index, rank)
+        self.table, self._left, self._index = table, None, index
+        self._keys = (size, index, rank)
 
     @classmethod
     def of_left(cls, left, index, table: JobTable, positive: bool = False) -> "ArrayRun":
@@ -230,25 +231,33 @@ class ArrayRun:
         (2, [1, 0], [0.0, 6.0])
         """
         run = cls.__new__(cls)
-        run.table, run._left, run._index = table, (left, index, positive), index
+        run.table, run._left, run._index, run._keys = table, (left, index, positive), index, None
         return run
 
-    def _sort(self, size, index, rank=None) -> None:
-        if rank is None:
-            rank = self.table.rank[index]
+    def _unsorted(self) -> tuple:
+        """``(size, index, rank)`` in the running order (the keys computed here for a run
+        :meth:`of_left` made)."""
+        keys = self._keys
+        if keys is None:
+            left, index, positive = self._left
+            self._left = None
+            tau_star, gpus, rank = self.table.columns(index)
+            keys = ((left if positive else np.maximum(left, 0.0)) * tau_star * gpus, index, rank)
+        elif keys[2] is None:
+            keys = (keys[0], keys[1], self.table.rank[keys[1]])
+        self._keys = keys
+        return keys
+
+    def _sort(self) -> None:
+        size, index, rank = self._unsorted()
         order = np.lexsort((rank, size))
         self._size, self._rank, self._index = size[order], rank[order], index[order]
-
-    def _keyed(self) -> None:
-        left, index, positive = self._left
-        self._left = None
-        tau_star, gpus, rank = self.table.columns(index)
-        self._sort((left if positive else np.maximum(left, 0.0)) * tau_star * gpus, index, rank)
+        self._keys = False          # (sorted)
 
     def _sorted(name: str):  # type: ignore[misc]   (a class-body helper: the three sorted arrays)
         def read(self):
-            if self._left is not None:
-                self._keyed()
+            if self._keys is not False:
+                self._sort()
             return getattr(self, name)
         return property(read)
 
@@ -258,15 +267,31 @@ class ArrayRun:
     def __len__(self) -> int:
         return len(self._index)
 
+    def _last(self) -> tuple:
+        """The largest ``(size, rank)`` (of the last entry in sorted order), as Python numbers,
+        without sorting: the largest size, and the largest rank among equal largest sizes."""
+        if self._keys is False:
+            return self._size[-1].item(), self._rank[-1].item()
+        size, _, rank = self._unsorted()
+        top = size.max()
+        at = size == top
+        return top.item(), (rank[at].max() if np.count_nonzero(at) > 1 else rank[size.argmax()]).item()
+
     def selects_all(self, waiting, views: dict, budget, skip=()) -> bool:
         """:func:`~asrpt.policies._incremental.selects_running` for this run: the waiting
         entries ahead of a running one are found by the bisection of :meth:`_chunks`, the GPUs
         ahead of each by a cumulative sum."""
+        if not len(self._index) or not waiting:
+            return True
+        rank_of = self.table.rank
+        if not skip:        # the common case: the first waiting entry after every running one
+            entry = waiting[0]
+            if (entry[0], rank_of[entry[3]]) > self._last():
+                return True
         index, sizes, ranks = self._kept(skip)
-        if not len(index) or not waiting:
+        if not len(index):
             return True
         last = (sizes[-1].item(), ranks[-1].item())
-        rank_of = self.table.rank
         ahead = None
         memo = [None]
         for entry in waiting:

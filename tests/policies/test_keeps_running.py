@@ -77,6 +77,23 @@ def test_selects_running_examples():
     assert selects_running(run, [], by_index, 6)
 
 
+def test_an_array_run_reads_its_largest_key_without_sorting():
+    """An array run answers from its largest (size, rank) where the first waiting entry sorts
+    after it: among equal largest sizes that is the largest rank, wherever it sits in the
+    running order. Here j1 ties j0 and j2 on size and sorts between them: it is read, and fits."""
+    inst = Instance(Cluster.homogeneous(1, 8, "A100"), tuple(Job(f"j{k}", 0, g, processing_time=1)
+                                                             for k, g in enumerate((4, 4, 2))))
+    _, table, by_index = table_of(inst)
+    for order in ([0, 2], [2, 0]):
+        run = ArrayRun(np.array([5.0, 5.0]), np.array(order, dtype=np.intp), table)
+        assert selects_running(run, [(6.0, 0, ("j1",), 1)], by_index, 8)          # behind both: not read
+        assert run._keys is not False                                              # (answered unsorted)
+        run = ArrayRun(np.array([5.0, 5.0]), np.array(order, dtype=np.intp), table)
+        assert not selects_running(run, [(5.0, 0, ("j1",), 1)], by_index, 8)      # 8 - 4 left for j1's 4
+        run = ArrayRun(np.array([5.0, 5.0]), np.array(order, dtype=np.intp), table)
+        assert selects_running(run, [(5.0, 0, ("j1",), 1)], by_index, 7)          # 7 - 4: it does not fit
+
+
 def _counting_skips():
     """Count the passes whose order the engine did not read (a promise honoured)."""
     calls = {"applied": 0}
