@@ -195,8 +195,8 @@ class ArrayRun:
     The run is sorted at the first read of ``size``, ``rank`` or ``index``, and :meth:`of_left`
     makes the run of the remaining-size policies' keys without even computing them: a decision
     whose order nobody reads (a :attr:`~asrpt.state.Decision.keeps_running` promise) costs
-    nothing here, and :meth:`selects_all` answers from the largest key alone where the first
-    waiting entry sorts after it (the common case) without sorting.
+    nothing here, and :meth:`selects_all` answers without sorting where the first waiting entry
+    is larger than every running one (the common case).
 
     >>> from asrpt.state import job_views
     >>> t = JobTable()
@@ -267,15 +267,11 @@ class ArrayRun:
     def __len__(self) -> int:
         return len(self._index)
 
-    def _last(self) -> tuple:
-        """The largest ``(size, rank)`` (of the last entry in sorted order), as Python numbers,
-        without sorting: the largest size, and the largest rank among equal largest sizes."""
+    def _largest_size(self) -> float:
+        """The run's largest size, without sorting it."""
         if self._keys is False:
-            return self._size[-1].item(), self._rank[-1].item()
-        size, _, rank = self._unsorted()
-        top = size.max()
-        at = size == top
-        return top.item(), (rank[at].max() if np.count_nonzero(at) > 1 else rank[size.argmax()]).item()
+            return self._size[-1].item()
+        return self._unsorted()[0].max().item()
 
     def selects_all(self, waiting, views: dict, budget, skip=()) -> bool:
         """:func:`~asrpt.policies._incremental.selects_running` for this run: the waiting
@@ -283,14 +279,12 @@ class ArrayRun:
         ahead of each by a cumulative sum."""
         if not len(self._index) or not waiting:
             return True
-        rank_of = self.table.rank
-        if not skip:        # the common case: the first waiting entry after every running one
-            entry = waiting[0]
-            if (entry[0], rank_of[entry[3]]) > self._last():
-                return True
+        if not skip and waiting[0][0] > self._largest_size():
+            return True     # (the common case: the first waiting entry is larger than every running one)
         index, sizes, ranks = self._kept(skip)
         if not len(index):
             return True
+        rank_of = self.table.rank
         last = (sizes[-1].item(), ranks[-1].item())
         ahead = None
         memo = [None]

@@ -77,10 +77,10 @@ def test_selects_running_examples():
     assert selects_running(run, [], by_index, 6)
 
 
-def test_an_array_run_reads_its_largest_key_without_sorting():
-    """An array run answers from its largest (size, rank) where the first waiting entry sorts
-    after it: among equal largest sizes that is the largest rank, wherever it sits in the
-    running order. Here j1 ties j0 and j2 on size and sorts between them: it is read, and fits."""
+def test_an_array_run_answers_from_its_largest_size_without_sorting():
+    """An array run answers without sorting where the first waiting entry is larger than every
+    running one; where it ties the largest size it is read in order: here j1 ties j0 and j2 and
+    sorts between them (by rank, whatever the running order), and fits."""
     inst = Instance(Cluster.homogeneous(1, 8, "A100"), tuple(Job(f"j{k}", 0, g, processing_time=1)
                                                              for k, g in enumerate((4, 4, 2))))
     _, table, by_index = table_of(inst)
