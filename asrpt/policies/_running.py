@@ -207,6 +207,8 @@ class ArrayRun:
     ([0, 1, 2], [1.0, 5.0, 5.0])
     """
 
+    # _keys: None (of_left, keys not computed yet), (size, index, rank) unsorted, or False (sorted
+    # into _size, _rank, _index)
     __slots__ = ("_size", "_rank", "_index", "table", "_left", "_keys")
 
     def __init__(self, size, index, table: JobTable, rank=None):
