@@ -85,6 +85,11 @@ _MARGIN = 1e-9    # _next_deadline reads up to the wake-up where it is this clos
 _VIEW = itemgetter(3)  # the JobView in an entry (r~, tie, index, view) of the fluid unfinished list
 
 
+def _earlier(wake, t, now):
+    """``t`` where it is after ``now`` and before ``wake`` (None: no wake-up yet), else ``wake``."""
+    return t if t > now and (wake is None or t < wake) else wake
+
+
 @register_policy("a-srpt")
 @register_policy("a-srpt-oracle", predictor="oracle")
 @register_policy("a-srpt-mean", predictor="group_mean")
@@ -588,15 +593,13 @@ class ASRPT(PredictorPolicy):
             heap, dtokens = self._deadlines, self._dtoken
             while heap and heap[0][3] != dtokens.get(heap[0][2]):
                 heapq.heappop(heap)
-            m = self.machine_
-            first = heap[0][0] if heap else None
-            if first is not None and first > view.now and (wake is None or first < wake):
-                wake = first
+            if heap:
+                wake = _earlier(wake, heap[0][0], view.now)
             if self._gang:
                 return self._next_deadline(view, wake)
-            finish = None if m.running is None else m.now + m.remaining(m.running)
-            if finish is not None and finish > view.now and (wake is None or finish < wake):
-                wake = finish
+            m = self.machine_
+            if m.running is not None:
+                wake = _earlier(wake, m.now + m.remaining(m.running), view.now)
         return wake
 
     def _next_deadline(self, view, wake):
@@ -623,15 +626,13 @@ class ASRPT(PredictorPolicy):
             if not until > now:
                 until = wake
         events, horizon = self.machine_.upcoming_completions(until, _READ_AHEAD)
-        if horizon != until and horizon > now and (wake is None or horizon < wake):
-            wake = horizon      # the read stopped early: wake at the next completion
+        if horizon != until:    # the read stopped early: wake at the next completion at the latest
+            wake = _earlier(wake, horizon, now)
         active, views = self._active, self._views
         for c, i in events:
             if i in active:
                 a = views[i].arrival
-                d = a + exact_mul(kappa, c - a)
-                if d > now and (wake is None or d < wake):
-                    wake = d
+                wake = _earlier(wake, a + exact_mul(kappa, c - a), now)
         return wake
 
     def record(self) -> VirtualRun:

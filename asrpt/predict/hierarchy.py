@@ -297,14 +297,22 @@ class HierarchyPredictor(Predictor):
             b = self._burst_of[job.id] = ("burst", job.user, job.gpus, last[1])
         return b
 
-    def _keys(self, job) -> list:
-        """``(level, key)`` of the job, finest first (levels it has no key for are left out)."""
+    def _seen_keys(self, job) -> list:
+        """``(level, key)`` of the job's group and burst, finest first (either left out where
+        it has none)."""
         out = []
         if job.group is not None:
             out.append(("group", ("group", job.group)))
         b = self._burst(job)
         if b is not None:
             out.append(("burst", b))
+        return out
+
+    @staticmethod
+    def _broad_keys(job) -> list:
+        """``(level, key)`` of the broad levels, finest first (user x GPUs and user left out
+        without a user)."""
+        out = []
         if job.user is not None:
             out.append(("user_gpus", ("user_gpus", job.user, job.gpus)))
             out.append(("user", ("user", job.user)))
@@ -321,12 +329,8 @@ class HierarchyPredictor(Predictor):
         if chain is None:
             broad = self._broad.get((job.user, job.gpus))
             if broad is None:
-                broad = self._broad[(job.user, job.gpus)] = self._stats_of(
-                    (level, key) for level, key in self._keys(job) if level not in _SEEN)
-            seen = self.sibling_keys(job)      # (group, burst), either left out where it has none
-            levels = ("group", "burst") if job.group is not None else ("burst",)
-            chain = self._stats_of(zip(levels, seen)) + broad if seen else broad
-            self._chains[job.id] = chain
+                broad = self._broad[(job.user, job.gpus)] = self._stats_of(self._broad_keys(job))
+            chain = self._chains[job.id] = self._stats_of(self._seen_keys(job)) + broad
         return chain
 
     def _stats_of(self, keys) -> tuple:
@@ -344,10 +348,7 @@ class HierarchyPredictor(Predictor):
         """The job's group and burst keys (see the module docstring)."""
         if job is None:
             return ()
-        b = self._burst(job)
-        if job.group is not None:
-            return (("group", job.group), b) if b is not None else (("group", job.group),)
-        return (b,) if b is not None else ()
+        return tuple(key for _, key in self._seen_keys(job))
 
     # -- learning ------------------------------------------------------------------------------
     def observe(self, completed: Sequence) -> None:

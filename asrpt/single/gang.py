@@ -64,10 +64,10 @@ class _Sink(dict):
     """An entry map that forgets what it is given (the read-ahead probe's: it never looks up)."""
 
     def __setitem__(self, key, value) -> None:
-        pass
+        """Keep nothing."""
 
     def __delitem__(self, key) -> None:
-        pass
+        """Nothing was kept."""
 
 
 class GangPiece(NamedTuple):
