@@ -37,6 +37,7 @@ __all__ = ["JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "ArrayRun",
            "running_inputs", "crossings"]
 
 _INDEX = itemgetter(3)
+_LAST = itemgetter(-1)
 
 
 class JobTable:
@@ -188,7 +189,82 @@ class TupleRun:
         return self.entries[k:]
 
 
-class ArrayRun:
+class SortedArrayRun:
+    """A run of running entries kept as arrays in priority order, read with a sorted list of
+    waiting entries (tuples ending with the job's index) as one order: the merge and the
+    keep check shared by the array runs. A subclass says where a waiting entry falls among its
+    entries: :meth:`_locator` gives the running indices in order (less ``skip``) and a function
+    ``locate(entry)``, how many of them sort below the waiting ``entry`` (all of them: it is
+    behind every one). ``table`` is the policy's :class:`JobTable` (views, GPUs)."""
+
+    __slots__ = ()
+
+    def _locator(self, skip) -> tuple:   # pragma: no cover (every subclass defines it)
+        raise NotImplementedError
+
+    def _behind(self, first) -> bool:
+        """Whether the waiting entry ``first`` sorts behind every running entry, answered
+        without sorting the run where it can be (False: not known)."""
+        return False
+
+    def selects_all(self, waiting, views: dict, budget, skip=()) -> bool:
+        """:func:`~asrpt.policies._incremental.selects_running` for this run: the waiting
+        entries ahead of a running one are placed by :meth:`_locator`, the GPUs ahead of each
+        by a cumulative sum."""
+        if not len(self) or not waiting:
+            return True
+        if not skip and self._behind(waiting[0]):
+            return True     # (the common case for SRSF and A-SRPT)
+        index, locate = self._locator(skip)
+        n = len(index)
+        if not n:
+            return True
+        ahead = None
+        for entry in waiting:
+            k = locate(entry)
+            if k == n:      # behind every running entry (in settled views, none fits)
+                return True
+            i = entry[-1]
+            if skip and i in skip:
+                continue
+            if ahead is None:   # GPUs of the running entries up to each position, from 0
+                ahead = np.concatenate(([0.0], np.cumsum(self.table.gpus[index])))
+            if views[i].gpus <= budget - ahead[k]:
+                return False
+        return True
+
+    def _chunks(self, waiting, views: dict, skip):
+        """The views of this run merged with the sorted waiting entries, as chunks: before each
+        waiting entry every running one that sorts below it, as slices of one list of views
+        (read in C; Python runs once per waiting entry read, not once per job)."""
+        index, locate = self._locator(skip)
+        run = RunningChunk(self.table.views[index].tolist())
+        n = len(run)
+        if not waiting:
+            yield run
+            return
+        pos = 0
+        it = iter(waiting)
+        for entry in it:
+            if pos < n:
+                k = locate(entry)
+                if k > pos:
+                    yield RunningChunk(run[pos:k])
+                    pos = k
+            i = entry[-1]
+            if not (skip and i in skip):
+                yield (views[i],)
+            if pos >= n:
+                break
+        yield RunningChunk(run[pos:])
+        yield REST_WAITING      # (every running job was listed: the waiting ones follow)
+        if skip:
+            yield (views[e[-1]] for e in it if e[-1] not in skip)
+        else:
+            yield map(views.__getitem__, map(_LAST, it))
+
+
+class ArrayRun(SortedArrayRun):
     """Running entries as arrays, sorted by ``(size, rank)``: the order of the tuples
     ``(size, arrival, key, index)`` (``rank`` from a :class:`JobTable`).
 
@@ -275,33 +351,28 @@ class ArrayRun:
             return self._size[-1].item()
         return self._unsorted()[0].max().item()
 
-    def selects_all(self, waiting, views: dict, budget, skip=()) -> bool:
-        """:func:`~asrpt.policies._incremental.selects_running` for this run: the waiting
-        entries ahead of a running one are found by the bisection of :meth:`_chunks`, the GPUs
-        ahead of each by a cumulative sum."""
-        if not len(self._index) or not waiting:
-            return True
-        if not skip and waiting[0][0] > self._largest_size():
-            return True     # (the common case: the first waiting entry is larger than every running one)
+    def _behind(self, first) -> bool:
+        return first[0] > self._largest_size()
+
+    def _locator(self, skip) -> tuple:
+        """The entries' indices (less ``skip``) and where a waiting entry ``(size, arrival,
+        key, index)`` falls among them: by bisection on the sizes, then on the ranks among
+        equal sizes (:meth:`_below`), after a test against the last entry."""
         index, sizes, ranks = self._kept(skip)
         if not len(index):
-            return True
+            return index, None
         rank_of = self.table.rank
+        n = len(index)
         last = (sizes[-1].item(), ranks[-1].item())
-        ahead = None
         memo = [None]
-        for entry in waiting:
-            size = entry[0]
-            i = entry[3]
-            if (size, rank_of[i]) > last:   # behind every running entry (in settled views, none fits)
-                return True
-            if skip and i in skip:
-                continue
-            if ahead is None:   # GPUs of the running entries up to each position, from 0
-                ahead = np.concatenate(([0.0], np.cumsum(self.table.gpus[index])))
-            if views[i].gpus <= budget - ahead[self._below(sizes, ranks, size, rank_of[i], memo)]:
-                return False
-        return True
+        below = self._below
+
+        def locate(entry):
+            size, rank = entry[0], rank_of[entry[3]]
+            if (size, rank) > last:
+                return n
+            return below(sizes, ranks, size, rank, memo)
+        return index, locate
 
     def _kept(self, skip) -> tuple:
         """``(index, size, rank)`` of the entries not in ``skip``."""
@@ -330,39 +401,6 @@ class ArrayRun:
             hi = bisect_right(size_list, size, k)
             k += int(ranks[k:hi].searchsorted(rank))
         return k
-
-    def _chunks(self, waiting, views: dict, skip):
-        """The views of this run merged with the sorted waiting entries, as chunks: before each
-        waiting entry every running one that sorts below it (found by bisection on the sizes,
-        then on the ranks among equal sizes), as slices of one list of views (read in C; Python
-        runs once per waiting entry read, not once per job)."""
-        index, sizes, ranks = self._kept(skip)
-        run = RunningChunk(self.table.views[index].tolist())
-        n = len(run)
-        if not waiting:
-            yield run
-            return
-        rank_of = self.table.rank
-        memo = [None]
-        pos = 0
-        it = iter(waiting)
-        for entry in it:
-            if pos < n:
-                k = self._below(sizes, ranks, entry[0], rank_of[entry[3]], memo)
-                if k > pos:
-                    yield RunningChunk(run[pos:k])
-                    pos = k
-            i = entry[3]
-            if not (skip and i in skip):
-                yield (views[i],)
-            if pos >= n:
-                break
-        yield RunningChunk(run[pos:])
-        yield REST_WAITING      # (every running job was listed: the waiting ones follow)
-        if skip:
-            yield (views[e[3]] for e in it if e[3] not in skip)
-        else:
-            yield map(views.__getitem__, map(_INDEX, it))
 
 
 def running_inputs(view, table: JobTable, tracker):
@@ -411,7 +449,7 @@ def merged_chunks(running, waiting, views: dict, skip=()):
     >>> [list(c) for c in merged_chunks(TupleRun([(1.0, 0, (), 0), (5.0, 0, (), 2)]), [(2.0, 0, (), 1)], views)]
     [['a', 'b', 'c']]
     """
-    if type(running) is ArrayRun:
+    if isinstance(running, SortedArrayRun):
         return running._chunks(waiting, views, skip)
     return (_merged_tuples(running, waiting, views, skip),)
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+from bisect import bisect_left, bisect_right
 import math
 import operator
 from numbers import Real
@@ -46,7 +47,7 @@ import numpy as np
 
 from .._validation import Interval, validate_params
 from ..errors import InvalidParameterError
-from ._running import JobTable
+from ._running import JobTable, SortedArrayRun
 from .base import register_policy
 from .tiresias import _DEFAULT_THRESHOLDS, Tiresias
 
@@ -90,6 +91,74 @@ class _DecisionState:
 
     def get(self, i, default=None):
         return self._built().get(i, default)
+
+
+class _QueueIndexRun(SortedArrayRun):
+    """The running jobs' 2D-Gittins entries as arrays, in the order of their tuples ``((queue,
+    -index, arrival, key), index)``: by (queue, -index, arrival rank), sorted at the first read
+    (a decision whose order nobody reads costs no sort and no tuple per job). A waiting entry
+    of the same form falls among them by bisection on its queue's slice of the negated indices,
+    then on the ranks among equal indices. :meth:`selects_all` answers at once where the first
+    waiting entry's queue is beyond every running job's.
+
+    >>> from types import SimpleNamespace as Job
+    >>> t = JobTable()
+    >>> for i in range(4):                   # jobs 0-2 run, job 3 waits
+    ...     t.add(Job(index=i, tau_star=1.0, gpus=1, arrival=0.0, key=(i,)))
+    >>> run = _QueueIndexRun(np.array([1, 0, 0]), np.array([-0.5, -0.25, -0.5]), np.array([0, 1, 2]), t)
+    >>> index, locate = run._locator(())
+    >>> index.tolist(), locate(((0, -0.3, 0.0, (3,)), 3)), locate(((1, -0.5, 0.0, (3,)), 3))
+    ([2, 1, 0], 1, 3)
+    """
+
+    __slots__ = ("table", "_parts", "_located")
+
+    def __init__(self, queue, negative, index, table: JobTable):   # numpy arrays, in running order
+        self.table = table
+        self._parts = (queue, negative, index)
+        self._located = None
+
+    def __len__(self) -> int:
+        return len(self._parts[2])
+
+    def _behind(self, first) -> bool:
+        return first[0][0] > self._parts[0].max()
+
+    def _locator(self, skip) -> tuple:
+        located = self._located if not skip else None
+        if located is None:
+            queue, negative, index = self._parts
+            rank = self.table.rank[index]
+            order = np.lexsort((rank, negative, queue))
+            if skip:
+                order = order[~np.isin(index[order], list(skip))]
+            queue, negative, index, rank = queue[order], negative[order], index[order], rank[order]
+            located = (index, self._locate(queue, negative, rank))
+            if not skip:
+                self._located = located
+        return located
+
+    def _locate(self, queue, negative, rank):
+        n = len(queue)
+        if not n:
+            return None
+        top = int(queue[-1])
+        starts = queue.searchsorted(np.arange(top + 2)).tolist()    # each queue's slice
+        neg = negative.tolist()
+        rank_of = self.table.rank
+
+        def locate(entry):
+            key = entry[0]
+            q = key[0]
+            if q > top:
+                return n
+            lo, hi = starts[q], starts[q + 1]
+            x = key[1]
+            k = bisect_left(neg, x, lo, hi)
+            if k < hi and neg[k] == x:      # equal indices: by (arrival, key), the rank
+                k += int(rank[k:bisect_right(neg, x, k, hi)].searchsorted(rank_of[entry[-1]]))
+            return k
+        return locate
 
 
 class _EmpiricalGittins:
@@ -299,13 +368,13 @@ class TiresiasGittins(Tiresias):
     def _within_queue_key(self, view, job, service, running: bool) -> tuple:
         return (-self._table.index(service, self._quantum), job.arrival, job.key)
 
-    def _running_entries(self, view) -> tuple[list, dict]:
+    def _running_entries(self, view) -> tuple:
         """The running jobs' entries and state (:meth:`Tiresias._running_entries`), with the
         services, queues and Gittins indices computed in numpy where every executed time is a
         float: the same IEEE operations in the same order as ``exact_mul``, ``_queue`` and
         ``_EmpiricalGittins.index`` (so the same keys; tests/policies/test_tiresias_incremental.py),
-        and the tuples built in C; sorted in numpy by (queue, -index, arrival rank), the order of
-        the entries' tuples (their ``(arrival, key)`` is the order of arrival). The executed
+        kept as a :class:`_QueueIndexRun` (sorted by (queue, -index, arrival rank), the order of
+        the entries' tuples, when first read; no tuple per job). The executed
         times come from the engine's arrays where it offers them
         (:meth:`~asrpt.state.ClusterView.running_executed_arrays`), the jobs' fields from the
         policy's :class:`~asrpt.policies._running.JobTable`."""
@@ -315,7 +384,7 @@ class TiresiasGittins(Tiresias):
             index_array, executed_array = got
             if not len(index_array):
                 return [], {}
-            gpu_array, rank = t.cols[1:].take(index_array, axis=1)
+            gpu_array = t.gpus[index_array]
         else:
             progress = view.running_executed()
             if not progress:
@@ -326,20 +395,14 @@ class TiresiasGittins(Tiresias):
             gpus, indices = zip(*map(_FIELDS, jobs))
             index_array = np.array(indices)
             gpu_array = np.array(gpus, dtype=float)
-            rank = t.rank[index_array]
             executed_array = np.array(executed)
         service = gpu_array * executed_array                                    # exact_mul
         q = np.searchsorted(self._th_array, service + 1e-9 * np.maximum(1.0, service),
                             side="right")                                      # _queue
         negative = -self._table.indices(service, self._quantum)
-        # the entries built in sorted order (the job fields gathered by the sorted indices)
-        order = np.lexsort((rank, negative, q))
-        ordered = index_array[order]
-        held = list(zip(zip(q[order].tolist(), negative[order].tolist(), t.arrival[ordered].tolist(),
-                            t.key[ordered].tolist()), ordered.tolist()))
         state = _DecisionState(index_array, q, service, executed_array)
         self._arrays = (index_array, q, service, gpu_array)
-        return held, state
+        return _QueueIndexRun(q, negative, index_array, t), state
 
     def next_wake(self, view):
         """:meth:`Tiresias.next_wake`, over the arrays of the decision's running jobs where they

@@ -94,6 +94,7 @@ from .._validation import Interval, Options
 from ..errors import InvalidParameterError
 from ..sizes import exact_div, exact_mul
 from ._incremental import MergedOrder, WaitingOrder, selects_running
+from ._running import SortedArrayRun, merged_chunks
 from .base import Decision, Policy, register_policy
 
 __all__ = ["Tiresias", "peer_gittins_table", "peer_gittins_index", "PEER_GITTINS_SAMPLE"]
@@ -673,12 +674,15 @@ class Tiresias(Policy):
             self._prev_now = view.now
             self._state = state
         keeps = view.settled and selects_running(held, waiting.entries, waiting.views, view.total_gpus)
-        return MergedOrder(held, waiting.entries, waiting.views, b_waiting=True), keeps
+        # (a run of arrays, as 2D-Gittins keys its running jobs, merges itself: merged_chunks)
+        merge = merged_chunks if isinstance(held, SortedArrayRun) else None
+        return MergedOrder(held, waiting.entries, waiting.views, merge=merge, b_waiting=True), keeps
 
     def _running_entries(self, view) -> tuple[list, dict]:
-        """The running jobs' entries ``((queue, *within-queue key), index)``, sorted, and their
-        state ``index -> (queue, service, executed, None)``, keyed afresh (knob off, no running
-        queues kept: a subclass whose within-queue key moves with the service)."""
+        """The running jobs' entries ``((queue, *within-queue key), index)``, sorted (a list, or
+        a :class:`~asrpt.policies._running.SortedArrayRun` in that order), and their state
+        ``index -> (queue, service, executed, None)``, keyed afresh (knob off, no running queues
+        kept: a subclass whose within-queue key moves with the service)."""
         state = {}
         held = []
         for job, executed, stopping in view.running_executed():
