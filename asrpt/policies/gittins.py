@@ -57,42 +57,6 @@ _REBUILD_FRACTION = 32
 _FIELDS = operator.attrgetter("gpus", "index")
 
 
-class _DecisionState:
-    """The running jobs' decision state ``index -> (queue, service, executed, None)``
-    (:meth:`Tiresias._running_entries`), read as a dict (``in``, ``get``, ``[]``) and built at
-    the first read: the wake-up reads it only for the jobs a pass started, and asks only whether
-    they are in it (answered from a set of the indices)."""
-
-    __slots__ = ("_parts", "_dict", "_keys")
-
-    def __init__(self, indices, queues, service, executed):   # numpy arrays, in running order
-        self._parts = (indices, queues, service, executed)
-        self._dict = self._keys = None
-
-    def _built(self) -> dict:
-        d = self._dict
-        if d is None:
-            indices, queues, service, executed = (a.tolist() for a in self._parts)
-            d = self._dict = dict(zip(indices, zip(queues, service, executed, itertools.repeat(None))))
-        return d
-
-    def __contains__(self, i) -> bool:
-        # (the wake-up's only question: a set of the indices, not the entries)
-        d = self._dict
-        if d is not None:
-            return i in d
-        keys = self._keys
-        if keys is None:
-            keys = self._keys = set(self._parts[0].tolist())
-        return i in keys
-
-    def __getitem__(self, i):
-        return self._built()[i]
-
-    def get(self, i, default=None):
-        return self._built().get(i, default)
-
-
 class _QueueIndexRun(SortedArrayRun):
     """The running jobs' 2D-Gittins entries as arrays, in the order of their tuples ``((queue,
     -index, arrival, key), index)``: by (queue, -index, arrival rank), sorted at the first read
@@ -346,9 +310,7 @@ class TiresiasGittins(Tiresias):
         self._table = _EmpiricalGittins(_check_samples(self.samples, type(self).__name__))
         self._quantum = float(self.quantum)
         self._th_array = np.array(self.thresholds_, dtype=float)
-        self._arrays = None     # (index, queue, service, GPUs) of the running jobs keyed in numpy
         self._jobs = JobTable()   # GPUs, arrival rank ((arrival, key) order), arrival and key by index
-        self._gone = np.zeros(0, dtype=bool)   # scratch marks of the jobs next_wake leaves out
 
         self.table_size_ = len(self._table)
 
@@ -368,8 +330,8 @@ class TiresiasGittins(Tiresias):
     def _within_queue_key(self, view, job, service, running: bool) -> tuple:
         return (-self._table.index(service, self._quantum), job.arrival, job.key)
 
-    def _running_entries(self, view) -> tuple:
-        """The running jobs' entries and state (:meth:`Tiresias._running_entries`), with the
+    def _running_entries(self, view):
+        """The running jobs' entries (:meth:`Tiresias._running_entries`), with the
         services, queues and Gittins indices computed in numpy where every executed time is a
         float: the same IEEE operations in the same order as ``exact_mul``, ``_queue`` and
         ``_EmpiricalGittins.index`` (so the same keys; tests/policies/test_tiresias_incremental.py),
@@ -383,12 +345,12 @@ class TiresiasGittins(Tiresias):
         if got is not None:
             index_array, executed_array = got
             if not len(index_array):
-                return [], {}
+                return []
             gpu_array = t.gpus[index_array]
         else:
             progress = view.running_executed()
             if not progress:
-                return [], {}
+                return []
             jobs, executed, _ = zip(*progress)
             if set(map(type, executed)) != {float}:
                 return super()._running_entries(view)
@@ -400,43 +362,7 @@ class TiresiasGittins(Tiresias):
         q = np.searchsorted(self._th_array, service + 1e-9 * np.maximum(1.0, service),
                             side="right")                                      # _queue
         negative = -self._table.indices(service, self._quantum)
-        state = _DecisionState(index_array, q, service, executed_array)
-        self._arrays = (index_array, q, service, gpu_array)
-        return _QueueIndexRun(q, negative, index_array, t), state
-
-    def next_wake(self, view):
-        """:meth:`Tiresias.next_wake`, over the arrays of the decision's running jobs where they
-        were keyed in numpy (the same operations: the same time)."""
-        arrays, self._arrays = self._arrays, None
-        if (arrays is None or self.promote_knob or self._peer is not None or self._queues is not None
-                or type(view.now) not in (float, int)):         # (an exact clock: Python numbers)
-            return super().next_wake(view)
-        self._waiting.note(view)  # this view shows the decision's starts and stops (once)
-        now = view.now
-        index, q, service, gpus = arrays
-        th = self._th_array
-        # left out: the jobs stopped by the decision (unless started again) and the ones stopping
-        gone = [j.index for j in view.stopped if not view.is_running(j)] + [j.index for j in view.stopping]
-        keep = q < len(th)
-        if gone:                # (marked in a scratch array by job index, cleared again: np.isin's answer)
-            mark = self._gone
-            if len(mark) < self._jobs.cols.shape[1]:
-                mark = self._gone = np.zeros(self._jobs.cols.shape[1], dtype=bool)
-            mark[gone] = True
-            keep &= ~mark[index]
-            mark[gone] = False
-        left = th[q[keep]] - service[keep]
-        t = now + left / gpus[keep]
-        t = t[t > now]
-        wake = t.min().item() if len(t) else None
-        state = self._state
-        for job in view.started:                  # started by this decision: not in the arrays
-            if job.index in state or view.is_stopping(job) or not view.is_running(job):
-                continue
-            t = self._jump(view, job, None)
-            if t is not None and t > now and (wake is None or t < wake):
-                wake = t
-        return wake
+        return _QueueIndexRun(q, negative, index_array, t)
 
     def report(self) -> dict:
         return {**super().report(), "table_size": self.table_size_}

@@ -618,6 +618,12 @@ class Tiresias(Policy):
         self._peer = None
         if order != "arrival" or demotion != "exact" or service != "gpu_time" or sample is not None:
             self._peer = self._make_peer(order, demotion, service, sample)
+        # the running jobs' next threshold crossings, kept across decisions for the wake-ups (knob
+        # off, not the peer's rules): the running queues' where they are kept, else kept apart
+        # (keys that move with the service, as 2D-Gittins's: its queues are 2D-LAS's all the same)
+        self._crossings = self._queues
+        if self._crossings is None and not self.promote_knob and self._peer is None:
+            self._crossings = _RunningQueues(self.thresholds_)
 
     def _make_peer(self, order, demotion, service, sample):
         """The peer-rules state: incremental where it can be (list order, no knob, no Gittins)."""
@@ -665,33 +671,26 @@ class Tiresias(Policy):
             waiting.rebuild(view, key_of)
         else:
             waiting.sync(view, key_of)
-        if self._queues is not None:
-            self._queues.update(view)
-            self._prev_now = view.now
-            held = self._queues.held
-        else:
-            held, state = self._running_entries(view)
-            self._prev_now = view.now
-            self._state = state
+        self._crossings.update(view)        # (the running queues themselves where kept)
+        self._prev_now = view.now
+        held = self._queues.held if self._queues is not None else self._running_entries(view)
         keeps = view.settled and selects_running(held, waiting.entries, waiting.views, view.total_gpus)
         # (a run of arrays, as 2D-Gittins keys its running jobs, merges itself: merged_chunks)
         merge = merged_chunks if isinstance(held, SortedArrayRun) else None
         return MergedOrder(held, waiting.entries, waiting.views, merge=merge, b_waiting=True), keeps
 
-    def _running_entries(self, view) -> tuple[list, dict]:
+    def _running_entries(self, view):
         """The running jobs' entries ``((queue, *within-queue key), index)``, sorted (a list, or
-        a :class:`~asrpt.policies._running.SortedArrayRun` in that order), and their state
-        ``index -> (queue, service, executed, None)``, keyed afresh (knob off, no running queues
-        kept: a subclass whose within-queue key moves with the service)."""
-        state = {}
+        a :class:`~asrpt.policies._running.SortedArrayRun` in that order), keyed afresh (knob
+        off, no running queues kept: a subclass whose within-queue key moves with the service;
+        the wake-ups read the crossings kept apart)."""
         held = []
         for job, executed, stopping in view.running_executed():
             service = exact_mul(job.gpus, executed)
-            q = self._queue(service)
-            state[job.index] = (q, service, executed, None)
-            held.append(((q,) + self._within_queue_key(view, job, service, not stopping), job.index))
+            held.append(((self._queue(service),) + self._within_queue_key(view, job, service, not stopping),
+                         job.index))
         held.sort()
-        return held, state
+        return held
 
     def decide(self, view):
         if self._peer is not None:
@@ -747,8 +746,8 @@ class Tiresias(Policy):
             return jump if jump is not None and jump > now else None
         if not self.promote_knob:
             self._waiting.note(view)  # this view shows the decision's starts and stops (once)
-        if self._queues is not None:
-            return self._queues.next_crossing(view)
+        if self._crossings is not None:
+            return self._crossings.next_crossing(view)
         state = self._state
         wake = None
         stopping = {j.index for j in view.stopping}
