@@ -623,7 +623,7 @@ class Tiresias(Policy):
         # (keys that move with the service, as 2D-Gittins's: its queues are 2D-LAS's all the same)
         self._crossings = self._queues
         if self._crossings is None and not self.promote_knob and self._peer is None:
-            self._crossings = _RunningQueues(self.thresholds_)
+            self._crossings = _RunningQueues(self.thresholds_, ordered=False)
 
     def _make_peer(self, order, demotion, service, sample):
         """The peer-rules state: incremental where it can be (list order, no knob, no Gittins)."""
@@ -801,12 +801,17 @@ class _RunningQueues:
     next wake-up (:meth:`next_crossing`): the candidates within the margin of the earliest are
     computed exactly, as the full pass computes every running job. Jobs enter and leave with the
     view's deltas (started, stopped, completed) and the stopping set (a job preempted that runs
-    on to its boundary is keyed behind the running ones of its queue, and back when kept)."""
+    on to its boundary is keyed behind the running ones of its queue, and back when kept).
 
-    __slots__ = ("th", "held", "_entry", "_version", "_heap", "_flagged", "_views")
+    With ``ordered=False`` only the crossings are kept (a policy whose order is keyed apart, as
+    2D-Gittins's): no sorted entries, and a job that starts or stops running on to its boundary
+    keeps its entry (the flag is part of the order only)."""
 
-    def __init__(self, thresholds: tuple):
+    __slots__ = ("th", "held", "_entry", "_version", "_heap", "_flagged", "_views", "_ordered")
+
+    def __init__(self, thresholds: tuple, ordered: bool = True):
         self.th = thresholds
+        self._ordered = ordered
         self.held: list = []                   # sorted entries of the running jobs (asrpt._sorted)
         self._entry: dict[int, tuple] = {}     # index -> its entry in held
         self._version: dict[int, int] = {}     # index -> version of its heap entries
@@ -828,7 +833,8 @@ class _RunningQueues:
     def _drop(self, i: int) -> None:
         entry = self._entry.pop(i, None)
         if entry is not None:
-            remove_sorted(self.held, entry)
+            if self._ordered:
+                remove_sorted(self.held, entry)
             self._version[i] = self._version.get(i, 0) + 1
         self._flagged.discard(i)
         self._views.pop(i, None)
@@ -839,7 +845,8 @@ class _RunningQueues:
         q, service = self.queue_of(job, view.executed_time(job))
         entry = ((q, 1 if stopping else 0, job.arrival, job.key), i)
         self._entry[i] = entry
-        insort(self.held, entry)
+        if self._ordered:
+            insort(self.held, entry)
         self._views[i] = job
         if stopping:
             self._flagged.add(i)
@@ -866,7 +873,7 @@ class _RunningQueues:
         """Bring every key up to ``view.now``: deltas, stopping flags, queue crossings."""
         self.sync(view)
         stopping = {j.index for j in view.stopping} if view.stopping else set()
-        if stopping or self._flagged:
+        if self._ordered and (stopping or self._flagged):
             for i in [i for i in self._flagged if i not in stopping] + [i for i in stopping if i not in self._flagged]:
                 job = self._views.get(i)
                 if job is not None:
