@@ -37,8 +37,9 @@ known in advance (a heap; the queue is computed again, with the same formula, on
 safety margin of it), and the next wake-up is read from the same heap. A decision costs
 O(changes x log A + the prefix the engine reads), the running jobs ahead of every waiting one
 handed over as they are. (Subclasses that change the keys, such as 2D-Gittins, re-key the R
-running jobs at each decision: O(R log R) more.) With the knob (promotions move waiting jobs) a
-decision re-keys all A active jobs, O(A log A).
+running jobs at each decision: O(R log R) more; their queues and threshold crossings are those of
+2D-LAS all the same, so the wake-ups still come from a heap of crossings kept across decisions.)
+With the knob (promotions move waiting jobs) a decision re-keys all A active jobs, O(A log A).
 
 **The published simulator's 2D-LAS (``tiresias-peer``).** Three options switch to the exact
 rules of the Tiresias simulator (SymbioticLab/Tiresias ``simulator/run_sim.py``, ``dlas-gpu``),

@@ -3,6 +3,7 @@ learning and its cold start."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from asrpt.errors import InvalidParameterError
 from asrpt.instance import Cluster, Instance, Job
@@ -84,3 +85,40 @@ def test_parameters():
         make_policy("tiresias-gittins:samples=[0]")
     with pytest.raises(InvalidParameterError, match="'quantum' parameter of TiresiasGittins"):
         make_policy("tiresias-gittins:quantum=0")
+
+
+# -- the running jobs' entries as arrays (_QueueIndexRun) ---------------------------------------
+_QUEUES = st.integers(0, 2)
+_NEGATIVES = st.sampled_from([-1.5, -0.5, -0.25, -0.0, 0.0])   # ties, and -0.0 against 0.0
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_a_queue_index_run_reads_as_its_sorted_tuples(data):
+    """The array run of 2D-Gittins's running entries ``((queue, -index, arrival, key), index)``,
+    merged with sorted waiting entries of the same form (ties on queue and index broken by
+    arrival rank, skipped jobs left out), lists the jobs as the merge of the sorted tuples does,
+    and its keep check answers as the tuples' does."""
+    from asrpt.policies._incremental import MergedOrder, selects_running
+    from asrpt.policies._running import merged_chunks
+    from asrpt.policies.gittins import _QueueIndexRun
+
+    from .test_running_arrays import dnn_trace, table_of
+
+    views, table, by_index = table_of(dnn_trace(24, data.draw(st.integers(0, 50), label="trace")))
+    chosen = data.draw(st.lists(st.sampled_from(range(len(views))), unique=True, max_size=20), label="jobs")
+    cut = data.draw(st.integers(0, len(chosen)), label="running")
+    run, wait = chosen[:cut], chosen[cut:]
+    key = {i: (data.draw(_QUEUES), data.draw(_NEGATIVES)) for i in chosen}
+    skip = set(data.draw(st.lists(st.sampled_from(run), unique=True, max_size=2))) if run else set()
+    entry = lambda i: ((*key[i], views[i].arrival, views[i].key), i)
+    running, waiting = sorted(map(entry, run)), sorted(map(entry, wait))
+    arrays = _QueueIndexRun(np.array([key[i][0] for i in run], dtype=np.intp),
+                            np.array([key[i][1] for i in run]), np.array(run, dtype=np.intp), table)
+    for left_out in ((), skip):
+        want = [i for _, i in sorted(running + waiting) if i not in left_out]
+        got = MergedOrder(arrays, waiting, by_index, skip=left_out, merge=merged_chunks)
+        assert [v.index for v in got] == want
+        budget = sum(views[i].gpus for i in run if i not in left_out) + data.draw(st.integers(0, 8))
+        assert (selects_running(arrays, waiting, by_index, budget, left_out)
+                == selects_running(running, waiting, by_index, budget, left_out))
