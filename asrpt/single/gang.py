@@ -426,11 +426,12 @@ class GangSRPTMachine:
                 break
 
     def _advance(self, t) -> None:
-        pending = self._pending
+        pending, full = self._pending, self._full
         while True:
-            finish = self._full[0][0] if self._full else None
-            release = pending[0][0] if pending else None
-            nxt = min((x for x in (finish, release) if x is not None), default=None)
+            # the next event: the first full-rate finish or the first release (the finish on a tie)
+            nxt = full[0][0] if full else None
+            if pending and (nxt is None or pending[0][0] < nxt):
+                nxt = pending[0][0]
             if nxt is None or (t is not None and nxt > t):
                 if t is not None:
                     self._elapse(t)
