@@ -357,21 +357,16 @@ class ArrayRun(SortedArrayRun):
     def _locator(self, skip) -> tuple:
         """The entries' indices (less ``skip``) and where a waiting entry ``(size, arrival,
         key, index)`` falls among them: by bisection on the sizes, then on the ranks among
-        equal sizes (:meth:`_below`), after a test against the last entry."""
+        equal sizes (:meth:`_below`)."""
         index, sizes, ranks = self._kept(skip)
         if not len(index):
             return index, None
         rank_of = self.table.rank
-        n = len(index)
-        last = (sizes[-1].item(), ranks[-1].item())
         memo = [None]
         below = self._below
 
         def locate(entry):
-            size, rank = entry[0], rank_of[entry[3]]
-            if (size, rank) > last:
-                return n
-            return below(sizes, ranks, size, rank, memo)
+            return below(sizes, ranks, entry[0], rank_of[entry[3]], memo)
         return index, locate
 
     def _kept(self, skip) -> tuple:
