@@ -195,11 +195,12 @@ class SortedArrayRun:
     keep check shared by the array runs. A subclass says where a waiting entry falls among its
     entries: :meth:`_locator` gives the running indices in order (less ``skip``) and a function
     ``locate(entry)``, how many of them sort below the waiting ``entry`` (all of them: it is
-    behind every one). ``table`` is the policy's :class:`JobTable` (views, GPUs)."""
+    behind every one); ``behind_first=True`` asks for a locate that is quick on an entry behind
+    every one (the keep check's). ``table`` is the policy's :class:`JobTable` (views, GPUs)."""
 
     __slots__ = ()
 
-    def _locator(self, skip) -> tuple:   # pragma: no cover (every subclass defines it)
+    def _locator(self, skip, behind_first: bool = False) -> tuple:   # pragma: no cover (every subclass defines it)
         raise NotImplementedError
 
     def _behind(self, first) -> bool:
@@ -215,7 +216,7 @@ class SortedArrayRun:
             return True
         if not skip and self._behind(waiting[0]):
             return True     # (the common case for SRSF and A-SRPT)
-        index, locate = self._locator(skip)
+        index, locate = self._locator(skip, behind_first=True)
         n = len(index)
         if not n:
             return True
@@ -354,20 +355,35 @@ class ArrayRun(SortedArrayRun):
     def _behind(self, first) -> bool:
         return first[0] > self._largest_size()
 
-    def _locator(self, skip) -> tuple:
+    def _locator(self, skip, behind_first: bool = False) -> tuple:
         """The entries' indices (less ``skip``) and where a waiting entry ``(size, arrival,
         key, index)`` falls among them: by bisection on the sizes, then on the ranks among
-        equal sizes (:meth:`_below`)."""
+        equal sizes (:meth:`_below`); with ``behind_first``, a test against the last entry
+        first (the keep check's last read is usually an entry behind every running one)."""
         index, sizes, ranks = self._kept(skip)
-        if not len(index):
+        n = len(index)
+        if not n:
             return index, None
         rank_of = self.table.rank
         memo = [None]
         below = self._below
+        search = sizes.searchsorted
 
         def locate(entry):
-            return below(sizes, ranks, entry[0], rank_of[entry[3]], memo)
-        return index, locate
+            size = entry[0]
+            if type(size) is float:     # (_below's float path, inline: the rank read on a tie only)
+                k = int(search(size))
+                if k < n and sizes[k] == size:
+                    k += int(ranks[k:int(search(size, "right"))].searchsorted(rank_of[entry[3]]))
+                return k
+            return below(sizes, ranks, size, rank_of[entry[3]], memo)
+        if not behind_first:
+            return index, locate
+        last = (sizes[-1].item(), ranks[-1].item())
+
+        def locate_after_last(entry):
+            return n if (entry[0], rank_of[entry[3]]) > last else locate(entry)
+        return index, locate_after_last
 
     def _kept(self, skip) -> tuple:
         """``(index, size, rank)`` of the entries not in ``skip``."""

@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from bisect import bisect_left, bisect_right
 import math
 import operator
+from bisect import bisect_left, bisect_right
 from numbers import Real
 
 import numpy as np
@@ -88,7 +88,8 @@ class _QueueIndexRun(SortedArrayRun):
     def _behind(self, first) -> bool:
         return first[0][0] > self._parts[0].max()
 
-    def _locator(self, skip) -> tuple:
+    def _locator(self, skip, behind_first: bool = False) -> tuple:
+        # (behind_first changes nothing here: an entry is placed by bisection within its queue)
         located = self._located if not skip else None
         if located is None:
             queue, negative, index = self._parts
