@@ -446,6 +446,38 @@ on the 20,000-job window the first waiting job never sat in a later queue than e
 (11,971 of 24,763 checks in the same queue, 4,671 in an earlier one) and the engine read the
 order at all 58,605 passes; 8.84 against 8.60 s, reverted.
 
+Fourteenth round, 2026-12-03 (``--base 6ba6606 --only run,gittins --run-policies
+tiresias-gittins,tiresias,srsf,a-srpt --whole --whole-policies tiresias-gittins,tiresias
+--whole-base --repeat 3``, run from a clone of the tree: a bench reads the tree it runs from, and
+editing it meanwhile corrupts the run). 2D-Gittins keeps its running entries as arrays
+(``gittins._QueueIndexRun``, a ``_running.SortedArrayRun`` like SRSF's and A-SRPT's
+``ArrayRun``): sorted by (queue, -index, arrival rank) when first read and merged with the
+waiting entries by bisection within each queue, with no tuple per running job; its wake-ups come
+from the threshold crossings kept across decisions (``tiresias._RunningQueues``, ordered=False:
+no sorted entries), not from a numpy pass over every running job. The outputs are byte-identical::
+
+    gittins   10000 Philly jobs 64x8 (abstract)      3.079 against 9.248   3.0x  (reference copy)
+    asrpt run tiresias-gittins 20k DNN 64x8          7.389 against 9.656   1.31x
+    asrpt run tiresias                               2.737 against 2.754   1.0x  (path unchanged)
+    asrpt run srsf[hierarchy]                        5.427 against 5.328   1.0x  (ArrayRun refactored)
+    asrpt run a-srpt[hierarchy]                      7.025 against 7.301   1.04x (gang machine's next event)
+    whole Philly tiresias-gittins                   53.632 against 64.976  1.21x
+    whole Philly tiresias                           16.335 against 16.125  1.0x
+
+A second bench at the round's end (``--only run --run-policies srsf,a-srpt --whole
+--whole-policies a-srpt,srsf,tiresias-gittins --whole-base --repeat 1``): whole trace
+tiresias-gittins 52.1 against 63.3 s (1.22x), a-srpt 42.0 against 42.6, srsf 32.4 against 32.5.
+By hand on the 20,000-job window, base first, in turn: SRSF 5.38 / 5.40 / 5.35 / 5.31 / 5.56 /
+5.34 against 5.47 / 5.48 / 5.40 / 5.51 / 5.47 / 5.20 s after the ArrayRun refactor (a cProfile
+of each shows the same total, 11.61 against 11.55 s: the pairs' 1-2% is placement noise). Where
+2D-Gittins's passes go now (benchmarks/pass_kinds.py, the window): arrivals 128 us, completions
+89, iteration-boundary stops 154, wake-ups 75 (2D-LAS: 60, 28, 56, 16); the rest of its extra
+cost is the Gittins indices (two searches of the learned sample table per running job, about a
+sixth of the run) and the sort. Tried and not kept: searching the table with the services in
+ascending order (an argsort first). A synthetic micro-benchmark on an 80,000-sample table gave
+50 against 27 us for 314 services (numpy narrows each search from the previous one, and reads
+the table in order), but the whole trace did not move: 54.28 against 54.27 s.
+
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
 
@@ -471,7 +503,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # this tree's asrpt, not whichever the environment has installed
 
-BASE = "e76bdf1"  # main before the thirteenth round of issue 18; ec283d3 before the twelfth, b7676ac before the eleventh, f18ef0d before the tenth, f5f60f1 before the ninth, b9a21cb before the eighth, 197897c before the seventh, 83bafb1 before the sixth, bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
+BASE = "6ba6606"  # main before the fourteenth round of issue 18; e76bdf1 before the thirteenth, ec283d3 before the twelfth, b7676ac before the eleventh, f18ef0d before the tenth, f5f60f1 before the ninth, b9a21cb before the eighth, 197897c before the seventh, 83bafb1 before the sixth, bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
 PEER_FIFO = {"64x8": 117.6, "6500": 45.0}  # issue 18's measured PAI-simulator seconds (not re-run)
 PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel", "tiresias", "gittins",
          "run")
