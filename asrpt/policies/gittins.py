@@ -160,8 +160,9 @@ class _EmpiricalGittins:
         k = hi - lo
         denominator = prefix[hi] - prefix[lo] - attained * k + quantum * (n - hi)
         out = np.zeros(len(attained))
-        ok = (lo < n) & (denominator > 0)
-        np.divide(k, denominator, out=out, where=ok)
+        # (beyond the support, lo == hi == n: the denominator is exactly 0, so `denominator > 0`
+        # is index()'s `lo < n` test too)
+        np.divide(k, denominator, out=out, where=denominator > 0)
         return out
 
     def _arrays(self):

@@ -122,3 +122,20 @@ def test_a_queue_index_run_reads_as_its_sorted_tuples(data):
         budget = sum(views[i].gpus for i in run if i not in left_out) + data.draw(st.integers(0, 8))
         assert (selects_running(arrays, waiting, by_index, budget, left_out)
                 == selects_running(running, waiting, by_index, budget, left_out))
+
+
+@settings(max_examples=200, deadline=None)
+@given(samples=st.lists(st.sampled_from([0.5, 1.0, 2.0, 3.25, 7.0, 40.0, 1e6]), max_size=12),
+       attained=st.lists(st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 6.9, 7.0, 39.0, 1e6, 2e6]), min_size=1, max_size=8),
+       quantum=st.sampled_from([0.5, 1.0, 3.25, 100.0]))
+def test_the_index_array_is_the_index_of_each(samples, attained, quantum):
+    """``_EmpiricalGittins.indices`` (the numpy form 2D-Gittins keys its running jobs with) gives
+    ``index`` of each service bit for bit: services on sample values, beyond the support (0),
+    and an empty table (every index 0)."""
+    from asrpt.policies.gittins import _EmpiricalGittins
+
+    table = _EmpiricalGittins(samples)
+    got = table.indices(np.array(attained), quantum)
+    want = [table.index(a, quantum) for a in attained]
+    assert got.tolist() == want
+    assert all(np.signbit(got) == np.signbit(want))
