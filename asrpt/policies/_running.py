@@ -15,7 +15,10 @@ share:
   index)``, as tuples (the Python path) or as arrays sorted by ``(size, arrival rank)`` (the same
   order: jobs arrive in ``(arrival, key, index)`` order), and :func:`merged`, the run read with a
   sorted list of waiting entries as one priority order of job views (for arrays: slices of one
-  list of views between the waiting entries read, found by bisection; no tuple per running job).
+  list of views between the waiting entries read, found by bisection; no tuple per running job);
+- :class:`SortedArrayRun`, the base of the array runs: that merge and the keep check
+  (``selects_all``), for any run that can say where a waiting entry falls among its entries
+  (2D-Gittins's :class:`~asrpt.policies.gittins._QueueIndexRun` is another).
 
 Exact runs (Fractions, ints beyond floats) keep the Python path; tests compare both
 (tests/policies/test_running_arrays.py).
@@ -33,8 +36,8 @@ import numpy as np
 from ..sizes import floaty
 from ..state import REST_WAITING, RunningChunk
 
-__all__ = ["JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "ArrayRun", "merged", "merged_chunks",
-           "running_inputs", "crossings"]
+__all__ = ["JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "SortedArrayRun", "ArrayRun", "merged",
+           "merged_chunks", "running_inputs", "crossings"]
 
 _INDEX = itemgetter(3)
 _LAST = itemgetter(-1)
@@ -195,12 +198,11 @@ class SortedArrayRun:
     keep check shared by the array runs. A subclass says where a waiting entry falls among its
     entries: :meth:`_locator` gives the running indices in order (less ``skip``) and a function
     ``locate(entry)``, how many of them sort below the waiting ``entry`` (all of them: it is
-    behind every one); ``behind_first=True`` asks for a locate that is quick on an entry behind
-    every one (the keep check's). ``table`` is the policy's :class:`JobTable` (views, GPUs)."""
+    behind every one). ``table`` is the policy's :class:`JobTable` (views, GPUs)."""
 
     __slots__ = ()
 
-    def _locator(self, skip, behind_first: bool = False) -> tuple:   # pragma: no cover (every subclass defines it)
+    def _locator(self, skip) -> tuple:   # pragma: no cover (every subclass defines it)
         raise NotImplementedError
 
     def _behind(self, first) -> bool:
@@ -216,7 +218,7 @@ class SortedArrayRun:
             return True
         if not skip and self._behind(waiting[0]):
             return True     # (the common case for SRSF and A-SRPT)
-        index, locate = self._locator(skip, behind_first=True)
+        index, locate = self._locator(skip)
         n = len(index)
         if not n:
             return True
@@ -286,11 +288,12 @@ class ArrayRun(SortedArrayRun):
 
     # _keys: None (of_left, keys not computed yet), (size, index, rank) unsorted, or False (sorted
     # into _size, _rank, _index)
-    __slots__ = ("_size", "_rank", "_index", "table", "_left", "_keys")
+    __slots__ = ("_size", "_rank", "_index", "table", "_left", "_keys", "_size_list")
 
     def __init__(self, size, index, table: JobTable, rank=None):
         self.table, self._left, self._index = table, None, index
         self._keys = (size, index, rank)
+        self._size_list = None
 
     @classmethod
     def of_left(cls, left, index, table: JobTable, positive: bool = False) -> "ArrayRun":
@@ -311,6 +314,7 @@ class ArrayRun(SortedArrayRun):
         """
         run = cls.__new__(cls)
         run.table, run._left, run._index, run._keys = table, (left, index, positive), index, None
+        run._size_list = None
         return run
 
     def _unsorted(self) -> tuple:
@@ -355,35 +359,35 @@ class ArrayRun(SortedArrayRun):
     def _behind(self, first) -> bool:
         return first[0] > self._largest_size()
 
-    def _locator(self, skip, behind_first: bool = False) -> tuple:
-        """The entries' indices (less ``skip``) and where a waiting entry ``(size, arrival,
-        key, index)`` falls among them: by bisection on the sizes, then on the ranks among
-        equal sizes (:meth:`_below`); with ``behind_first``, a test against the last entry
-        first (the keep check's last read is usually an entry behind every running one)."""
-        index, sizes, ranks = self._kept(skip)
-        n = len(index)
-        if not n:
-            return index, None
-        rank_of = self.table.rank
-        memo = [None]
-        below = self._below
-        search = sizes.searchsorted
+    def _locator(self, skip) -> tuple:
+        """The entries' indices (less ``skip``) and :meth:`_locate` of the run they make."""
+        if not skip:
+            run = self
+            if run._keys is not False:
+                run._sort()
+        else:   # (the kept entries, still sorted, as a run of their own)
+            index, size, rank = self._kept(skip)
+            run = ArrayRun(size, index, self.table, rank)
+            run._size, run._rank, run._keys = size, rank, False
+        return run._index, (run._locate if len(run._index) else None)
 
-        def locate(entry):
-            size = entry[0]
-            if type(size) is float:     # (_below's float path, inline: the rank read on a tie only)
-                k = int(search(size))
-                if k < n and sizes[k] == size:
-                    k += int(ranks[k:int(search(size, "right"))].searchsorted(rank_of[entry[3]]))
-                return k
-            return below(sizes, ranks, size, rank_of[entry[3]], memo)
-        if not behind_first:
-            return index, locate
-        last = (sizes[-1].item(), ranks[-1].item())
-
-        def locate_after_last(entry):
-            return n if (entry[0], rank_of[entry[3]]) > last else locate(entry)
-        return index, locate_after_last
+    def _locate(self, entry) -> int:
+        """How many entries sort below a waiting entry ``(size, arrival, key, index)``: by
+        bisection on the sizes (in numpy for a float, which a float64 holds; else on the sizes as
+        Python numbers, listed once), then on the ranks among equal sizes (read on a tie only)."""
+        size, sizes = entry[0], self._size
+        if type(size) is float:
+            k = int(sizes.searchsorted(size))
+            if k < len(sizes) and sizes[k] == size:  # equal sizes: by (arrival, key, index), the rank
+                k += int(self._rank[k:int(sizes.searchsorted(size, "right"))].searchsorted(self.table.rank[entry[3]]))
+            return k
+        size_list = self._size_list
+        if size_list is None:
+            size_list = self._size_list = sizes.tolist()
+        k = bisect_left(size_list, size)
+        if k < len(size_list) and size_list[k] == size:
+            k += int(self._rank[k:bisect_right(size_list, size, k)].searchsorted(self.table.rank[entry[3]]))
+        return k
 
     def _kept(self, skip) -> tuple:
         """``(index, size, rank)`` of the entries not in ``skip``."""
@@ -391,27 +395,6 @@ class ArrayRun(SortedArrayRun):
             keep = ~np.isin(self.index, list(skip))
             return self.index[keep], self.size[keep], self.rank[keep]
         return self.index, self.size, self.rank
-
-    @staticmethod
-    def _below(sizes, ranks, size, rank, memo: list) -> int:
-        """How many entries of the sorted ``sizes`` (``ranks`` among equal sizes) sort below a
-        waiting entry of ``size`` and arrival rank ``rank``: bisection in numpy for a float (a
-        float64 holds it), else on the sizes as Python numbers (``memo[0]``, listed once)."""
-        n = len(sizes)
-        if type(size) is float:
-            k = int(sizes.searchsorted(size))
-            if k < n and sizes[k] == size:  # equal sizes: by (arrival, key, index), the rank
-                hi = int(sizes.searchsorted(size, "right"))
-                k += int(ranks[k:hi].searchsorted(rank))
-            return k
-        if memo[0] is None:
-            memo[0] = sizes.tolist()
-        size_list = memo[0]
-        k = bisect_left(size_list, size)
-        if k < n and size_list[k] == size:
-            hi = bisect_right(size_list, size, k)
-            k += int(ranks[k:hi].searchsorted(rank))
-        return k
 
 
 def running_inputs(view, table: JobTable, tracker):

@@ -88,8 +88,7 @@ class _QueueIndexRun(SortedArrayRun):
     def _behind(self, first) -> bool:
         return first[0][0] > self._parts[0].max()
 
-    def _locator(self, skip, behind_first: bool = False) -> tuple:
-        # (behind_first changes nothing here: an entry is placed by bisection within its queue)
+    def _locator(self, skip) -> tuple:
         located = self._located if not skip else None
         if located is None:
             queue, negative, index = self._parts
