@@ -325,9 +325,11 @@ def test_array_merge_is_the_tuple_merge(seed):
     run, wait = chosen[:cut], chosen[cut:]
     size_of = {i: rng.choice(sizes) for i in chosen}
     entries = lambda ids: [(size_of[i], views[i].arrival, views[i].key, i) for i in ids]
+    if seed % 4 == 1:   # waiting sizes as exact numbers (ints, Fractions) of the same values
+        size_of.update({i: int(size_of[i]) if size_of[i] == int(size_of[i]) else Fraction(size_of[i]) for i in wait})
     waiting = sorted(entries(wait))
     skip = set(rng.sample(chosen, min(3, len(chosen)))) if seed % 3 == 0 else ()
-    arrays = ArrayRun(np.array([size_of[i] for i in run]), np.array(run, dtype=np.intp), table)
+    arrays = ArrayRun(np.array([float(size_of[i]) for i in run]), np.array(run, dtype=np.intp), table)
     want = list(merged(TupleRun(sorted(entries(run))), waiting, by_index, skip))
     assert list(merged(arrays, waiting, by_index, skip)) == want
     assert len(want) == len(chosen) - len(skip)
