@@ -469,7 +469,12 @@ A second bench at the round's end (``--only run --run-policies srsf,a-srpt --who
 tiresias-gittins 52.1 against 63.3 s (1.22x), a-srpt 42.0 against 42.6, srsf 32.4 against 32.5.
 By hand on the 20,000-job window, base first, in turn: SRSF 5.38 / 5.40 / 5.35 / 5.31 / 5.56 /
 5.34 against 5.47 / 5.48 / 5.40 / 5.51 / 5.47 / 5.20 s after the ArrayRun refactor (a cProfile
-of each shows the same total, 11.61 against 11.55 s: the pairs' 1-2% is placement noise). Where
+of each shows the same total, 11.61 against 11.55 s); the locate it made was a closure built per
+read (about 2 us, twice a pass). As a method of the sorted run: 5.44 / 5.38 / 5.51 / 5.45 against
+5.41 / 5.51 / 5.39 / 5.41 s. The last bench (``--only run --run-policies srsf,a-srpt,tiresias-gittins
+--whole --whole-policies srsf,a-srpt --whole-base --repeat 1``): window srsf 5.36 against 5.48 s,
+a-srpt 7.08 against 7.28, tiresias-gittins 7.53 against 9.76 (1.30x); whole trace srsf 33.8
+against 34.3, a-srpt 42.0 against 42.7. Where
 2D-Gittins's passes go now (benchmarks/pass_kinds.py, the window): arrivals 128 us, completions
 89, iteration-boundary stops 154, wake-ups 75 (2D-LAS: 60, 28, 56, 16); the rest of its extra
 cost is the Gittins indices (two searches of the learned sample table per running job, about a
