@@ -142,10 +142,11 @@ class SortedCrossings:
     ``popleft()``, truth. Sorted only if more than the first entry is read (the first is the
     minimum)."""
 
-    __slots__ = ("when", "who", "pos", "sorted")
+    __slots__ = ("when", "who", "pos", "sorted", "first")
 
-    def __init__(self, when, who):
-        self.when, self.who, self.pos, self.sorted = when, who, 0, False
+    def __init__(self, when, who, first=None):
+        # first: the position of a minimum of ``when`` (its first), where the caller found it
+        self.when, self.who, self.pos, self.sorted, self.first = when, who, 0, False, first
 
     def __len__(self) -> int:
         return len(self.when) - self.pos
@@ -156,7 +157,7 @@ class SortedCrossings:
         if self.sorted:
             return self.when[self.pos].item(), self.who[self.pos].item()
         when = self.when
-        p = int(when.argmin())
+        p = self.first if self.first is not None else int(when.argmin())
         t = when[p]
         if np.count_nonzero(when == t) > 1:       # equal times: the smallest index first
             return t.item(), self.who[when == t].min().item()
