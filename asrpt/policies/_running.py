@@ -140,13 +140,17 @@ class SortedCrossings:
     """``(time, index)`` entries in ascending order, from arrays, read as
     :meth:`~asrpt.predict.base.PredictionTracker.noted_crossing` reads a heap: ``noted[0]``,
     ``popleft()``, truth. Sorted only if more than the first entry is read (the first is the
-    minimum)."""
+    minimum, found once at construction: :meth:`after` reads it too)."""
 
     __slots__ = ("when", "who", "pos", "sorted", "first")
 
-    def __init__(self, when, who, first=None):
-        # first: the position of a minimum of ``when`` (its first), where the caller found it
-        self.when, self.who, self.pos, self.sorted, self.first = when, who, 0, False, first
+    def __init__(self, when, who):
+        self.when, self.who, self.pos, self.sorted = when, who, 0, False
+        self.first = int(when.argmin()) if len(when) else None     # (the first minimum)
+
+    def after(self, now) -> bool:
+        """Whether every time is after ``now`` (true of none)."""
+        return self.first is None or bool(self.when[self.first] > now)
 
     def __len__(self) -> int:
         return len(self.when) - self.pos
@@ -157,7 +161,7 @@ class SortedCrossings:
         if self.sorted:
             return self.when[self.pos].item(), self.who[self.pos].item()
         when = self.when
-        p = self.first if self.first is not None else int(when.argmin())
+        p = self.first
         t = when[p]
         if np.count_nonzero(when == t) > 1:       # equal times: the smallest index first
             return t.item(), self.who[when == t].min().item()
@@ -196,15 +200,14 @@ class TupleRun:
 class SortedArrayRun:
     """A run of running entries kept as arrays in priority order, read with a sorted list of
     waiting entries (tuples ending with the job's index) as one order: the merge and the
-    keep check shared by the array runs. A subclass says where a waiting entry falls among its
-    entries: :meth:`_locator` gives the running indices in order (less ``skip``) and a function
-    ``locate(entry)``, how many of them sort below the waiting ``entry`` (all of them: it is
-    behind every one). ``table`` is the policy's :class:`JobTable` (views, GPUs)."""
+    keep check shared by the array runs. A subclass defines ``_locator(skip)``, where a waiting
+    entry falls among its entries: ``(index, locate)``, the running indices in order (less
+    ``skip``) and a function ``locate(entry)``, how many of them sort below the waiting ``entry``
+    (all of them: it is behind every one; None where there is no running entry). ``table`` is
+    the policy's :class:`JobTable` (views, GPUs). (Not an ``abc.ABC``: the merge (``merged_chunks``)
+    and Tiresias ask ``isinstance`` of it at every pass, four times slower through ``ABCMeta``.)"""
 
     __slots__ = ()
-
-    def _locator(self, skip) -> tuple:   # pragma: no cover (every subclass defines it)
-        raise NotImplementedError
 
     def _behind(self, first) -> bool:
         """Whether the waiting entry ``first`` sorts behind every running entry, answered
@@ -362,12 +365,12 @@ class ArrayRun(SortedArrayRun):
 
     def _locator(self, skip) -> tuple:
         """The entries' indices (less ``skip``) and :meth:`_locate` of the run they make."""
-        if not skip:
-            run = self
-            if run._keys is not False:
-                run._sort()
-        else:   # (the kept entries, still sorted, as a run of their own)
-            index, size, rank = self._kept(skip)
+        if self._keys is not False:
+            self._sort()
+        run = self
+        if skip:    # (the kept entries, still sorted, as a run of their own)
+            keep = ~np.isin(self._index, list(skip))
+            index, size, rank = self._index[keep], self._size[keep], self._rank[keep]
             run = ArrayRun(size, index, self.table, rank)
             run._size, run._rank, run._keys = size, rank, False
         return run._index, (run._locate if len(run._index) else None)
@@ -389,13 +392,6 @@ class ArrayRun(SortedArrayRun):
         if k < len(size_list) and size_list[k] == size:
             k += int(self._rank[k:bisect_right(size_list, size, k)].searchsorted(self.table.rank[entry[3]]))
         return k
-
-    def _kept(self, skip) -> tuple:
-        """``(index, size, rank)`` of the entries not in ``skip``."""
-        if skip:
-            keep = ~np.isin(self.index, list(skip))
-            return self.index[keep], self.size[keep], self.rank[keep]
-        return self.index, self.size, self.rank
 
 
 def running_inputs(view, table: JobTable, tracker):

@@ -527,8 +527,8 @@ class ASRPT(PredictorPolicy):
         when = now + rest * tau
         # (no job at its prediction: every rest is > 0, as rest * tau > 0 with tau > 0, so every
         # job has a crossing, at `when`, and max(rest, 0) is rest)
-        first = int(when.argmin()) if len(when) else None     # (the first minimum: SortedCrossings reads it)
-        positive = first is None or when[first] > now
+        cross = SortedCrossings(when, idx)
+        positive = cross.after(now)
         if not positive:
             reached = np.flatnonzero(when <= now)
             views = self._views
@@ -542,7 +542,7 @@ class ASRPT(PredictorPolicy):
                 return True
             rest[reached] = preds[idx[reached]] - done[reached]
         self._left = RunningLeft(idx, rest, {})
-        self._cross = SortedCrossings(when, idx, first) if positive else crossings(now, rest, tau, idx)
+        self._cross = cross if positive else crossings(now, rest, tau, idx)
         # (0 if rest < 0 else rest) * tau* * gpus, computed when the order is read
         self._rkeys = ArrayRun.of_left(rest, idx, table, positive)
         return True

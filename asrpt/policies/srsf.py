@@ -215,8 +215,8 @@ class SRSF(PredictorPolicy):
         positive = False
         if self.adaptive != "off":
             when = now + left * tau
-            first = int(when.argmin()) if len(when) else None     # (the first minimum: SortedCrossings reads it)
-            positive = first is None or when[first] > now
+            cross = SortedCrossings(when, idx)
+            positive = cross.after(now)
             if not positive:
                 reached = np.flatnonzero(when <= now)
                 views = self._views
@@ -236,7 +236,7 @@ class SRSF(PredictorPolicy):
         if epsilon:
             size = np.where(stopping, size, size * (1 - epsilon))
         self._running_left = RunningLeft(idx, left, self._left)
-        self._cross = SortedCrossings(when, idx, first) if positive else crossings(now, left, tau, idx)
+        self._cross = cross if positive else crossings(now, left, tau, idx)
         return ArrayRun(size, idx, t, rank)
 
     def _running_tuples(self, view, pred, raised=frozenset()) -> list:
