@@ -36,7 +36,6 @@ are the same).
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import math
 import operator
@@ -174,10 +173,10 @@ class _EmpiricalGittins:
         values = self.values
         n = len(values)
         a = float(attained)
-        lo = bisect.bisect_right(values, a)
+        lo = bisect_right(values, a)
         if lo == n:
             return 0.0
-        hi = bisect.bisect_right(values, a + quantum)
+        hi = bisect_right(values, a + quantum)
         prefix = self.prefix
         k = hi - lo
         denominator = prefix[hi] - prefix[lo] - a * k + quantum * (n - hi)
