@@ -56,6 +56,7 @@ waiting forever (a stalled run raises :class:`~asrpt.errors.AsrptError`).
 
 from __future__ import annotations
 
+import bisect
 import collections
 import heapq
 import itertools
@@ -1126,9 +1127,13 @@ class _Engine:
         :data:`~asrpt.state.REST_WAITING` (only waiting jobs follow), the walk stops if what is
         left is less than every waiting job needs: it would select none of them. A first chunk
         that is a :class:`~asrpt.state.RunningHead` (the running jobs that are not stopping) is
-        taken whole, and what it leaves is the idle GPUs and the stopping jobs' GPUs. The jobs of
-        the :class:`~asrpt.state.RunningChunk` chunks taken whole are counted (``held_taken``) and
-        the other selected jobs listed in order (``singles``), for :meth:`_apply_preemptive`.
+        taken whole, and what it leaves is the idle GPUs and the stopping jobs' GPUs. Of a
+        :class:`~asrpt.state.RunningChunk` that does not fit whole, the longest prefix that fits
+        is taken whole (a cumulative sum and a bisection: the walk job by job takes exactly that
+        prefix, each job fitting in what the ones before it leave), and the walk goes on job by
+        job from the first job that does not fit. The jobs of the running chunks taken whole
+        (prefixes included) are counted (``held_taken``) and the other selected jobs listed in
+        order (``singles``), for :meth:`_apply_preemptive`.
         """
         budget = self.total_gpus
         selected: list[JobView] = []
@@ -1174,6 +1179,22 @@ class _Engine:
                     if not budget:
                         return selected, skipped, itertools.chain.from_iterable(pieces), head
                     continue
+                if kind is RunningChunk:
+                    # Not whole: the walk job by job takes the longest prefix whose GPUs fit
+                    # (every job of it fits in what the ones before it leave), so that prefix
+                    # is taken whole, and the walk goes on from the first job that does not fit.
+                    held = list(itertools.accumulate(map(_GPUS_OF, piece)))
+                    k = bisect.bisect_right(held, budget)
+                    if k > 1:
+                        head_part = piece[:k]
+                        if self.check:
+                            self._check_running_chunk(head_part)
+                        selected.extend(head_part)
+                        self.held_taken += k
+                        budget -= held[k - 1]
+                        piece = piece[k:]
+                        if not budget:
+                            return selected, skipped, itertools.chain(piece, itertools.chain.from_iterable(pieces)), head
             jobs = iter(piece)
             for jv in jobs:
                 g = jv.gpus
