@@ -367,7 +367,8 @@ class ClusterView:
         """The array form of :meth:`running_progress`: ``(index, done, tau, stopping)``, numpy
         arrays over the running jobs in the order of :attr:`running` (job indices, work done now,
         iteration time, stopping flags; fresh copies, bit for bit the values
-        :meth:`running_progress` gives), or None where float arrays could not hold them exactly
+        :meth:`running_progress` gives, except that with no job stopping the flags are a
+        read-only array of False), or None where float arrays could not hold them exactly
         (exact runs with ints or Fractions beyond floats, abstract jobs): policies then use
         :meth:`running_progress`. An engine without it gives None.
 

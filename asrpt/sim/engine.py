@@ -100,16 +100,20 @@ class _ProgressArrays:
     order of the engine's ``running`` dict, kept as it changes (``enter``, ``leave``), so that a
     pass does not convert the dict's keys."""
 
-    __slots__ = ("state", "spent", "spent_float", "mark", "exact", "run", "n_run")
+    __slots__ = ("state", "spent", "spent_float", "mark", "exact", "run", "n_run", "np", "none_stopping")
 
     def __init__(self, states, running):
         import numpy as np   # only runs whose policy reads the arrays load numpy
 
+        self.np = np    # (for the engine's per-pass reads, without an import statement each)
         n = len(states)
         self.state = np.ones((3, n))
         self.spent = np.zeros((2, n))
         self.spent_float = np.zeros(n, dtype=bool)
         self.mark = np.zeros(n, dtype=bool)   # scratch: the stopping jobs, set and cleared per call
+        # the stopping flags of a pass with none stopping: slices of one read-only array
+        self.none_stopping = np.zeros(n, dtype=bool)
+        self.none_stopping.flags.writeable = False
         self.exact = False
         for i, st in enumerate(states):
             if st.status in (_RUNNING, _STOPPING):
@@ -122,9 +126,7 @@ class _ProgressArrays:
         """Job ``i`` was added to ``running`` (at its end)."""
         n = self.n_run
         if n == len(self.run):
-            import numpy as np
-
-            grown = np.zeros(2 * n, dtype=np.intp)
+            grown = self.np.zeros(2 * n, dtype=self.np.intp)
             grown[:n] = self.run
             self.run = grown
         self.run[n] = i
@@ -402,13 +404,13 @@ class _Engine:
         ``running`` (job indices, work done now, iteration time, stopping flags), the values
         :meth:`running_progress` gives, bit for bit (the same IEEE operations in the same order);
         or None when they would not be (a value that is not a float or an int below 2**53, as in
-        exact runs with Fractions, or an abstract job)."""
-        import numpy as np
-
+        exact runs with Fractions, or an abstract job). With no job stopping the flags are a
+        read-only array of False."""
         got = self._arrays_now()
         if got is None:
             return None
         arr, idx = got
+        np = arr.np
         now = self.now
         done, eff, tau = arr.state.take(idx, axis=1)
         # progress (now - eff) / tau where now > eff, else 0 (then 0 / tau: the same +0.0 that
@@ -425,7 +427,7 @@ class _Engine:
             flags = mark[idx]
             mark[s] = False
         else:
-            flags = np.zeros(len(idx), dtype=bool)
+            flags = arr.none_stopping[:len(idx)]
         return idx, done, tau, flags
 
     def running_executed_arrays(self):
