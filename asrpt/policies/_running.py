@@ -137,10 +137,21 @@ class RunningLeft:
 
 
 class SortedCrossings:
-    """``(time, index)`` entries in ascending order, from arrays, read as
+    """``(time, index)`` entries in ascending order of time, from arrays, read as
     :meth:`~asrpt.predict.base.PredictionTracker.noted_crossing` reads a heap: ``noted[0]``,
     ``popleft()``, truth. Sorted only if more than the first entry is read (the first is the
-    minimum, found once at construction: :meth:`after` reads it too)."""
+    minimum, found once at construction: :meth:`after` reads it too).
+
+    Equal times come in array order (the heap of tuples would give the smallest index first):
+    the reader returns the time of the first entry it accepts, so the order among equal times
+    changes nothing it returns, and no pass looks for ties.
+
+    >>> c = SortedCrossings(np.array([5.0, 2.0, 2.0]), np.array([7, 9, 3]))
+    >>> c[0], c.after(1.0), c.after(2.0)
+    ((2.0, 9), True, False)
+    >>> c.popleft(); c[0], len(c)
+    ((2.0, 3), 2)
+    """
 
     __slots__ = ("when", "who", "pos", "sorted", "first")
 
@@ -158,18 +169,13 @@ class SortedCrossings:
     def __getitem__(self, k: int) -> tuple:
         if k != 0:
             raise IndexError("only the first entry is read")
-        if self.sorted:
-            return self.when[self.pos].item(), self.who[self.pos].item()
-        when = self.when
-        p = self.first
-        t = when[p]
-        if np.count_nonzero(when == t) > 1:       # equal times: the smallest index first
-            return t.item(), self.who[when == t].min().item()
-        return t.item(), self.who[p].item()
+        p = self.pos if self.sorted else self.first
+        return self.when[p].item(), self.who[p].item()
 
     def popleft(self) -> None:
         if not self.sorted:
-            order = np.lexsort((self.who, self.when))
+            # (stable: the first minimum, the entry read so far, stays first)
+            order = self.when.argsort(kind="stable")
             self.when, self.who, self.sorted = self.when[order], self.who[order], True
         self.pos += 1
 
