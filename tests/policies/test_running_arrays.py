@@ -7,6 +7,8 @@ import random
 from fractions import Fraction
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import pytest
 
 from asrpt.instance import Parallelism
@@ -333,3 +335,44 @@ def test_array_merge_is_the_tuple_merge(seed):
     want = list(merged(TupleRun(sorted(entries(run))), waiting, by_index, skip))
     assert list(merged(arrays, waiting, by_index, skip)) == want
     assert len(want) == len(chosen) - len(skip)
+
+
+class _CrossingView:
+    """What ``noted_crossing`` reads of a view: the time, the jobs started since the decision
+    (none here), and which jobs run and which of them are stopping."""
+
+    def __init__(self, now, running, stopping):
+        self.now, self.started, self._running, self._stopping = now, (), running, stopping
+
+    def is_running(self, job):
+        return job.index in self._running
+
+    def is_stopping(self, job):
+        return job.index in self._stopping
+
+
+@given(st.lists(st.tuples(st.sampled_from([1.0, 2.0, 2.0, 3.0, 5.0]), st.booleans(), st.booleans()),
+                min_size=0, max_size=40),
+       st.sampled_from([0.0, 1.0, 2.0, 3.0]), st.randoms(use_true_random=False))
+@settings(max_examples=300, deadline=None)
+def test_sorted_crossings_give_the_heap_s_next_crossing(entries, now, rnd):
+    """The tracker's next crossing read from a SortedCrossings (equal times in array order) is
+    the one read from the heap of ``(time, index)`` tuples (equal times by index), whichever
+    tied entries are disqualified (not running, or stopping) and whatever the array order."""
+    from types import SimpleNamespace
+
+    from asrpt.policies._running import SortedCrossings
+    from asrpt.predict.base import PredictionTracker
+
+    who = list(range(len(entries)))
+    rnd.shuffle(who)
+    when = [t for t, _, _ in entries]
+    running = {i for i, (_, run, _) in zip(who, entries) if run}
+    stopping = {i for i, (_, _, stop) in zip(who, entries) if stop}
+    views = {i: SimpleNamespace(index=i) for i in who}
+    tracker = SimpleNamespace(predicted={})
+    view = _CrossingView(now, running, stopping)
+    heap = sorted(zip(when, who))
+    arrays = SortedCrossings(np.array(when, dtype=float), np.array(who, dtype=np.intp))
+    want = PredictionTracker.noted_crossing(tracker, view, {}, heap, views)
+    assert PredictionTracker.noted_crossing(tracker, view, {}, arrays, views) == want
