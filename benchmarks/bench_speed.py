@@ -483,6 +483,37 @@ ascending order (an argsort first). A synthetic micro-benchmark on an 80,000-sam
 50 against 27 us for 314 services (numpy narrows each search from the previous one, and reads
 the table in order), but the whole trace did not move: 54.28 against 54.27 s.
 
+Fifteenth round, 2026-12-03 (``--base 51b7ccd --only run --run-policies srsf,a-srpt,tiresias-gittins
+--whole --whole-policies a-srpt,srsf,tiresias-gittins --whole-base --repeat 1``, from a clone).
+Three exact steps, every output byte-identical (checked): a ``RunningChunk`` that does not fit
+whole gives the engine its longest fitting prefix at once (a cumulative sum and a bisection;
+before, the walk took such a chunk job by job: on the whole trace SRSF walked 17,880 of them,
+2.49 M jobs); ``running_arrays`` takes numpy from its progress arrays (no import statement a
+pass) and gives the stopping flags of a pass with none stopping as a slice of one read-only
+array; ``SortedCrossings`` keeps equal times in array order (a stable argsort) and no longer
+looks for ties at each read (the reader returns the time of the first entry it accepts, so the
+order among equal times changes nothing)::
+
+    asrpt run srsf[hierarchy]  20k DNN 64x8          4.884 against  5.406  1.11x
+    asrpt run a-srpt[hierarchy]                      6.822 against  6.950  1.02x
+    asrpt run tiresias-gittins                       7.179 against  7.503  1.05x
+    whole Philly a-srpt[hierarchy]                  39.079 against 40.500  1.04x
+    whole Philly srsf[hierarchy]                    31.043 against 32.055  1.03x
+    whole Philly tiresias-gittins                   52.983 against 53.937  1.02x
+
+By hand on the whole trace, one child per tree in turn: the prefix alone, srsf 33.29 / 34.32 /
+33.70 / 33.03 / 33.50 against 33.27 / 32.87 / 32.89 / 32.63 / 33.38 s; the other two on top,
+a-srpt 42.42 / 42.42 / 41.70 / 41.26 against 40.90 / 39.93 / 40.81 / 39.91 s. Tried and not
+kept (measured): reading the waiting jobs after ``REST_WAITING`` a block at a time and finding
+the next one that fits in C (``compress`` over ``budget >= gpus``): ``_select`` on the first
+40,000 jobs of the trace took 4.12 / 4.13 against 3.89 / 3.86 s, the walk job by job being
+cheaper than it looks (about 80 ns a job passed over; the tails average 33 jobs); a fast path
+in ``_select`` for one-job pieces (the waiting jobs between running ones, 1.0 M on the whole
+trace): 3.87 / 3.91 against 3.89 / 3.96 s; a cache of each running job's place in 2D-Gittins's
+sample table, searched again only where it went stale: on 5,820 passes of the whole trace (runs
+of 100 consecutive passes, one every 5,000), some job was stale in almost every pass (the samples
+are dense), 30.6 against 29.0 us a pass; plain-text tick labels for ``asrpt run``'s plot (no mathtext parser): 0.07 s.
+
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
 
@@ -508,7 +539,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # this tree's asrpt, not whichever the environment has installed
 
-BASE = "6ba6606"  # main before the fourteenth round of issue 18; e76bdf1 before the thirteenth, ec283d3 before the twelfth, b7676ac before the eleventh, f18ef0d before the tenth, f5f60f1 before the ninth, b9a21cb before the eighth, 197897c before the seventh, 83bafb1 before the sixth, bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
+BASE = "51b7ccd"  # main before the fifteenth round of issue 18; 6ba6606 before the fourteenth, e76bdf1 before the thirteenth, ec283d3 before the twelfth, b7676ac before the eleventh, f18ef0d before the tenth, f5f60f1 before the ninth, b9a21cb before the eighth, 197897c before the seventh, 83bafb1 before the sixth, bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
 PEER_FIFO = {"64x8": 117.6, "6500": 45.0}  # issue 18's measured PAI-simulator seconds (not re-run)
 PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel", "tiresias", "gittins",
          "run")
