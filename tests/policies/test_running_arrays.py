@@ -166,6 +166,8 @@ def test_engine_running_arrays_are_running_progress_bit_for_bit(run, float_arriv
         assert done.tolist() == [float(d) for _, d, _, _ in progress]
         assert tau.tolist() == [t for _, _, t, _ in progress]
         assert stopping.tolist() == [s for _, _, _, s in progress]
+        if not stopping.any():      # the shared array of False: no policy may write into it
+            assert not stopping.flags.writeable
         checked[0] += len(progress)
 
     simulate(inst, SRSF(predictor="instance"), observer=observer, **run)
