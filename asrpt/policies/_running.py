@@ -251,10 +251,10 @@ class SortedArrayRun:
         waiting entry every running one that sorts below it, as slices of one list of views
         (read in C; Python runs once per waiting entry read, not once per job)."""
         index, locate = self._locator(skip)
-        run = RunningChunk(self.table.views[index].tolist())
+        run = self.table.views[index].tolist()      # (each chunk is a RunningChunk of a slice)
         n = len(run)
         if not waiting:
-            yield run
+            yield RunningChunk(run)
             return
         pos = 0
         it = iter(waiting)
@@ -269,7 +269,8 @@ class SortedArrayRun:
                 yield (views[i],)
             if pos >= n:
                 break
-        yield RunningChunk(run[pos:])
+        if pos < n:
+            yield RunningChunk(run[pos:])
         yield REST_WAITING      # (every running job was listed: the waiting ones follow)
         if skip:
             yield (views[e[-1]] for e in it if e[-1] not in skip)
