@@ -492,7 +492,9 @@ before, the walk took such a chunk job by job: on the whole trace SRSF walked 17
 pass) and gives the stopping flags of a pass with none stopping as a slice of one read-only
 array; ``SortedCrossings`` keeps equal times in array order (a stable argsort) and no longer
 looks for ties at each read (the reader returns the time of the first entry it accepts, so the
-order among equal times changes nothing)::
+order among equal times changes nothing); last, ``SortedArrayRun._chunks`` slices one plain
+list of the running views (one copy fewer a pass) and yields no empty last chunk (69,069 on
+SRSF's whole trace). The bench ran before that last step::
 
     asrpt run srsf[hierarchy]  20k DNN 64x8          4.884 against  5.406  1.11x
     asrpt run a-srpt[hierarchy]                      6.822 against  6.950  1.02x
@@ -503,7 +505,8 @@ order among equal times changes nothing)::
 
 By hand on the whole trace, one child per tree in turn: the prefix alone, srsf 33.29 / 34.32 /
 33.70 / 33.03 / 33.50 against 33.27 / 32.87 / 32.89 / 32.63 / 33.38 s; the other two on top,
-a-srpt 42.42 / 42.42 / 41.70 / 41.26 against 40.90 / 39.93 / 40.81 / 39.91 s. Tried and not
+a-srpt 42.42 / 42.42 / 41.70 / 41.26 against 40.90 / 39.93 / 40.81 / 39.91 s; the last step,
+``_select`` alone on the first 40,000 jobs (SRSF), 3.87 / 3.83 against 3.92 / 3.93 s. Tried and not
 kept (measured): reading the waiting jobs after ``REST_WAITING`` a block at a time and finding
 the next one that fits in C (``compress`` over ``budget >= gpus``): ``_select`` on the first
 40,000 jobs of the trace took 4.12 / 4.13 against 3.89 / 3.86 s, the walk job by job being
