@@ -503,6 +503,11 @@ SRSF's whole trace). The bench ran before that last step::
     whole Philly srsf[hierarchy]                    31.043 against 32.055  1.03x
     whole Philly tiresias-gittins                   52.983 against 53.937  1.02x
 
+A second bench at the round's end (699cc95; ``--only run --run-policies
+srsf,a-srpt,tiresias-gittins,tiresias --whole --whole-policies srsf,a-srpt --whole-base --repeat
+1``, the machine somewhat slower): window srsf 5.129 against 5.369, a-srpt 6.590 against 6.844,
+tiresias-gittins 7.083 against 7.285, tiresias 2.722 against 2.819 (path unchanged but for the
+prefix); whole trace srsf 32.045 against 33.021 (1.03x), a-srpt 39.645 against 41.765 (1.05x).
 By hand on the whole trace, one child per tree in turn: the prefix alone, srsf 33.29 / 34.32 /
 33.70 / 33.03 / 33.50 against 33.27 / 32.87 / 32.89 / 32.63 / 33.38 s; the other two on top,
 a-srpt 42.42 / 42.42 / 41.70 / 41.26 against 40.90 / 39.93 / 40.81 / 39.91 s; the last step,
