@@ -1,15 +1,16 @@
 """The numpy running-job pass of SRSF/SRTF and A-SRPT (asrpt/policies/_running.py) makes exactly
 the decisions of their Python path, decision by decision, on random overloaded DNN traces
-(adaptive crossings, stopping jobs, restarts, hysteresis, every order); and the engine's
-``running_arrays`` gives ``running_progress``'s numbers bit for bit (issue 18)."""
+(adaptive crossings, stopping jobs, restarts, hysteresis, every order); the engine's
+``running_arrays`` gives ``running_progress``'s numbers bit for bit; and the crossings noted as
+arrays give the heap's next crossing (issue 18)."""
 
 import random
 from fractions import Fraction
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-import pytest
 
 from asrpt.instance import Parallelism
 from asrpt.instance import Cluster, Instance, Job
