@@ -328,6 +328,14 @@ class ArrayRun(SortedArrayRun):
         run._size_list = None
         return run
 
+    @classmethod
+    def _of_sorted(cls, size, index, rank, table: JobTable) -> "ArrayRun":
+        """The run of entries already sorted by ``(size, rank)``."""
+        run = cls.__new__(cls)
+        run.table, run._left, run._keys, run._size_list = table, None, False, None
+        run._size, run._rank, run._index = size, rank, index
+        return run
+
     def _unsorted(self) -> tuple:
         """``(size, index, rank)`` in the running order (the keys computed here for a run
         :meth:`of_left` made)."""
@@ -377,9 +385,7 @@ class ArrayRun(SortedArrayRun):
         run = self
         if skip:    # (the kept entries, still sorted, as a run of their own)
             keep = ~np.isin(self._index, list(skip))
-            index, size, rank = self._index[keep], self._size[keep], self._rank[keep]
-            run = ArrayRun(size, index, self.table, rank)
-            run._size, run._rank, run._keys = size, rank, False
+            run = ArrayRun._of_sorted(self._size[keep], self._index[keep], self._rank[keep], self.table)
         return run._index, (run._locate if len(run._index) else None)
 
     def _locate(self, entry) -> int:

@@ -603,7 +603,7 @@ class Tiresias(Policy):
         self._base: dict[int, object] = {}       # executed time at the last counter reset
         self._run_since: dict[int, object] = {}  # first run after the last reset (PROMOTEKNOB)
         self._prev_now = None
-        self._state: dict[int, tuple] = {}      # index -> (queue, service, since reset, waiting)
+        self._state: dict[int, tuple] = {}      # index -> (queue, service, since reset, waiting); knob only
         self._waiting = WaitingOrder()          # waiting jobs by key (used without the knob)
         self._keys_version = None
         # the running jobs' keys kept across decisions, for the default keys without the knob
@@ -749,6 +749,7 @@ class Tiresias(Policy):
             self._waiting.note(view)  # this view shows the decision's starts and stops (once)
         if self._crossings is not None:
             return self._crossings.next_crossing(view)
+        # (with the knob: the decision state of every active job)
         state = self._state
         wake = None
         stopping = {j.index for j in view.stopping}
@@ -759,20 +760,18 @@ class Tiresias(Policy):
             t = self._jump(view, job, state.get(i))
             if t is not None and t > now and (wake is None or t < wake):
                 wake = t
-        if self.promote_knob:
-            knob = self.promote_knob
-            for job in view.waiting:
-                _, _, since, pending = state[job.index]
-                if pending is not None:
-                    t = now + (knob * since - pending)
-                    if t > now and (wake is None or t < wake):
-                        wake = t
+        knob = self.promote_knob
+        for job in view.waiting:
+            _, _, since, pending = state[job.index]
+            if pending is not None:
+                t = now + (knob * since - pending)
+                if t > now and (wake is None or t < wake):
+                    wake = t
         return wake
 
     def _jump(self, view, job, entry):
         """When the running ``job`` reaches its queue's threshold (None in the last queue), from
-        its decision state ``entry`` (None: started by this decision, keyed now; knob off, only
-        running jobs are in the state)."""
+        its decision state ``entry`` (None: started by this decision, keyed now)."""
         if entry is None:
             service = exact_mul(job.gpus, view.executed_time(job))
             q = self._queue(service)
