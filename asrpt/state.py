@@ -585,12 +585,16 @@ class RunningChunk(list):
     job and none is stopping, it neither builds the set of the selected jobs nor walks them to
     find the ones to start. ``check_invariants=True`` runs check the chunk.
 
+    A producer that knows the GPUs the chunk's jobs hold in all may set ``gpus`` to that sum
+    (an int) after making the chunk; the engine then reads it instead of summing the jobs'
+    GPUs (``check_invariants=True`` runs check it). Unset, the engine sums them.
+
     >>> chunk = RunningChunk(["j1", "j2"])
-    >>> chunk == ["j1", "j2"], isinstance(chunk, list)
-    (True, True)
+    >>> chunk == ["j1", "j2"], isinstance(chunk, list), getattr(chunk, "gpus", None)
+    (True, True, None)
     """
 
-    __slots__ = ()
+    __slots__ = ("gpus",)
 
 
 _DECISION_ORDER, _DECISION_BACKFILL, _DECISION_WAKE_AT, _DECISION_KEEPS, _DECISION_SAME_KEYS, _DECISION_STANDS = (

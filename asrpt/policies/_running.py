@@ -249,12 +249,16 @@ class SortedArrayRun:
     def _chunks(self, waiting, views: dict, skip):
         """The views of this run merged with the sorted waiting entries, as chunks: before each
         waiting entry every running one that sorts below it, as slices of one list of views
-        (read in C; Python runs once per waiting entry read, not once per job)."""
+        (read in C; Python runs once per waiting entry read, not once per job). Each
+        :class:`~asrpt.state.RunningChunk` carries the GPUs its jobs hold (``gpus``, from one
+        cumulative sum over the run), so the engine does not sum them job by job."""
         index, locate = self._locator(skip)
         run = self.table.views[index].tolist()      # (each chunk is a RunningChunk of a slice)
         n = len(run)
+        held = self.table.gpus.take(index)          # GPUs held up to each position (exact: ints < 2**53)
+        held.cumsum(out=held)
         if not waiting:
-            yield RunningChunk(run)
+            yield _held_chunk(run, held, 0, n)
             return
         pos = 0
         it = iter(waiting)
@@ -262,7 +266,7 @@ class SortedArrayRun:
             if pos < n:
                 k = locate(entry)
                 if k > pos:
-                    yield RunningChunk(run[pos:k])
+                    yield _held_chunk(run[pos:k], held, pos, k)
                     pos = k
             i = entry[-1]
             if not (skip and i in skip):
@@ -270,12 +274,20 @@ class SortedArrayRun:
             if pos >= n:
                 break
         if pos < n:
-            yield RunningChunk(run[pos:])
+            yield _held_chunk(run[pos:], held, pos, n)
         yield REST_WAITING      # (every running job was listed: the waiting ones follow)
         if skip:
             yield (views[e[-1]] for e in it if e[-1] not in skip)
         else:
             yield map(views.__getitem__, map(_LAST, it))
+
+
+def _held_chunk(jobs: list, held, pos: int, k: int) -> RunningChunk:
+    """The :class:`~asrpt.state.RunningChunk` of ``jobs``, the run's entries ``pos:k``, with the
+    GPUs they hold from the run's cumulative sums ``held``."""
+    chunk = RunningChunk(jobs)
+    chunk.gpus = int(held[k - 1] - held[pos - 1]) if pos else int(held[k - 1]) if k else 0
+    return chunk
 
 
 class ArrayRun(SortedArrayRun):

@@ -1124,8 +1124,9 @@ class _Engine:
 
         An order that offers ``chunks()`` (:attr:`~asrpt.state.Decision.order`) is read a chunk
         at a time: a list of jobs that fits in what is left is taken whole (its GPUs summed in
-        C), which is what the walk job by job takes, since every job needs at least one GPU (the
-        walk stops only when nothing is left, or at a job that does not fit). At the chunk
+        C, or a :class:`~asrpt.state.RunningChunk`'s read from its ``gpus`` where its producer
+        set it), which is what the walk job by job takes, since every job needs at least one GPU
+        (the walk stops only when nothing is left, or at a job that does not fit). At the chunk
         :data:`~asrpt.state.REST_WAITING` (only waiting jobs follow), the walk stops if what is
         left is less than every waiting job needs: it would select none of them. A first chunk
         that is a :class:`~asrpt.state.RunningHead` (the running jobs that are not stopping) is
@@ -1168,7 +1169,11 @@ class _Engine:
                 continue
             kind = type(piece)
             if (kind is list or kind is RunningChunk or kind is RunningHead) and len(piece) > 1:
-                g = sum(map(_GPUS_OF, piece))
+                g = getattr(piece, "gpus", None) if kind is RunningChunk else None   # (its producer's sum)
+                if g is None:
+                    g = sum(map(_GPUS_OF, piece))
+                elif self.check:
+                    self._check_chunk_gpus(piece, g)
                 if g <= budget:
                     selected.extend(piece)
                     if kind is RunningChunk:
@@ -1217,6 +1222,13 @@ class _Engine:
         if not all(jv.index in self.running for jv in chunk):
             raise AssertionError(f"t={self.now}: policy {self.policy.name}'s order has a running chunk with a job "
                                  "that is not running")
+
+    def _check_chunk_gpus(self, chunk: list, gpus) -> None:
+        """``check_invariants``: a :class:`~asrpt.state.RunningChunk`'s ``gpus`` is the sum of
+        its jobs' GPUs."""
+        if gpus != sum(map(_GPUS_OF, chunk)):
+            raise AssertionError(f"t={self.now}: policy {self.policy.name}'s order has a running chunk that says "
+                                 f"its jobs hold {gpus} GPUs; they hold {sum(map(_GPUS_OF, chunk))}")
 
     def _check_running_head(self, head: list) -> None:
         """``check_invariants``: a :class:`~asrpt.state.RunningHead` lists exactly the running

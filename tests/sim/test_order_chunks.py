@@ -396,3 +396,51 @@ class _WaitingInARunningChunk(SRSF):
 def test_a_waiting_job_in_a_running_chunk_is_caught():
     with pytest.raises(AssertionError, match="running chunk"):
         simulate(dnn_trace(40, 5), _WaitingInARunningChunk(predictor="instance"), seed=0, check_invariants=True)
+
+
+class _MiscountedChunks(SRSF):
+    """SRSF whose running chunks say their jobs hold one GPU more than they do."""
+
+    def decide(self, view):
+        from asrpt.state import RunningChunk
+
+        decision = super().decide(view)
+        pieces = []
+        for piece in decision.order.chunks():
+            if type(piece) is RunningChunk and getattr(piece, "gpus", None) is not None:
+                piece.gpus += 1
+            pieces.append(piece if type(piece) in (RunningChunk, tuple) or piece is REST_WAITING else list(piece))
+        return Decision(_Chunks(*pieces), backfill=True)
+
+
+def test_a_running_chunk_that_miscounts_its_gpus_is_caught():
+    with pytest.raises(AssertionError, match="says its jobs hold"):
+        simulate(dnn_trace(40, 5), _MiscountedChunks(predictor="instance"), seed=0, check_invariants=True)
+
+
+def test_array_runs_count_the_gpus_of_their_running_chunks(monkeypatch):
+    """The running chunks of SRSF's and A-SRPT's orders carry the GPUs their jobs hold (the
+    engine reads that sum instead of summing the jobs), every one of them right."""
+    from asrpt.sim import engine
+    from asrpt.state import RunningChunk
+
+    counted, select = [], engine._Engine._select
+
+    class Checked:
+        def __init__(self, order):
+            self.order = order
+
+        def chunks(self):
+            for piece in self.order.chunks():
+                if type(piece) is RunningChunk:
+                    assert piece.gpus == sum(jv.gpus for jv in piece)
+                    counted.append(piece.gpus)
+                yield piece
+
+    def reading(self, order, backfill):
+        return select(self, Checked(order) if hasattr(order, "chunks") else order, backfill)
+
+    monkeypatch.setattr(engine._Engine, "_select", reading)
+    for policy in ("srsf", "a-srpt", "tiresias-gittins"):
+        simulate(dnn_trace(60, 3), policy, seed=0)
+    assert counted, "no running chunk was read"
