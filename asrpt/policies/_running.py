@@ -251,14 +251,15 @@ class SortedArrayRun:
         waiting entry every running one that sorts below it, as slices of one list of views
         (read in C; Python runs once per waiting entry read, not once per job). Each
         :class:`~asrpt.state.RunningChunk` carries the GPUs its jobs hold (``gpus``, from one
-        cumulative sum over the run), so the engine does not sum them job by job."""
+        cumulative sum over the run), so the engine does not sum them job by job, and the
+        running jobs after it (``later``, the rest of the list of views)."""
         index, locate = self._locator(skip)
         run = self.table.views[index].tolist()      # (each chunk is a RunningChunk of a slice)
         n = len(run)
         held = self.table.gpus.take(index)          # GPUs held up to each position (exact: ints < 2**53)
         held.cumsum(out=held)
         if not waiting:
-            yield _held_chunk(run, held, 0, n)
+            yield _held_chunk(run, run, held, 0, n)
             return
         pos = 0
         it = iter(waiting)
@@ -266,7 +267,7 @@ class SortedArrayRun:
             if pos < n:
                 k = locate(entry)
                 if k > pos:
-                    yield _held_chunk(run[pos:k], held, pos, k)
+                    yield _held_chunk(run[pos:k], run, held, pos, k)
                     pos = k
             i = entry[-1]
             if not (skip and i in skip):
@@ -274,7 +275,7 @@ class SortedArrayRun:
             if pos >= n:
                 break
         if pos < n:
-            yield _held_chunk(run[pos:], held, pos, n)
+            yield _held_chunk(run[pos:], run, held, pos, n)
         yield REST_WAITING      # (every running job was listed: the waiting ones follow)
         if skip:
             yield (views[e[-1]] for e in it if e[-1] not in skip)
@@ -282,11 +283,13 @@ class SortedArrayRun:
             yield map(views.__getitem__, map(_LAST, it))
 
 
-def _held_chunk(jobs: list, held, pos: int, k: int) -> RunningChunk:
-    """The :class:`~asrpt.state.RunningChunk` of ``jobs``, the run's entries ``pos:k``, with the
-    GPUs they hold from the run's cumulative sums ``held``."""
+def _held_chunk(jobs: list, run: list, held, pos: int, k: int) -> RunningChunk:
+    """The :class:`~asrpt.state.RunningChunk` of ``jobs``, the entries ``pos:k`` of the run's
+    views ``run``, with the GPUs they hold from the run's cumulative sums ``held`` and the
+    running jobs listed after them (``run[k:]``)."""
     chunk = RunningChunk(jobs)
     chunk.gpus = int(held[k - 1] - held[pos - 1]) if pos else int(held[k - 1]) if k else 0
+    chunk.later = (run, k)
     return chunk
 
 

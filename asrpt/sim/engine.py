@@ -351,6 +351,7 @@ class _Engine:
         # in whole RunningChunks (_select)
         self.singles: list = []
         self.held_taken = 0
+        self.rest_parts = (None, None)      # (_select: the rest of the piece it stopped in, the last RunningChunk)
         self.future = None       # after a pass that filled idle GPUs: what the left-out jobs will free
         # GPU counts of waiting jobs, kept only where work conservation is checkable cheaply
         self.waiting_gpus = _Smallest() if (policy.work_conserving and placer.fits_iff_capacity) else None
@@ -963,6 +964,7 @@ class _Engine:
         policy, states = self.policy, self.states
         selected, skipped, order, head = self._select(decision.order, backfill)
         running, stopping = self.running, self.stopping
+        left_set = None     # (a set of the running jobs left out, where known without `chosen`: below)
         if head:
             # a RunningHead took every running job that is not stopping: only the jobs after it
             # are looked up, and only stopping jobs can be left out (none is preempted)
@@ -987,14 +989,32 @@ class _Engine:
             # the others hold GPUs, so some running job is left out iff they are fewer than running
             fresh = chosen.difference(running)
             kept = self.held_taken + len(chosen) - len(fresh)
+            # The running jobs left out (a set), where known without looking up every selected
+            # job: none where every running job was kept; else, where the last running chunk
+            # read says which running jobs follow it, those and the running jobs skipped or not
+            # read (_left_out_later). Otherwise (None) they are the running jobs outside
+            # `chosen`, made the set of all the selected jobs. `chosen` is read only for these
+            # and, by the idle fill, for the waiting jobs selected (all of them singles).
             if self.held_taken and (kept < len(running) or stopping or self.check):
-                chosen = set(map(_INDEX_OF, selected))
-                if len(chosen) != len(selected):
-                    raise AsrptError(f"policy {policy.name} listed a job twice")
+                if kept == len(running):
+                    left_set = ()
+                else:
+                    left_set = self._left_out_later(skipped, len(running) - kept)
+                if left_set is None or self.check:
+                    full = set(map(_INDEX_OF, selected))
+                    if len(full) != len(selected):
+                        raise AsrptError(f"policy {policy.name} listed a job twice")
+                    if left_set is not None and set(left_set) != set(itertools.filterfalse(full.__contains__, running)):
+                        raise AssertionError(f"t={self.now}: policy {policy.name}'s running chunks do not say which "
+                                             "running jobs its order lists after them")
+                    chosen, left_set = full, None
             left_out = []
             kept_on = False     # a job left out runs on to its completion (neither stopping nor stopped)
             if kept < len(running):     # (most passes preempt none)
-                left_out = list(itertools.filterfalse(chosen.__contains__, running))   # (in running order)
+                if left_set is None:
+                    left_out = list(itertools.filterfalse(chosen.__contains__, running))   # (in running order)
+                else:
+                    left_out = list(filter(left_set.__contains__, running))    # (in running order)
                 # (those already stopping are left as they are: filtered in C)
                 for idx in list(itertools.filterfalse(stopping.__contains__, left_out)) if stopping else left_out:
                     if states[idx].status == _RUNNING:
@@ -1015,7 +1035,9 @@ class _Engine:
                     if jv.gpus > self.free_total or not self._try_start(jv):
                         blocked.append(jv)
             if self.stopping:               # selected again before its boundary: keep running
-                for i in list(filter(chosen.__contains__, self.stopping)):
+                again = (filter(chosen.__contains__, self.stopping) if left_set is None
+                         else itertools.filterfalse(left_set.__contains__, self.stopping))
+                for i in list(again):
                     st = states[i]
                     st.status = _RUNNING
                     del self.stopping[i]
@@ -1108,6 +1130,29 @@ class _Engine:
             return False
         return self._fill_idle(candidates(), chosen, blocked, left_out)
 
+    def _left_out_later(self, skipped: list, n_left: int):
+        """The ``n_left`` running jobs the last selection left out (a set of indices), from the
+        last :class:`~asrpt.state.RunningChunk` it read (``rest_parts``): the running jobs the
+        order lists after that chunk (its ``later``), the ones the selection skipped, and those
+        of the piece it stopped in; None where the chunk does not say (the caller then compares
+        every running job with the selected ones), or where these are not ``n_left`` distinct
+        jobs (an order that leaves a running job out, or lists one twice)."""
+        rest, last = self.rest_parts
+        later = getattr(last, "later", None)
+        if later is None:
+            return None
+        jobs, k = later
+        running = self.running
+        found = [i for i in map(_INDEX_OF, skipped) if i in running]
+        if rest:
+            found.extend(i for i in map(_INDEX_OF, rest) if i in running)
+        if k < len(jobs):
+            found.extend(map(_INDEX_OF, itertools.islice(jobs, k, None)))
+        if len(found) != n_left:
+            return None
+        left = set(found)
+        return left if len(left) == n_left else None
+
     def _fill_skipped(self, blocked: list) -> bool:
         """Whether the idle fill after a selection whose blocked jobs are ``blocked`` can start
         nothing (:meth:`_idle_fill`): boundary-only DNN jobs, a count placer, no blocked job made
@@ -1148,13 +1193,17 @@ class _Engine:
         chunks = getattr(order, "chunks", None)
         pieces = iter(chunks() if chunks is not None else (order,))
         head = 0
+        last = None         # the last RunningChunk read (rest_parts, for _left_out_later)
+        marked = False      # REST_WAITING read: only waiting jobs follow
         for piece in pieces:
             if piece is REST_WAITING:
+                marked = True
                 least = self._least_waiting()
                 if least is not None and backfill:
                     if self.check:
                         self._check_rest_waiting(selected, skipped)
                     if budget < least:
+                        self.rest_parts = (None, last)
                         return selected, skipped, itertools.chain.from_iterable(pieces), head
                 continue
             if type(piece) is RunningHead and not selected and not skipped:
@@ -1168,6 +1217,8 @@ class _Engine:
                     return selected, skipped, itertools.chain.from_iterable(pieces), head
                 continue
             kind = type(piece)
+            if kind is RunningChunk:
+                last = piece
             if (kind is list or kind is RunningChunk or kind is RunningHead) and len(piece) > 1:
                 g = getattr(piece, "gpus", None) if kind is RunningChunk else None   # (its producer's sum)
                 if g is None:
@@ -1184,6 +1235,7 @@ class _Engine:
                         singles.extend(piece)
                     budget -= g
                     if not budget:
+                        self.rest_parts = (None, last)
                         return selected, skipped, itertools.chain.from_iterable(pieces), head
                     continue
                 if kind is RunningChunk:
@@ -1201,6 +1253,7 @@ class _Engine:
                         budget -= held[k - 1]
                         piece = piece[k:]
                         if not budget:
+                            self.rest_parts = (piece, last)
                             return selected, skipped, itertools.chain(piece, itertools.chain.from_iterable(pieces)), head
             jobs = iter(piece)
             for jv in jobs:
@@ -1210,12 +1263,24 @@ class _Engine:
                     single(jv)
                     budget -= g
                     if not budget:
-                        return selected, skipped, itertools.chain(jobs, itertools.chain.from_iterable(pieces)), head
+                        return selected, skipped, self._rest_of(jobs, pieces, last, marked), head
                 elif not backfill:
-                    return selected, skipped, itertools.chain(jobs, itertools.chain.from_iterable(pieces)), head
+                    return selected, skipped, self._rest_of(jobs, pieces, last, marked), head
                 else:
                     skipped.append(jv)
+        self.rest_parts = (None, last)
         return selected, skipped, iter(()), head
+
+    def _rest_of(self, jobs, pieces, last, marked: bool):
+        """The rest of an order whose walk stopped in a piece, ``jobs`` being what is left of
+        that piece: noted in ``rest_parts`` (a list, where running jobs may be among them: after
+        a running chunk and before :data:`~asrpt.state.REST_WAITING`, where pieces are short)."""
+        if last is not None and not marked:
+            jobs = list(jobs)
+            self.rest_parts = (jobs, last)
+        else:
+            self.rest_parts = (None, last)
+        return itertools.chain(jobs, itertools.chain.from_iterable(pieces))
 
     def _check_running_chunk(self, chunk: list) -> None:
         """``check_invariants``: a :class:`~asrpt.state.RunningChunk` lists running jobs only."""

@@ -444,3 +444,73 @@ def test_array_runs_count_the_gpus_of_their_running_chunks(monkeypatch):
     for policy in ("srsf", "a-srpt", "tiresias-gittins"):
         simulate(dnn_trace(60, 3), policy, seed=0)
     assert counted, "no running chunk was read"
+
+
+class _WrongLater(SRSF):
+    """SRSF whose running chunks say no running job follows them."""
+
+    def decide(self, view):
+        from asrpt.state import RunningChunk
+
+        decision = super().decide(view)
+        pieces = []
+        for piece in decision.order.chunks():
+            if type(piece) is RunningChunk and getattr(piece, "later", None) is not None:
+                piece.later = ([], 0)
+            pieces.append(piece if type(piece) in (RunningChunk, tuple) or piece is REST_WAITING else list(piece))
+        return Decision(_Chunks(*pieces), backfill=True)
+
+
+def test_running_chunks_that_miscount_the_running_jobs_after_them_change_no_run():
+    """Where a chunk's ``later`` does not give as many running jobs as were left out (none
+    here), the engine compares every running job with the selected ones, as without it."""
+    inst = dnn_trace(60, 3)
+    plain = simulate(inst, SRSF(predictor="instance"), seed=0)
+    wrong = simulate(inst, _WrongLater(predictor="instance"), seed=0, check_invariants=True)
+    assert _runs(plain) == _runs(wrong)
+
+
+def test_wrong_running_jobs_after_the_last_running_chunk_are_caught(monkeypatch):
+    """``check_invariants`` runs compare the running jobs read after the last running chunk with
+    the ones every running job's lookup leaves out."""
+    from asrpt.sim import engine
+
+    later = engine._Engine._left_out_later
+
+    def swapped(self, skipped, n_left):
+        found = later(self, skipped, n_left)
+        kept = [i for i in self.running if i not in found] if found else []
+        return found if not kept else (set(found) - {min(found)}) | {kept[0]}
+
+    monkeypatch.setattr(engine._Engine, "_left_out_later", swapped)
+    with pytest.raises(AssertionError, match="do not say which running jobs"):
+        simulate(dnn_trace(60, 3), "srsf", seed=0, check_invariants=True)
+
+
+@pytest.mark.parametrize("run", RUNS, ids=_ids)
+@pytest.mark.parametrize("policy", ["srsf", "a-srpt", "tiresias-gittins"])
+def test_the_running_jobs_left_out_read_after_the_last_running_chunk_change_no_run(policy, run, monkeypatch):
+    """Where a selection leaves running jobs out, the engine finds them after the last running
+    chunk it read (its ``later``), among the jobs it skipped and in the piece it stopped in,
+    instead of looking up every selected job: the same runs as looking them all up, and that
+    path taken at every such pass (``check_invariants`` runs also compare the two there)."""
+    from asrpt.sim import engine
+
+    read, later = [], engine._Engine._left_out_later
+
+    def counting(self, skipped, n_left):
+        found = later(self, skipped, n_left)
+        read.append(found is not None)
+        return found
+
+    for seed in (3, 11):
+        inst = dnn_trace(60, seed)
+        monkeypatch.setattr(engine._Engine, "_left_out_later", counting)
+        fast = simulate(inst, policy, seed=0, **run)
+        monkeypatch.setattr(engine._Engine, "_left_out_later", lambda self, skipped, n_left: None)
+        full = simulate(inst, policy, seed=0, **run)
+        monkeypatch.undo()
+        checked = simulate(inst, policy, seed=0, check_invariants=True, **run)
+        assert _runs(fast) == _runs(full) == _runs(checked)
+    # (these orders list every running job once, in running chunks that all say what follows)
+    assert read and all(read), "the running jobs left out were not always read after the last running chunk"
