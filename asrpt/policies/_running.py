@@ -367,7 +367,11 @@ class ArrayRun(SortedArrayRun):
 
     def _sort(self) -> None:
         size, index, rank = self._unsorted()
-        order = np.lexsort((rank, size))
+        # by (size, rank) as complex numbers, which numpy sorts by real part, then imaginary
+        # part: lexsort's order (the ranks are distinct, so any sort gives it), a quarter faster
+        key = np.empty(len(size), dtype=complex)
+        key.real, key.imag = size, rank
+        order = key.argsort()
         self._size, self._rank, self._index = size[order], rank[order], index[order]
         self._keys = False          # (sorted)
 

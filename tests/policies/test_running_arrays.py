@@ -379,3 +379,22 @@ def test_sorted_crossings_give_the_heap_s_next_crossing(entries, now, rnd):
     arrays = SortedCrossings(np.array(when, dtype=float), np.array(who, dtype=np.intp))
     want = PredictionTracker.noted_crossing(tracker, view, {}, heap, views)
     assert PredictionTracker.noted_crossing(tracker, view, {}, arrays, views) == want
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_array_run_sorts_long_runs_with_ties_as_the_tuples(seed):
+    """A long run (past numpy's small-array sorts), most sizes tied: sorted by (size, arrival
+    rank), the order of the tuples (size, arrival, key, index)."""
+    from types import SimpleNamespace as Job
+
+    from asrpt.policies._running import ArrayRun, JobTable
+
+    rng = random.Random(seed)
+    table = JobTable()
+    n = 300
+    for i in range(n):
+        table.add(Job(index=i, tau_star=1.0, gpus=1, arrival=float(i // 3), key=(i,)))
+    run = rng.sample(range(n), 250)
+    size_of = {i: rng.choice([0.0, 0.0, 1.0, 2.5, 2.5, 2.5, 1e9]) for i in run}
+    arrays = ArrayRun(np.array([size_of[i] for i in run]), np.array(run, dtype=np.intp), table)
+    assert arrays.index.tolist() == [e[-1] for e in sorted((size_of[i], i // 3, (i,), i) for i in run)]
