@@ -41,6 +41,7 @@ __all__ = ["JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "SortedArra
 
 _INDEX = itemgetter(3)
 _LAST = itemgetter(-1)
+_MAX = np.maximum.reduce
 
 
 class JobTable:
@@ -130,7 +131,7 @@ class RunningLeft:
         self.index, self.left, self.rest = index, left, rest
 
     def get(self, i, default=None):
-        pos = np.flatnonzero(self.index == i)
+        pos = (self.index == i).nonzero()[0]
         if len(pos):
             return self.left[pos[0]].item()
         return self.rest.get(i, default)
@@ -241,7 +242,7 @@ class SortedArrayRun:
             if skip and i in skip:
                 continue
             if ahead is None:   # GPUs of the running entries up to each position, from 0
-                ahead = np.concatenate(([0.0], np.cumsum(self.table.gpus[index])))
+                ahead = np.concatenate(([0.0], np.add.accumulate(self.table.gpus[index])))
             if views[i].gpus <= budget - ahead[k]:
                 return False
         return True
@@ -392,7 +393,7 @@ class ArrayRun(SortedArrayRun):
         """The run's largest size, without sorting it."""
         if self._keys is False:
             return self._size[-1].item()
-        return self._unsorted()[0].max().item()
+        return _MAX(self._unsorted()[0]).item()     # (ndarray.max without its Python wrapper)
 
     def _behind(self, first) -> bool:
         return first[0] > self._largest_size()

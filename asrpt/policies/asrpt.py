@@ -530,7 +530,7 @@ class ASRPT(PredictorPolicy):
         cross = SortedCrossings(when, idx)
         positive = cross.after(now)
         if not positive:
-            reached = np.flatnonzero(when <= now)
+            reached = (when <= now).nonzero()[0]
             views = self._views
             who = idx[reached].tolist()
             for i in who:

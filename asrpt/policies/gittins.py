@@ -85,7 +85,7 @@ class _QueueIndexRun(SortedArrayRun):
         return len(self._parts[2])
 
     def _behind(self, first) -> bool:
-        return first[0][0] > self._parts[0].max()
+        return first[0][0] > np.maximum.reduce(self._parts[0])
 
     def _locator(self, skip) -> tuple:
         located = self._located if not skip else None

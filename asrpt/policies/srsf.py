@@ -218,7 +218,7 @@ class SRSF(PredictorPolicy):
             cross = SortedCrossings(when, idx)
             positive = cross.after(now)
             if not positive:
-                reached = np.flatnonzero(when <= now)
+                reached = (when <= now).nonzero()[0]
                 views = self._views
                 who = idx[reached].tolist()
                 raised = [self._raise_prediction(view, views[i]) for i in who]
