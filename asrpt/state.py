@@ -588,8 +588,8 @@ class RunningChunk(list):
     A producer that knows the GPUs the chunk's jobs hold in all may set ``gpus`` to that sum
     (an int) after making the chunk; the engine then reads it instead of summing the jobs'
     GPUs (``check_invariants=True`` runs check it). Unset, the engine sums them. It may also
-    set ``later`` to a pair ``(jobs, k)`` such that ``jobs[k:]`` are the running jobs the
-    order lists after this chunk, all in later RunningChunks: where the selection stops
+    set ``later`` to a callable with no argument that gives (an iterable of) the running jobs
+    the order lists after this chunk, all in later RunningChunks: where the selection stops
     after this chunk and leaves running jobs out, the engine then finds them there (and among
     the jobs it skipped) instead of looking up every selected job (``check_invariants=True``
     runs check them).

@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 import operator
 from bisect import bisect_left, insort
+from functools import partial
 from operator import attrgetter, itemgetter
 from typing import Any, Callable
 
@@ -173,14 +174,21 @@ def _merged_runs(a, b, views: dict, mark: bool = False):
     """The runs of :func:`merged_views`, each an iterable of views; with ``mark``,
     :data:`~asrpt.state.REST_WAITING` once ``a`` is read."""
     na, nb = len(a), len(b)
-    run = RunningChunk if mark else list    # (marked: ``a`` lists running jobs only)
     sorted_list = hasattr(a, "bisect_left")     # a SortedList (else a list, bisected from i on)
     getv = views.__getitem__
+    if mark:        # ``a`` lists running jobs only: RunningChunks, each saying which follow it
+        def run(entries, k):
+            chunk = RunningChunk(map(getv, map(_second, entries)))
+            chunk.later = partial(_views_from, a, k, getv)
+            return chunk
+    else:
+        def run(entries, k):
+            return list(map(getv, map(_second, entries)))
     i = j = 0
     while i < na and j < nb:
         k = a.bisect_left(b[j]) if sorted_list else bisect_left(a, b[j], i)     # a[i:k] comes before b[j]
         if k > i:
-            yield run(map(getv, map(_second, a[i:k])))
+            yield run(a[i:k], k)
             i = k
             if i == na:
                 break
@@ -189,11 +197,16 @@ def _merged_runs(a, b, views: dict, mark: bool = False):
             yield map(getv, map(_second, itertools.islice(_list_from(b, j), m - j)))
         j = m
     if i < na:
-        yield run(map(getv, map(_second, a[i:])))
+        yield run(a[i:], na)
     if mark:
         yield REST_WAITING
     if j < nb:
         yield map(getv, map(_second, _list_from(b, j)))
+
+
+def _views_from(a, k: int, getv):
+    """The views of the entries ``a[k:]`` (a running chunk's ``later``)."""
+    return map(getv, map(_second, itertools.islice(a, k, None)))
 
 
 def _list_from(b: list, j: int):

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, bisect_right
-from itertools import chain
+from functools import partial
+from itertools import chain, islice
 from operator import itemgetter
 
 import numpy as np
@@ -290,7 +291,7 @@ def _held_chunk(jobs: list, run: list, held, pos: int, k: int) -> RunningChunk:
     running jobs listed after them (``run[k:]``)."""
     chunk = RunningChunk(jobs)
     chunk.gpus = int(held[k - 1] - held[pos - 1]) if pos else int(held[k - 1]) if k else 0
-    chunk.later = (run, k)
+    chunk.later = partial(islice, run, k, None)
     return chunk
 
 

@@ -1141,13 +1141,11 @@ class _Engine:
         later = getattr(last, "later", None)
         if later is None:
             return None
-        jobs, k = later
         running = self.running
         found = [i for i in map(_INDEX_OF, skipped) if i in running]
         if rest:
             found.extend(i for i in map(_INDEX_OF, rest) if i in running)
-        if k < len(jobs):
-            found.extend(map(_INDEX_OF, itertools.islice(jobs, k, None)))
+        found.extend(map(_INDEX_OF, later()))
         if len(found) != n_left:
             return None
         left = set(found)

@@ -456,7 +456,7 @@ class _WrongLater(SRSF):
         pieces = []
         for piece in decision.order.chunks():
             if type(piece) is RunningChunk and getattr(piece, "later", None) is not None:
-                piece.later = ([], 0)
+                piece.later = tuple
             pieces.append(piece if type(piece) in (RunningChunk, tuple) or piece is REST_WAITING else list(piece))
         return Decision(_Chunks(*pieces), backfill=True)
 
@@ -488,7 +488,7 @@ def test_wrong_running_jobs_after_the_last_running_chunk_are_caught(monkeypatch)
 
 
 @pytest.mark.parametrize("run", RUNS, ids=_ids)
-@pytest.mark.parametrize("policy", ["srsf", "a-srpt", "tiresias-gittins"])
+@pytest.mark.parametrize("policy", ["srsf", "a-srpt", "tiresias-gittins", "tiresias", "gavel"])
 def test_the_running_jobs_left_out_read_after_the_last_running_chunk_change_no_run(policy, run, monkeypatch):
     """Where a selection leaves running jobs out, the engine finds them after the last running
     chunk it read (its ``later``), among the jobs it skipped and in the piece it stopped in,
