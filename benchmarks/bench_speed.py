@@ -522,6 +522,60 @@ sample table, searched again only where it went stale: on 5,820 passes of the wh
 of 100 consecutive passes, one every 5,000), some job was stale in almost every pass (the samples
 are dense), 30.6 against 29.0 us a pass; plain-text tick labels for ``asrpt run``'s plot (no mathtext parser): 0.07 s.
 
+Sixteenth round, 2026-12-03 (``--base 7714c89 --only run --whole --whole-policies
+srsf,a-srpt,tiresias-gittins --whole-base --repeat 1``, from a clone of 60eebda). Four exact
+steps, every output byte-identical (checked): a ``RunningChunk`` carries the GPUs its jobs hold
+(``gpus``, from one cumulative sum over the run a pass), which the engine reads instead of
+summing the jobs; it also says which running jobs the order lists after it (``later``), so
+that where a selection leaves running jobs out (59,108 of SRSF's 106,272 passes that read an
+order on the first 40,000 jobs) the engine finds them there and among the jobs it skipped,
+instead of building the set of every selected job (about 13.5 us) and filtering the running
+jobs with it (about 8 us); ``ArrayRun`` sorts its entries as complex numbers ``size + i rank``
+(3.7 against 4.8 us for 260 entries: lexsort's order, the ranks being distinct); a few numpy
+reductions are called as ufunc methods, without their Python wrappers::
+
+    asrpt run a-srpt[hierarchy]  20k DNN 64x8        6.356 against  6.170  1.0x  (noise, below)
+    asrpt run srsf[hierarchy]                        4.827 against  4.859  1.0x
+    asrpt run sjf[hierarchy]                         0.951 against  0.935  1.0x  (path unchanged)
+    asrpt run qssf[hierarchy]                        0.910 against  0.867  1.0x  (path unchanged)
+    asrpt run tiresias                               2.667 against  2.529  0.9x  (noise, below)
+    asrpt run gavel                                  2.885 against  2.808  1.0x
+    asrpt run themis[hierarchy]                      2.964 against  3.042  1.0x
+    asrpt run fifo                                   0.342 against  0.331  1.0x  (path unchanged)
+    asrpt run, 8 policies, sum                      21.901 against 21.539  1.0x
+    whole Philly srsf[hierarchy]                    29.589 against 31.727  1.07x (under 30 s)
+    whole Philly a-srpt[hierarchy]                  37.443 against 38.712  1.03x
+    whole Philly tiresias-gittins                   50.937 against 50.116  1.0x  (noise, below)
+
+The window rows move by up to 5% either way between benches (the first bench of the round, at
+099d352, gave a-srpt 6.041 against 6.092, tiresias-gittins 6.417 against 6.951, srsf 4.876
+against 4.786; whole trace srsf 29.504 against 31.340, a-srpt 37.332 against 38.498,
+tiresias-gittins 50.159 against 49.996). By hand, one child per tree in turn (base first): the
+window, srsf 5.083 / 5.098 / 5.071 / 5.113 against 5.073 / 5.000 / 4.994 / 4.995 s, tiresias
+2.673 / 2.622 / 2.661 / 2.539 against 2.635 / 2.675 / 2.589 / 2.621, sjf 0.950 / 0.960 against
+0.959 / 0.957; the first 40,000 jobs of the trace, tiresias-gittins 24.609 / 23.741 / 24.114
+against 24.051 / 23.808 / 23.435. Step by step: ``gpus``, ``_select`` on the first 40,000 jobs
+(SRSF) 3.78 / 3.78 -> 3.54 / 3.53 s, and on the whole trace, three pairs in turn, 6.35 / 6.14 /
+6.15 -> 6.03 / 5.78 / 5.73 s (the runs 30.43 / 29.57 / 29.73 -> 29.98 / 28.85 / 28.55); ``later``,
+``_apply_preemptive`` on the whole trace (SRSF, two pairs in turn) 12.06 / 12.23 -> 11.20 /
+11.49 s. Tried and not kept (measured): *quiet passes* for SRSF: a decision that kept the
+running jobs left what the next passes with nothing but time and crossings since need (each
+running job's crossing time as some pass computed it, read within a margin of 2**-30 of the
+times' size, far above their rounding; its key then, an upper bound of its key later), so that
+such a pass looked only at the few jobs near their prediction and computed their numbers
+exactly. It took 25,673 of SRSF's passes on the first 40,000 jobs, whose decisions cost 41.7 us
+against 45.0 with the numpy pass: the Python work per job and the keep check on the bounds cost
+about what numpy's vector operations on 260 jobs do (``decide`` 7.0 -> 6.85 s in all, the
+engine no faster). Counting the
+GPUs ahead of the first waiting entries by comparing every pair instead of sorting the run: the
+non-keeping passes then sorted anyway (the engine reads their order), a net loss. Reading the
+order's rest (the remaining chunks) to find the running jobs left out: 13.5 us a call, no gain
+(replaced by ``later``). 2D-Gittins searching a table of the distinct sample values (29,491 of
+the whole trace's 82,247): 6.1 against 7.5 us a search alone, but ``indices`` on the first 40,000
+jobs 32.2 / 33.1 against 33.6 / 33.0 us a call. ``ArrayRun._locate`` by ``bisect`` on a list of
+the sizes: 0.15 against 0.49 us a locate, but the list costs 2.3 us a pass and a pass locates
+5.2 entries on average.
+
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
 
@@ -547,7 +601,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # this tree's asrpt, not whichever the environment has installed
 
-BASE = "51b7ccd"  # main before the fifteenth round of issue 18; 6ba6606 before the fourteenth, e76bdf1 before the thirteenth, ec283d3 before the twelfth, b7676ac before the eleventh, f18ef0d before the tenth, f5f60f1 before the ninth, b9a21cb before the eighth, 197897c before the seventh, 83bafb1 before the sixth, bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
+BASE = "7714c89"  # main before the sixteenth round of issue 18; 51b7ccd before the fifteenth, 6ba6606 before the fourteenth, e76bdf1 before the thirteenth, ec283d3 before the twelfth, b7676ac before the eleventh, f18ef0d before the tenth, f5f60f1 before the ninth, b9a21cb before the eighth, 197897c before the seventh, 83bafb1 before the sixth, bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
 PEER_FIFO = {"64x8": 117.6, "6500": 45.0}  # issue 18's measured PAI-simulator seconds (not re-run)
 PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel", "tiresias", "gittins",
          "run")
