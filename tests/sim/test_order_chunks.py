@@ -398,19 +398,29 @@ def test_a_waiting_job_in_a_running_chunk_is_caught():
         simulate(dnn_trace(40, 5), _WaitingInARunningChunk(predictor="instance"), seed=0, check_invariants=True)
 
 
+def _with_running_chunks(decision, edit):
+    """The decision's order as :class:`_Chunks`, each running chunk passed to ``edit`` first (the
+    lazy chunks listed)."""
+    from asrpt.state import RunningChunk
+
+    pieces = []
+    for piece in decision.order.chunks():
+        if type(piece) is RunningChunk:
+            edit(piece)
+        pieces.append(piece if type(piece) in (RunningChunk, tuple) or piece is REST_WAITING else list(piece))
+    return Decision(_Chunks(*pieces), backfill=True)
+
+
+def _one_gpu_more(chunk):
+    if getattr(chunk, "gpus", None) is not None:
+        chunk.gpus += 1
+
+
 class _MiscountedChunks(SRSF):
     """SRSF whose running chunks say their jobs hold one GPU more than they do."""
 
     def decide(self, view):
-        from asrpt.state import RunningChunk
-
-        decision = super().decide(view)
-        pieces = []
-        for piece in decision.order.chunks():
-            if type(piece) is RunningChunk and getattr(piece, "gpus", None) is not None:
-                piece.gpus += 1
-            pieces.append(piece if type(piece) in (RunningChunk, tuple) or piece is REST_WAITING else list(piece))
-        return Decision(_Chunks(*pieces), backfill=True)
+        return _with_running_chunks(super().decide(view), _one_gpu_more)
 
 
 def test_a_running_chunk_that_miscounts_its_gpus_is_caught():
@@ -446,19 +456,16 @@ def test_array_runs_count_the_gpus_of_their_running_chunks(monkeypatch):
     assert counted, "no running chunk was read"
 
 
+def _none_later(chunk):
+    if getattr(chunk, "later", None) is not None:
+        chunk.later = tuple
+
+
 class _WrongLater(SRSF):
     """SRSF whose running chunks say no running job follows them."""
 
     def decide(self, view):
-        from asrpt.state import RunningChunk
-
-        decision = super().decide(view)
-        pieces = []
-        for piece in decision.order.chunks():
-            if type(piece) is RunningChunk and getattr(piece, "later", None) is not None:
-                piece.later = tuple
-            pieces.append(piece if type(piece) in (RunningChunk, tuple) or piece is REST_WAITING else list(piece))
-        return Decision(_Chunks(*pieces), backfill=True)
+        return _with_running_chunks(super().decide(view), _none_later)
 
 
 def test_running_chunks_that_miscount_the_running_jobs_after_them_change_no_run():
