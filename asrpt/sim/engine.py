@@ -351,7 +351,9 @@ class _Engine:
         # in whole RunningChunks (_select)
         self.singles: list = []
         self.held_taken = 0
-        self.rest_parts = (None, None)      # (_select: the rest of the piece it stopped in, the last RunningChunk)
+        # (_select: the last RunningChunk it read, and what is left of the piece it stopped in,
+        # listed where running jobs may be among it; for _left_out_later)
+        self.last_chunk = self.stopped_in = None
         self.future = None       # after a pass that filled idle GPUs: what the left-out jobs will free
         # GPU counts of waiting jobs, kept only where work conservation is checkable cheaply
         self.waiting_gpus = _Smallest() if (policy.work_conserving and placer.fits_iff_capacity) else None
@@ -1132,19 +1134,18 @@ class _Engine:
 
     def _left_out_later(self, skipped: list, n_left: int):
         """The ``n_left`` running jobs the last selection left out (a set of indices), from the
-        last :class:`~asrpt.state.RunningChunk` it read (``rest_parts``): the running jobs the
+        last :class:`~asrpt.state.RunningChunk` it read (``last_chunk``): the running jobs the
         order lists after that chunk (its ``later``), the ones the selection skipped, and those
         of the piece it stopped in; None where the chunk does not say (the caller then compares
         every running job with the selected ones), or where these are not ``n_left`` distinct
         jobs (an order that leaves a running job out, or lists one twice)."""
-        rest, last = self.rest_parts
-        later = getattr(last, "later", None)
+        later = getattr(self.last_chunk, "later", None)
         if later is None:
             return None
         running = self.running
         found = [i for i in map(_INDEX_OF, skipped) if i in running]
-        if rest:
-            found.extend(i for i in map(_INDEX_OF, rest) if i in running)
+        if self.stopped_in:
+            found.extend(i for i in map(_INDEX_OF, self.stopped_in) if i in running)
         found.extend(map(_INDEX_OF, later()))
         if len(found) != n_left:
             return None
@@ -1191,7 +1192,7 @@ class _Engine:
         chunks = getattr(order, "chunks", None)
         pieces = iter(chunks() if chunks is not None else (order,))
         head = 0
-        last = None         # the last RunningChunk read (rest_parts, for _left_out_later)
+        self.last_chunk = self.stopped_in = None
         marked = False      # REST_WAITING read: only waiting jobs follow
         for piece in pieces:
             if piece is REST_WAITING:
@@ -1201,7 +1202,6 @@ class _Engine:
                     if self.check:
                         self._check_rest_waiting(selected, skipped)
                     if budget < least:
-                        self.rest_parts = (None, last)
                         return selected, skipped, itertools.chain.from_iterable(pieces), head
                 continue
             if type(piece) is RunningHead and not selected and not skipped:
@@ -1216,7 +1216,7 @@ class _Engine:
                 continue
             kind = type(piece)
             if kind is RunningChunk:
-                last = piece
+                self.last_chunk = piece
             if (kind is list or kind is RunningChunk or kind is RunningHead) and len(piece) > 1:
                 g = getattr(piece, "gpus", None) if kind is RunningChunk else None   # (its producer's sum)
                 if g is None:
@@ -1233,7 +1233,6 @@ class _Engine:
                         singles.extend(piece)
                     budget -= g
                     if not budget:
-                        self.rest_parts = (None, last)
                         return selected, skipped, itertools.chain.from_iterable(pieces), head
                     continue
                 if kind is RunningChunk:
@@ -1251,7 +1250,7 @@ class _Engine:
                         budget -= held[k - 1]
                         piece = piece[k:]
                         if not budget:
-                            self.rest_parts = (piece, last)
+                            self.stopped_in = piece
                             return selected, skipped, itertools.chain(piece, itertools.chain.from_iterable(pieces)), head
             jobs = iter(piece)
             for jv in jobs:
@@ -1261,23 +1260,19 @@ class _Engine:
                     single(jv)
                     budget -= g
                     if not budget:
-                        return selected, skipped, self._rest_of(jobs, pieces, last, marked), head
+                        return selected, skipped, self._rest_of(jobs, pieces, marked), head
                 elif not backfill:
-                    return selected, skipped, self._rest_of(jobs, pieces, last, marked), head
+                    return selected, skipped, self._rest_of(jobs, pieces, marked), head
                 else:
                     skipped.append(jv)
-        self.rest_parts = (None, last)
         return selected, skipped, iter(()), head
 
-    def _rest_of(self, jobs, pieces, last, marked: bool):
+    def _rest_of(self, jobs, pieces, marked: bool):
         """The rest of an order whose walk stopped in a piece, ``jobs`` being what is left of
-        that piece: noted in ``rest_parts`` (a list, where running jobs may be among them: after
-        a running chunk and before :data:`~asrpt.state.REST_WAITING`, where pieces are short)."""
-        if last is not None and not marked:
-            jobs = list(jobs)
-            self.rest_parts = (jobs, last)
-        else:
-            self.rest_parts = (None, last)
+        that piece: listed in ``stopped_in`` where running jobs may be among it (after a running
+        chunk and before :data:`~asrpt.state.REST_WAITING`, where pieces are short)."""
+        if self.last_chunk is not None and not marked:
+            jobs = self.stopped_in = list(jobs)
         return itertools.chain(jobs, itertools.chain.from_iterable(pieces))
 
     def _check_running_chunk(self, chunk: list) -> None:
