@@ -213,9 +213,22 @@ class SortedArrayRun:
     ``skip``) and a function ``locate(entry)``, how many of them sort below the waiting ``entry``
     (all of them: it is behind every one; None where there is no running entry). ``table`` is
     the policy's :class:`JobTable` (views, GPUs). (Not an ``abc.ABC``: the merge (``merged_chunks``)
-    and Tiresias ask ``isinstance`` of it at every pass, four times slower through ``ABCMeta``.)"""
+    and Tiresias ask ``isinstance`` of it at every pass, four times slower through ``ABCMeta``.)
+    A subclass sets ``_held`` to None when it makes a run (:meth:`_held_upto`'s memo)."""
 
-    __slots__ = ()
+    __slots__ = ("_held",)
+
+    def _held_upto(self, index):
+        """The GPUs the running entries ``index`` (in order) hold up to each position, from 0:
+        a float64 array of ``len(index) + 1`` (exact: sums of ints below 2**53), computed once
+        for the ``index`` :meth:`_locator` gives (the keep check and the merge of one pass share
+        it)."""
+        held = self._held
+        if held is None or held[0] is not index:
+            upto = np.zeros(len(index) + 1)
+            np.add.accumulate(self.table.gpus.take(index), out=upto[1:])
+            held = self._held = (index, upto)
+        return held[1]
 
     def _behind(self, first) -> bool:
         """Whether the waiting entry ``first`` sorts behind every running entry, answered
@@ -242,8 +255,8 @@ class SortedArrayRun:
             i = entry[-1]
             if skip and i in skip:
                 continue
-            if ahead is None:   # GPUs of the running entries up to each position, from 0
-                ahead = np.concatenate(([0.0], np.add.accumulate(self.table.gpus[index])))
+            if ahead is None:
+                ahead = self._held_upto(index)
             if views[i].gpus <= budget - ahead[k]:
                 return False
         return True
@@ -258,8 +271,7 @@ class SortedArrayRun:
         index, locate = self._locator(skip)
         run = self.table.views[index].tolist()      # (each chunk is a RunningChunk of a slice)
         n = len(run)
-        held = self.table.gpus.take(index)          # GPUs held up to each position (exact: ints < 2**53)
-        held.cumsum(out=held)
+        held = self._held_upto(index)
         if not waiting:
             yield _held_chunk(run, run, held, 0, n)
             return
@@ -287,10 +299,10 @@ class SortedArrayRun:
 
 def _held_chunk(jobs: list, run: list, held, pos: int, k: int) -> RunningChunk:
     """The :class:`~asrpt.state.RunningChunk` of ``jobs``, the entries ``pos:k`` of the run's
-    views ``run``, with the GPUs they hold from the run's cumulative sums ``held`` and the
-    running jobs listed after them (``run[k:]``)."""
+    views ``run``, with the GPUs they hold (from ``held``, :meth:`SortedArrayRun._held_upto`) and
+    the running jobs listed after them (``run[k:]``)."""
     chunk = RunningChunk(jobs)
-    chunk.gpus = int(held[k - 1] - held[pos - 1]) if pos else int(held[k - 1]) if k else 0
+    chunk.gpus = int(held[k] - held[pos])
     chunk.later = partial(islice, run, k, None)
     return chunk
 
@@ -321,7 +333,7 @@ class ArrayRun(SortedArrayRun):
     def __init__(self, size, index, table: JobTable, rank=None):
         self.table, self._left, self._index = table, None, index
         self._keys = (size, index, rank)
-        self._size_list = None
+        self._size_list = self._held = None
 
     @classmethod
     def of_left(cls, left, index, table: JobTable, positive: bool = False) -> "ArrayRun":
@@ -342,14 +354,14 @@ class ArrayRun(SortedArrayRun):
         """
         run = cls.__new__(cls)
         run.table, run._left, run._index, run._keys = table, (left, index, positive), index, None
-        run._size_list = None
+        run._size_list = run._held = None
         return run
 
     @classmethod
     def _of_sorted(cls, size, index, rank, table: JobTable) -> "ArrayRun":
         """The run of entries already sorted by ``(size, rank)``."""
         run = cls.__new__(cls)
-        run.table, run._left, run._keys, run._size_list = table, None, False, None
+        run.table, run._left, run._keys, run._size_list, run._held = table, None, False, None, None
         run._size, run._rank, run._index = size, rank, index
         return run
 

@@ -79,7 +79,7 @@ class _QueueIndexRun(SortedArrayRun):
     def __init__(self, queue, negative, index, table: JobTable):   # numpy arrays, in running order
         self.table = table
         self._parts = (queue, negative, index)
-        self._located = None
+        self._located = self._held = None
 
     def __len__(self) -> int:
         return len(self._parts[2])

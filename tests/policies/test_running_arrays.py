@@ -398,3 +398,22 @@ def test_array_run_sorts_long_runs_with_ties_as_the_tuples(seed):
     size_of = {i: rng.choice([0.0, 0.0, 1.0, 2.5, 2.5, 2.5, 1e9]) for i in run}
     arrays = ArrayRun(np.array([size_of[i] for i in run]), np.array(run, dtype=np.intp), table)
     assert arrays.index.tolist() == [e[-1] for e in sorted((size_of[i], i // 3, (i,), i) for i in run)]
+
+
+def test_a_run_read_with_and_without_skipped_jobs_counts_the_gpus_of_each():
+    """The GPUs held up to each position are remembered for one index at a time: a run read
+    with skipped jobs, then without, gives each its own sums."""
+    from types import SimpleNamespace as Job
+
+    from asrpt.policies._running import ArrayRun, JobTable, merged_chunks
+
+    table = JobTable()
+    for i in range(4):
+        table.add(Job(index=i, tau_star=1.0, gpus=i + 1, arrival=float(i), key=(i,)))
+    views = {i: table.views[i] for i in range(4)}
+    run = ArrayRun(np.array([1.0, 2.0, 3.0, 4.0]), np.arange(4), table)
+    waiting = [(2.5, 9.0, (9,), 9)]
+    views[9] = Job(index=9, gpus=1)
+    with_skip = [c.gpus for c in merged_chunks(run, waiting, views, {1}) if hasattr(c, "gpus")]
+    without = [c.gpus for c in merged_chunks(run, waiting, views) if hasattr(c, "gpus")]
+    assert with_skip == [1, 3 + 4] and without == [1 + 2, 3 + 4]    # (job 1, 2 GPUs, skipped or not)
