@@ -181,20 +181,24 @@ class JobRecord:
                 self.preemptions, spanned, self.beta, _num(p_star), placement]
 
     def _plain_csv_line(self) -> str | None:
-        """The per-job CSV line of a record of an integer run (int times, weight and size, a
-        float beta, an id the csv module writes as is): the line ``csv.writer`` writes for
-        :meth:`row_values`, formatted directly; None for any other record (the caller then asks
-        the csv module).
+        """The per-job CSV line of a record whose times, weight and size are ints or floats
+        (a finished job, a float beta, an id the csv module writes as is): the line
+        ``csv.writer`` writes for :meth:`row_values`, formatted directly (the csv module writes
+        an int or a float as ``str`` does, and so does an f-string); None for any other record
+        (the caller then asks the csv module).
 
         >>> JobRecord("a", 0, 2, 1, 1, 4, 0, 3, None, 3, 1.0, (Segment(1, 4, ((0, 2),)),))._plain_csv_line()
         'a,0,2,1,1,4,4,1,0,1,1.0,3,0:2\\n'
+        >>> JobRecord("b", 0.5, 1, 1, 1.25, 4.0, 0, 2.5, 1.25, 2.5, 1.0,
+        ...           (Segment(1.25, 4.0, ((1, 1),)),))._plain_csv_line()
+        'b,0.5,1,1,1.25,4.0,3.5,0.75,0,1,1.0,2.5,1:1\\n'
         """
         job_id, arrival, start, completion = self.id, self.arrival, self.start, self.completion
         weight, p_star, beta, gpus, preemptions = (self.weight, self.processing_time, self.beta, self.gpus,
                                                    self.preemptions)
-        if not (type(arrival) is int and type(start) is int and type(completion) is int and type(weight) is int
-                and type(p_star) is int and type(beta) is float and type(gpus) is int
-                and type(preemptions) is int and type(job_id) is str and job_id
+        if not (type(arrival) in _PLAIN and type(start) in _PLAIN and type(completion) in _PLAIN
+                and type(weight) in _PLAIN and type(p_star) in _PLAIN and type(beta) is float
+                and type(gpus) is int and type(preemptions) is int and type(job_id) is str and job_id
                 and not _NEEDS_QUOTES.search(job_id)):
             return None
         segments = self.segments
@@ -213,6 +217,10 @@ class JobRecord:
 
 #: JobRecord(...) positionally, without the frozen ``__setattr__`` (asrpt._slots)
 _RECORD_BUILD = slot_builder(JobRecord)
+
+#: The number types :meth:`JobRecord._plain_csv_line` formats itself (exactly these: no bool, no
+#: numpy scalar).
+_PLAIN = frozenset((int, float))
 
 #: What makes the csv module quote a field (with its default dialect and a "\\n" line end).
 _NEEDS_QUOTES = re.compile(r'[,"\r\n]')
