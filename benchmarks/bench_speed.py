@@ -576,6 +576,45 @@ jobs 32.2 / 33.1 against 33.6 / 33.0 us a call. ``ArrayRun._locate`` by ``bisect
 the sizes: 0.15 against 0.49 us a locate, but the list costs 2.3 us a pass and a pass locates
 5.2 entries on average.
 
+Seventeenth round, 2026-12-03 (``--base 8a9db81 --only run --whole --whole-policies
+srsf,a-srpt,tiresias-gittins --repeat 1``, from a clone of 4aa6499). A round of measurement: one
+exact step, outside the simulation (the per-job CSV line of a run with float times is formatted
+directly, as it already was for int times: 0.081 against 0.105 s for 20,000 rows, about 0.2 s of
+``asrpt run``'s eight files), so the simulation rows measure unchanged paths; every output
+byte-identical (checked). The whole-trace rows are this tree against the target only, and came
+out lower than in the sixteenth round's bench on the same code (29.6, 37.4, 50.9): the machine
+was faster::
+
+    asrpt run a-srpt[hierarchy]  20k DNN 64x8        6.452 against  6.423  1.0x  (path unchanged)
+    asrpt run srsf[hierarchy]                        4.947 against  4.927  1.0x  (path unchanged)
+    asrpt run, 8 policies, sum                      22.097 against 22.130  1.0x  (paths unchanged)
+    whole Philly srsf[hierarchy]                    27.811 (target 30)
+    whole Philly a-srpt[hierarchy]                  35.032 (target 30)
+    whole Philly tiresias-gittins                   47.737 (target 30)
+
+What the measurements say (first 40,000 jobs of the trace, wall time inside each function,
+wrappers included). A-SRPT costs about 118 us a pass against SRSF's 90 (18.8 against 14.3 s of
+CPU, 158,845 and 158,830 passes), and its own work accounts for the gap, a few microseconds at a
+time: the gang machine's ``advance``
+3.7 us a pass, ``_next_deadline`` 3.8, ``_virtually_finished`` three times 0.7, ``_observe``
+twice 1.0, ``_guarded_order`` 2.1, ``_file_stopped`` 1.5, and per event ``_admit`` 14.7 us and the
+gang machine's ``resize`` 7.1. None can be skipped without moving float virtual times by
+rounding (an advance between two events moves the fractional job's remaining time). Of A-SRPT's
+106,273 passes that read an order, 19,500 change nothing (1.1 s): wake-ups while jobs stop at
+an iteration boundary (10,100) and stops while others still stop (8,500). Sparing them would
+need a promise that the order selects the engine's carried selection, which the policy cannot
+see; at most about 4%. 2D-Gittins spends 33.5 us a pass in ``indices``, a fifth of its run: two
+searches of the sample table (7 us each for 260 services) and ten other numpy operations.
+Tried and not kept (measured): the searches patched from each job's previous place (72% of
+the lower and 83% of the upper places are unchanged from one pass to the next, but checking
+them takes as many numpy operations as searching); the index's zero denominators replaced by
+infinity instead of a masked division, 19.3 against 18.6 us; ties between equal indices in
+``_QueueIndexRun``'s locate found by ``bisect`` on a list of the ranks (``_select`` 6.61 /
+6.80 -> 6.13 / 6.33 s on the first 40,000 jobs, but making the list cost ``_locator`` 2.52 / 2.58
+-> 2.91 / 3.00 s). The argsort of ``ArrayRun._sort`` takes 8 us in the run against 2.9 us on
+the same arrays alone (the caches), so no cheaper sort shows there. ``asrpt run``'s plot is 0.37 s
+of import and 0.35 s of rendering 160,000 points.
+
 (Each run row is one child process per policy, so each pays the performance model's first
 evaluations of its placements; ``asrpt run`` itself runs the eight in one process, which shares them.)
 
@@ -601,7 +640,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # this tree's asrpt, not whichever the environment has installed
 
-BASE = "7714c89"  # main before the sixteenth round of issue 18; 51b7ccd before the fifteenth, 6ba6606 before the fourteenth, e76bdf1 before the thirteenth, ec283d3 before the twelfth, b7676ac before the eleventh, f18ef0d before the tenth, f5f60f1 before the ninth, b9a21cb before the eighth, 197897c before the seventh, 83bafb1 before the sixth, bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
+BASE = "8a9db81"  # main before the seventeenth round of issue 18; 7714c89 before the sixteenth, 51b7ccd before the fifteenth, 6ba6606 before the fourteenth, e76bdf1 before the thirteenth, ec283d3 before the twelfth, b7676ac before the eleventh, f18ef0d before the tenth, f5f60f1 before the ninth, b9a21cb before the eighth, 197897c before the seventh, 83bafb1 before the sixth, bc2de8f before the fifth, c01e5b9 before the fourth, 4296d5b the third, 4d2bd7a the second, 86182c8 the first
 PEER_FIFO = {"64x8": 117.6, "6500": 45.0}  # issue 18's measured PAI-simulator seconds (not re-run)
 PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", "gavel", "tiresias", "gittins",
          "run")
