@@ -148,8 +148,8 @@ def _random_record(rng, k):
     kind = rng.random()
     if kind < 0.6:
         t = [rng.randrange(0, 10**6) for _ in range(3)]
-    elif kind < 0.8:
-        t = [rng.random() * 1e5 for _ in range(3)]
+    elif kind < 0.8:    # floats of every size str writes in plain or exponent form (1e-05, 1e+16)
+        t = [rng.random() * 10.0 ** rng.randrange(-8, 20) for _ in range(3)]
     else:
         t = [Fraction(rng.randrange(1, 1000), rng.choice([1, 3, 7])) for _ in range(3)]
     a, s, c = sorted(t)
