@@ -595,10 +595,9 @@ was faster::
 What the measurements say (first 40,000 jobs of the trace, wall time inside each function,
 wrappers included). A-SRPT costs about 118 us a pass against SRSF's 90 (18.8 against 14.3 s of
 CPU, 158,845 and 158,830 passes), and its own work accounts for the gap, a few microseconds at a
-time: the gang machine's ``advance``
-3.7 us a pass, ``_next_deadline`` 3.8, ``_virtually_finished`` three times 0.7, ``_observe``
-twice 1.0, ``_guarded_order`` 2.1, ``_file_stopped`` 1.5, and per event ``_admit`` 14.7 us and the
-gang machine's ``resize`` 7.1. None can be skipped without moving float virtual times by
+time: the gang machine's ``advance`` 3.7 us a pass, ``_next_deadline`` 3.8,
+``_virtually_finished`` three times 0.7, ``_observe`` twice 1.0, ``_guarded_order`` 2.1,
+``_file_stopped`` 1.5, and per event ``_admit`` 14.7 us and the gang machine's ``resize`` 7.1. None can be skipped without moving float virtual times by
 rounding (an advance between two events moves the fractional job's remaining time). Of A-SRPT's
 106,273 passes that read an order, 19,500 change nothing (1.1 s): wake-ups while jobs stop at
 an iteration boundary (10,100) and stops while others still stop (8,500). Sparing them would
