@@ -214,8 +214,10 @@ def solve(problem: pulp.LpProblem, *, solver: str = "highs", time_limit: float |
                 raise SolverError(f"HiGHS failed: {exc}") from None
             model_status = problem.solverModel.getModelStatus()
             # HiGHS 1.16's presolve can reduce a small MIP to an infeasible point and stop with
-            # "Solve error" (or leave the status unset); the same model solves without presolve.
-            if model_status not in (S.kSolveError, S.kNotset):
+            # "Solve error" (or leave the status unset), or declare a feasible one infeasible
+            # (a 4-job start-time ILP: tests/offline/test_ilp.py); the same model solves without
+            # presolve, so such answers are asked again without it.
+            if model_status not in (S.kSolveError, S.kNotset, S.kInfeasible, S.kUnboundedOrInfeasible):
                 break
         h = problem.solverModel
         info = h.getInfo()

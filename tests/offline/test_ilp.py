@@ -103,6 +103,16 @@ def test_preemption_never_hurts(inst):
     assert slotted_ilp(inst).objective <= start_time_ilp(inst).objective
 
 
+def test_a_model_highs_presolve_calls_infeasible_is_solved():
+    """HiGHS 1.16's presolve declared this start-time ILP infeasible (found by hypothesis in the
+    test above); asked again without presolve, it is solved, to the brute force's optimum."""
+    jobs = (Job("j0", 0, 1, weight=5, processing_time=4), Job("j1", 1, 1, weight=1, processing_time=1),
+            Job("j2", 2, 1, weight=4, processing_time=3), Job("j3", 3, 1, weight=2, processing_time=1))
+    inst = Instance(Cluster.from_spec("1x1"), jobs)
+    r = start_time_ilp(inst)
+    assert r.status == "optimal" and r.objective == bruteforce_rigid_nonpreemptive(inst).objective == 71
+
+
 # --- feasibility of what the ILPs return ---------------------------------------------------------
 
 
