@@ -174,7 +174,9 @@ def solve(problem: pulp.LpProblem, *, solver: str = "highs", time_limit: float |
     problem : pulp.LpProblem
         The model; its variables receive the solution values.
     solver : {"highs", "cbc"}
-        Backend. HiGHS runs in process; CBC is PuLP's bundled binary.
+        Backend. HiGHS runs in process; CBC is PuLP's bundled binary. Where HiGHS's presolve
+        fails, or calls the model infeasible, the model is solved again without presolve
+        (HiGHS 1.16's presolve is wrong on some small MIPs), within the same time limit.
     time_limit : float or None
         Seconds before the solver stops with its incumbent (status "time_limit").
     gap : float in [0, 1)
@@ -205,7 +207,10 @@ def solve(problem: pulp.LpProblem, *, solver: str = "highs", time_limit: float |
         S = highspy.HighsModelStatus
         for presolve in ("choose", "off"):
             highs = _HiGHSWarm if warm_start else pulp.HiGHS
-            backend = highs(msg=False, timeLimit=time_limit, gapRel=gap,
+            limit = time_limit
+            if limit is not None and presolve == "off":     # (the time left of the limit)
+                limit = max(limit - (time.perf_counter() - start), 1e-3)
+            backend = highs(msg=False, timeLimit=limit, gapRel=gap,
                             gapAbs=0.0 if gap == 0 else None, threads=threads, random_seed=0,
                             presolve=presolve)
             try:
