@@ -371,7 +371,9 @@ def las_schedule(releases: Sequence[Real], sizes: Sequence[Real], *,
     arrival (attained 0) takes the machine alone unless the running jobs are also at 0. A group
     that catches up with the next attained level merges with it. Levels are set exactly at merges
     and completions, and with floats an arrival within a relative 1e-12 of a completion or merge
-    counts as simultaneous (the completion first), so float runs follow the exact run's ties.
+    counts as simultaneous (the completion first), and so do a completion and a merge whose
+    levels are that close (the completion, then the merge), so float runs follow the exact run's
+    ties.
 
     Parameters
     ----------
@@ -425,7 +427,7 @@ def las_schedule(releases: Sequence[Real], sizes: Sequence[Real], *,
         level, heap = groups[-1]
         k = len(heap)
         target, kind = heap[0][0], "done"
-        if len(groups) > 1 and groups[-2][0] < target:
+        if len(groups) > 1 and groups[-2][0] < target and not _float_tie(groups[-2][0], target):
             target, kind = groups[-2][0], "merge"
         t_end = t + (target - level) * k
         if i < n and releases[order[i]] < t_end and not _float_tie(releases[order[i]], t_end):
@@ -448,7 +450,7 @@ def las_schedule(releases: Sequence[Real], sizes: Sequence[Real], *,
                 finished.append(j)
             if not heap:
                 groups.pop()
-        if len(groups) > 1 and groups[-2][0] == groups[-1][0]:
+        if len(groups) > 1 and (groups[-2][0] == groups[-1][0] or _float_tie(groups[-2][0], groups[-1][0])):
             top = groups.pop()
             merged = groups[-1][1] + top[1]
             heapq.heapify(merged)

@@ -147,6 +147,9 @@ def test_las_equals_ps_when_all_jobs_arrive_together(arrays):
 
 @given(job_arrays(exact=True))
 @example(([Fraction(5, 3), Fraction(5, 3), Fraction(11, 3)], [1, 1, 1]))  # 5/3 + 2 rounds past 11/3
+# a group reaching its jobs' size 2 where the group above stands at 2 (1.9999999999999998 in floats)
+@example(([1, Fraction(14, 3), Fraction(26, 3), 2, Fraction(31, 6), Fraction(26, 3), Fraction(26, 3), Fraction(26, 3)],
+          [3, 2, 1, Fraction(5, 3), 2, 1, 1, 1]))
 def test_las_float_mode_agrees(arrays):
     r, p = arrays
     exact = las_schedule(r, p).completion_times
