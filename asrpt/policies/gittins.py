@@ -46,7 +46,7 @@ import numpy as np
 
 from .._validation import Interval, validate_params
 from ..errors import InvalidParameterError
-from ._running import JobTable, SortedArrayRun
+from ._running import _MAX, JobTable, SortedArrayRun
 from .base import register_policy
 from .tiresias import _DEFAULT_THRESHOLDS, Tiresias
 
@@ -85,7 +85,7 @@ class _QueueIndexRun(SortedArrayRun):
         return len(self._parts[2])
 
     def _behind(self, first) -> bool:
-        return first[0][0] > np.maximum.reduce(self._parts[0])
+        return first[0][0] > _MAX(self._parts[0])
 
     def _locator(self, skip) -> tuple:
         located = self._located if not skip else None

@@ -1284,9 +1284,10 @@ class _Engine:
     def _check_chunk_gpus(self, chunk: list, gpus) -> None:
         """``check_invariants``: a :class:`~asrpt.state.RunningChunk`'s ``gpus`` is the sum of
         its jobs' GPUs."""
-        if gpus != sum(map(_GPUS_OF, chunk)):
+        held = sum(map(_GPUS_OF, chunk))
+        if gpus != held:
             raise AssertionError(f"t={self.now}: policy {self.policy.name}'s order has a running chunk that says "
-                                 f"its jobs hold {gpus} GPUs; they hold {sum(map(_GPUS_OF, chunk))}")
+                                 f"its jobs hold {gpus} GPUs; they hold {held}")
 
     def _check_running_head(self, head: list) -> None:
         """``check_invariants``: a :class:`~asrpt.state.RunningHead` lists exactly the running

@@ -196,8 +196,9 @@ class JobRecord:
         job_id, arrival, start, completion = self.id, self.arrival, self.start, self.completion
         weight, p_star, beta, gpus, preemptions = (self.weight, self.processing_time, self.beta, self.gpus,
                                                    self.preemptions)
-        if not (type(arrival) in _PLAIN and type(start) in _PLAIN and type(completion) in _PLAIN
-                and type(weight) in _PLAIN and type(p_star) in _PLAIN and type(beta) is float
+        plain = _PLAIN_NUMBERS
+        if not (type(arrival) in plain and type(start) in plain and type(completion) in plain
+                and type(weight) in plain and type(p_star) in plain and type(beta) is float
                 and type(gpus) is int and type(preemptions) is int and type(job_id) is str and job_id
                 and not _NEEDS_QUOTES.search(job_id)):
             return None
@@ -220,7 +221,7 @@ _RECORD_BUILD = slot_builder(JobRecord)
 
 #: The number types :meth:`JobRecord._plain_csv_line` formats itself (exactly these: no bool, no
 #: numpy scalar).
-_PLAIN = frozenset((int, float))
+_PLAIN_NUMBERS = frozenset((int, float))
 
 #: What makes the csv module quote a field (with its default dialect and a "\\n" line end).
 _NEEDS_QUOTES = re.compile(r'[,"\r\n]')
