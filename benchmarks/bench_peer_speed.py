@@ -65,6 +65,7 @@ import time
 from asrpt.instance import Cluster, Server
 from asrpt.sim import simulate
 from asrpt.traces import read_pai, read_philly, read_tiresias, shared_path
+from asrpt.traces.base import missing_file_message
 from asrpt.traces.philly import gang_instances
 
 PHILLY = shared_path("traces", "philly-pollux-processed", "philly.csv")
@@ -114,6 +115,8 @@ def _epoch(text: str) -> float:
 
 def build_window(philly: str, start: int, n: int, server_gpus: int = 8) -> list[list]:
     """PAI-format rows of ranks start..start+n-1 of philly.csv (see the module docstring)."""
+    if not os.path.isfile(philly):
+        raise SystemExit(f"bench: {missing_file_message(philly)}")
     with open(philly, newline="") as fh:
         rows = list(csv.DictReader(fh))
     order = sorted(range(len(rows)), key=lambda i: (_epoch(rows[i]["timestamp"]), i))

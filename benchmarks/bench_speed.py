@@ -841,6 +841,12 @@ def main(argv=None) -> int:
     parts = {p for p in args.only.split(",") if p}  # --only "" with --whole: the whole-trace rows alone
     if parts - set(PARTS):
         ap.error(f"unknown part(s) {sorted(parts - set(PARTS))}")
+    from asrpt.traces import shared_path
+    from asrpt.traces.base import missing_file_message
+
+    whole = shared_path("traces", "philly-pollux-processed", "philly.csv")  # also the PAI window's source
+    if (args.whole or parts & {"simulate", "load"}) and not os.path.isfile(whole):
+        raise SystemExit(f"bench_speed: {missing_file_message(whole)}")
     py = sys.executable
     rows: list[tuple[str, float, float, str]] = []  # figure, this, reference, reference name
 
@@ -914,9 +920,6 @@ def main(argv=None) -> int:
             add(f"asrpt run, {len(ours)} policies, sum (CPU s)", sum(r[0] for r in ours.values()),
                 sum(r[0] for r in ref.values()), "previous")
         if args.whole:
-            from asrpt.traces import shared_path
-
-            whole = shared_path("traces", "philly-pollux-processed", "philly.csv")
             names = args.whole_policies
             if names == "all":
                 from asrpt.policies import policy_names
