@@ -23,6 +23,10 @@ Timed, in one run, for each configuration:
   time of ``Simulator(...)`` (which reads the CSV) + ``simulator_go()`` measured inside the
   subprocess; the subprocess wall time (interpreter start, numpy/matplotlib imports, output) is
   shown too. Every job's start, finish and placement must agree.
+- ``--flat GPUS``: one node of GPUS GPUs instead (the peer's one-big-node mode, ``num_nodes=1,
+  num_gpus=GPUS``; asrpt's one server, at most 4,096 GPUs, the instance format's limit), the same
+  checks. The peer's figures in issue 18 are for 6,500 GPUs; at 4,096 its time is the same (51.9 s
+  against 52.5 s for FIFO, 2026-12-05) and the decisions can be compared.
 
 Second peer (issue 19): the Tiresias simulator (NSDI'19; SymbioticLab/Tiresias, folder
 simulator/). Target: the same window under ``tiresias-peer`` on 64 x 8 at least 20x faster than the
@@ -43,7 +47,7 @@ job's first start, finish and preemption count in its job.csv must agree.
 Usage::
 
     .venv/bin/python benchmarks/bench_peer_speed.py [--peer-dir /tmp/peer-sim] [--jobs 20000]
-        [--start 40000] [--json out.json] [--tiresias] [--tiresias-dir /tmp/Tiresias/simulator]
+        [--start 40000] [--flat 4096] [--json out.json] [--tiresias] [--tiresias-dir /tmp/Tiresias/simulator]
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ import sys
 import tempfile
 import time
 
-from asrpt.instance import Cluster, Server
+from asrpt.instance import LIMITS, Cluster, Server
 from asrpt.sim import simulate
 from asrpt.traces import read_pai, read_philly, read_tiresias, shared_path
 from asrpt.traces.base import missing_file_message
@@ -80,14 +84,16 @@ CONFIGS = {"fifo-ff": (8, "fifo"), "sjf-ff": (0, "sjf-duration")}
 # peer's Simulator class and writes each job's start, finish and placement as JSON.
 PEER_DRIVER = r"""
 import json, logging, sys, time
-peer_dir, csv_file, n_rows, n_nodes, alloc_policy, out = sys.argv[1:7]
+peer_dir, csv_file, n_rows, n_nodes, alloc_policy, out, flat_gpus = sys.argv[1:8]
+flat = int(flat_gpus)  # 0: n_nodes nodes of 8 GPUs; else the peer's one-big-node mode with this many GPUs
 sys.path.insert(0, peer_dir)
 logging.basicConfig(level=logging.WARNING, format="%(message)s")
 from simulator import Simulator
 t0, c0 = time.perf_counter(), time.process_time()
 sim = Simulator(csv_file=csv_file, alloc_policy=int(alloc_policy), preempt_policy=2, sort_node_policy=0,
-                num_nodes=int(n_nodes), random_seed=42, max_time=int(1e9), num_spare_node=0, pattern=0,
-                hetero=False, num_gpus=None, num_cpus=None, describe_file=None, log_file=None,
+                num_nodes=1 if flat else int(n_nodes), random_seed=42, max_time=int(1e9), num_spare_node=0,
+                pattern=0, hetero=False, num_gpus=flat or None, num_cpus=(96 * -(-flat // 8)) if flat else None,
+                describe_file=None, log_file=None,
                 export_job_stats=False, export_cluster_util=False, arrival_rate=-1,
                 num_jobs_limit=int(n_rows), gpu_type_matching=0, verbose=0)
 result = sim.simulator_go(repeat=1)
@@ -98,7 +104,8 @@ for inst in sim.cluster.job_history.job_done_list:
     j = jobs.setdefault(str(inst["job_id"]), {"start": finish - inst["duration"], "finish": finish, "nodes": {},
                                               "n": 0, "num_inst": inst["num_inst"]})
     assert (j["start"], j["finish"]) == (finish - inst["duration"], finish)
-    j["nodes"][inst["node"]] = j["nodes"].get(inst["node"], 0) + inst["num_gpu"] // 100
+    node = 0 if flat else inst["node"]  # the big node is the peer's node 1, asrpt's server 0
+    j["nodes"][node] = j["nodes"].get(node, 0) + inst["num_gpu"] // 100
     j["n"] += 1
 decisions = {}
 for job_id, j in jobs.items():
@@ -183,11 +190,11 @@ def run_asrpt(csv_path: str, cluster: Cluster, spec: str) -> tuple[float, float,
 
 
 def run_peer(peer_dir: str, python: str, csv_path: str, n_rows: int, n_nodes: int, alloc_policy: int,
-             timeout: float) -> tuple[float, float, float, dict]:
+             timeout: float, flat: int = 0) -> tuple[float, float, float, dict]:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "peer.json")
         cmd = [python, "-c", PEER_DRIVER, os.path.abspath(peer_dir), csv_path, str(n_rows), str(n_nodes),
-               str(alloc_policy), out]
+               str(alloc_policy), out, str(flat)]
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout)
         wall = time.perf_counter() - t0
@@ -322,6 +329,9 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=20000, help="jobs in the window (default 20,000)")
     ap.add_argument("--start", type=int, default=40000, help="rank of the window's first job (default 40,000)")
     ap.add_argument("--nodes", type=int, default=64, help="nodes of 8 GPUs (default 64)")
+    ap.add_argument("--flat", type=int, default=0, metavar="GPUS",
+                    help="one node of GPUS GPUs instead of --nodes (the peer's one-big-node mode; asrpt "
+                         f"holds at most {LIMITS['server_gpus']} GPUs per server)")
     ap.add_argument("--configs", default=",".join(CONFIGS), help="comma-separated, from: " + ", ".join(CONFIGS))
     ap.add_argument("--philly", default=PHILLY, help="philly.csv (default: the shared copy)")
     ap.add_argument("--keep-csv", default=None, help="also write the window's PAI CSV here")
@@ -340,16 +350,18 @@ def main(argv=None) -> int:
         if c not in CONFIGS:
             ap.error(f"unknown configuration {c!r}")
 
-    cluster = Cluster.homogeneous(args.nodes, 8)
+    if args.flat and not 1 <= args.flat <= LIMITS["server_gpus"]:
+        ap.error(f"--flat {args.flat}: a server holds 1 to {LIMITS['server_gpus']} GPUs")
+    cluster = Cluster((Server(args.flat),)) if args.flat else Cluster.homogeneous(args.nodes, 8)
     rows = build_window(args.philly, args.start, args.jobs)
-    notes = check_window(rows, args, cluster)
+    notes = check_window(rows, args, Cluster.homogeneous(args.nodes, 8))  # the window's gangs are of 8-GPU servers
     peer = args.peer_dir is not None and os.path.isfile(os.path.join(args.peer_dir, "simulator.py"))
     if not peer:
         notes.append("peer not available" + (f" (no simulator.py in {args.peer_dir})" if args.peer_dir else
                                              " (no --peer-dir)") + ": asrpt timings only")
 
     print(f"window: Philly ranks {args.start:,}..{args.start + args.jobs - 1:,} ({len(rows):,} jobs), "
-          f"{args.nodes} x 8 GPUs, pack placement")
+          + (f"one node of {args.flat} GPUs" if args.flat else f"{args.nodes} x 8 GPUs") + ", pack placement")
     for line in notes:
         print("  " + line)
 
@@ -377,7 +389,7 @@ def main(argv=None) -> int:
                      "identical": None, "detail": None}
             if peer:
                 p_sim, p_cpu, p_wall, theirs = run_peer(args.peer_dir, args.peer_python, csv_path, len(rows), args.nodes,
-                                                 alloc_policy, args.peer_timeout)
+                                                 alloc_policy, args.peer_timeout, args.flat)
                 same, detail = compare(ours, theirs)
                 entry.update(peer_s=round(p_sim, 3), peer_cpu_s=round(p_cpu, 3), peer_wall_s=round(p_wall, 3),
                              ratio=round(p_sim / a_total, 1), cpu_ratio=round(p_cpu / a_cpu, 1),
@@ -412,7 +424,8 @@ def main(argv=None) -> int:
         print("target (>= 20x faster in wall time, identical decisions): " + ("met" if ok else "NOT met"))
 
     if args.json:
-        payload = {"window": {"start": args.start, "jobs": len(rows), "nodes": args.nodes, "gpus_per_node": 8,
+        payload = {"window": {"start": args.start, "jobs": len(rows), "nodes": 1 if args.flat else args.nodes,
+                              "gpus_per_node": args.flat or 8,
                               "source": os.path.abspath(args.philly)},
                    "checks": notes, "peer_available": peer, "results": table, "tiresias": tiresias,
                    "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
