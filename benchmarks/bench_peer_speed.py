@@ -86,13 +86,14 @@ PEER_DRIVER = r"""
 import json, logging, sys, time
 peer_dir, csv_file, n_rows, n_nodes, alloc_policy, out, flat_gpus = sys.argv[1:8]
 flat = int(flat_gpus)  # 0: n_nodes nodes of 8 GPUs; else the peer's one-big-node mode with this many GPUs
+# (its CPUs are never short: the window's jobs ask for none)
 sys.path.insert(0, peer_dir)
 logging.basicConfig(level=logging.WARNING, format="%(message)s")
 from simulator import Simulator
 t0, c0 = time.perf_counter(), time.process_time()
 sim = Simulator(csv_file=csv_file, alloc_policy=int(alloc_policy), preempt_policy=2, sort_node_policy=0,
                 num_nodes=1 if flat else int(n_nodes), random_seed=42, max_time=int(1e9), num_spare_node=0,
-                pattern=0, hetero=False, num_gpus=flat or None, num_cpus=(96 * -(-flat // 8)) if flat else None,
+                pattern=0, hetero=False, num_gpus=flat or None, num_cpus=(96 * flat) if flat else None,
                 describe_file=None, log_file=None,
                 export_job_stats=False, export_cluster_util=False, arrival_rate=-1,
                 num_jobs_limit=int(n_rows), gpu_type_matching=0, verbose=0)
@@ -352,9 +353,10 @@ def main(argv=None) -> int:
 
     if args.flat and not 1 <= args.flat <= LIMITS["server_gpus"]:
         ap.error(f"--flat {args.flat}: a server holds 1 to {LIMITS['server_gpus']} GPUs")
-    cluster = Cluster((Server(args.flat),)) if args.flat else Cluster.homogeneous(args.nodes, 8)
+    nodes = Cluster.homogeneous(args.nodes, 8)  # the window's gangs are of 8-GPU servers, flat or not
+    cluster = Cluster((Server(args.flat),)) if args.flat else nodes
     rows = build_window(args.philly, args.start, args.jobs)
-    notes = check_window(rows, args, Cluster.homogeneous(args.nodes, 8))  # the window's gangs are of 8-GPU servers
+    notes = check_window(rows, args, nodes)
     peer = args.peer_dir is not None and os.path.isfile(os.path.join(args.peer_dir, "simulator.py"))
     if not peer:
         notes.append("peer not available" + (f" (no simulator.py in {args.peer_dir})" if args.peer_dir else

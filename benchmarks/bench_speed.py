@@ -258,9 +258,9 @@ def main(argv=None) -> int:
     from asrpt.traces import shared_path
     from asrpt.traces.base import missing_file_message
 
-    whole = shared_path("traces", "philly-pollux-processed", "philly.csv")  # also the PAI window's source
-    if (args.whole or parts & {"simulate", "load"}) and not os.path.isfile(whole):
-        raise SystemExit(f"bench_speed: {missing_file_message(whole)}")
+    philly = shared_path("traces", "philly-pollux-processed", "philly.csv")  # the whole trace, the PAI window's source
+    if (args.whole or parts & {"simulate", "load"}) and not os.path.isfile(philly):  # before minutes of other rows
+        raise SystemExit(f"bench_speed: {missing_file_message(philly)}")
     py = sys.executable
     rows: list[tuple[str, float, float, str]] = []  # figure, this, reference, reference name
 
@@ -290,7 +290,7 @@ def main(argv=None) -> int:
             sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
             import bench_peer_speed as peer
 
-            peer.write_csv(peer.build_window(peer.PHILLY, 40000, 20000), csv_path)
+            peer.write_csv(peer.build_window(philly, 40000, 20000), csv_path)
         if "simulate" in parts:
             for spec in ("64x8", FLAT):
                 for policy in ("fifo", "sjf-duration"):
@@ -340,11 +340,11 @@ def main(argv=None) -> int:
 
                 names = ",".join(policy_names())
             for name in names.split(","):   # one child per policy: a failure names its policy
-                ours = run_policies(py, ROOT, whole, 0, name)
+                ours = run_policies(py, ROOT, philly, 0, name)
                 (label, row), = ours.items()
                 cpu = row[0]
                 if args.whole_base:
-                    ref_row, = run_policies(py, base, whole, 0, name).values()
+                    ref_row, = run_policies(py, base, philly, 0, name).values()
                     same_outputs("whole trace", label, row, ref_row, rounding)
                     add(f"whole Philly {label} DNN 64x8 (CPU s)", cpu, ref_row[0], "previous")
                 else:
