@@ -30,6 +30,7 @@ Rows are ``lo <= a x <= hi`` with ``lo`` or ``hi`` possibly infinite. All data a
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Sequence
@@ -39,6 +40,11 @@ import numpy as np
 __all__ = ["ConfigLP", "Group", "knapsack", "LpAnswer"]
 
 _PRICE_TOL = 1e-9
+
+
+def _num(x):
+    """An exact number: ints stay ints (fast), anything else becomes a Fraction."""
+    return x if type(x) is int or isinstance(x, Fraction) else Fraction(x)
 
 
 def knapsack(values: Sequence, widths: Sequence[int], capacity: int) -> tuple:
@@ -128,7 +134,7 @@ class ConfigLP:
         self._cols_sent = 0
         self.y: list | None = None
         self.x: list | None = None
-        self.constant = Fraction(0)
+        self.constant = 0
 
     # -- building -------------------------------------------------------------------------
     def add_row(self, lo=None, hi=None) -> int:
@@ -136,19 +142,39 @@ class ConfigLP:
         self.row_hi.append(hi)
         return len(self.row_lo) - 1
 
+    def add_cut(self, lo, hi, entries: dict) -> int:
+        """A row over existing columns (``entries``: column -> coefficient), sent to HiGHS at
+        once when the model exists."""
+        if self._highs is not None and self._rows_sent != len(self.row_lo):
+            raise RuntimeError("add_cut: rows added since the last solve must be sent first")
+        row = self.add_row(_num(lo) if lo is not None else None, _num(hi) if hi is not None else None)
+        for c, a in entries.items():
+            rows, coefs = self.col_entries[c]
+            self.col_entries[c] = (rows + (row,), coefs + (_num(a),))
+        if self._highs is not None:
+            import highspy
+            inf = highspy.kHighsInf
+            cols = sorted(entries)
+            self._highs.addRow(-inf if lo is None else float(lo), inf if hi is None else float(hi),
+                               len(cols), np.array(cols, dtype=np.int32),
+                               np.array([float(entries[c]) for c in cols]))
+            self._rows_sent += 1
+        self._ints = None
+        return row
+
     def add_col(self, cost, lo, hi, entries: dict) -> int:
         if hi is None:
             raise ValueError("every explicit column needs a finite upper bound")
         rows = tuple(entries)
-        self.cost.append(Fraction(cost))
-        self.col_lo.append(Fraction(lo))
-        self.col_hi.append(Fraction(hi))
-        self.col_entries.append((rows, tuple(Fraction(entries[r]) for r in rows)))
+        self.cost.append(_num(cost))
+        self.col_lo.append(_num(lo))
+        self.col_hi.append(_num(hi))
+        self.col_entries.append((rows, tuple(_num(entries[r]) for r in rows)))
         return len(self.cost) - 1
 
     def add_group(self, cap_row: int, jobs, widths, job_rows, bound) -> Group:
         g = Group(cap_row, tuple(jobs), tuple(widths), tuple(tuple(r) for r in job_rows),
-                  self.capacity, Fraction(bound))
+                  self.capacity, _num(bound))
         self.groups.append(g)
         for i in range(len(g.jobs)):  # every single job alone is a configuration (g_j <= M)
             self._config_column(g, frozenset((i,)))
@@ -206,19 +232,80 @@ class ConfigLP:
                 if not has:
                     return LpAnswer("infeasible", None, None, False)
                 ray = list(ray)
-                if self._proves_infeasible(ray):
-                    return LpAnswer("infeasible", None, None, True)
-                if not (self._price(ray) + self._price([-v for v in ray])):
-                    return LpAnswer("infeasible", None, None, False)
-                continue
+                if self._price(ray) + self._price([-v for v in ray]):
+                    continue
+                return LpAnswer("infeasible", None, None, self._proves_infeasible(ray))
             sol = h.getSolution()
             y = list(sol.row_dual)
             if not self._price(y):
                 break
         self.y = y
         self.x = list(sol.col_value)
-        value = h.getInfo().objective_function_value
-        return LpAnswer("optimal", value, self.dual_bound([Fraction(v) for v in y]), False)
+        value = h.getInfo().objective_function_value + float(self.constant)
+        return LpAnswer("optimal", value, self.scaled_dual_bound(y), False)
+
+    _SCALE_BITS = 40
+
+    def _scaled(self):
+        """The LP's data as integers over one common denominator D (cached)."""
+        if getattr(self, "_ints", None) is not None and self._ints[0] == len(self.cost):
+            return self._ints
+        import math
+        D = 1
+        for v in itertools.chain(self.row_lo, self.row_hi, self.cost, self.col_lo, self.col_hi,
+                                 (g.bound for g in self.groups), (self.constant,),
+                                 itertools.chain.from_iterable(c for _, c in self.col_entries),
+                                 (a for g in self.groups for rows in g.job_rows for _, a in rows)):
+            if v is not None and type(v) is not int:
+                q = v.denominator
+                D = D * q // math.gcd(D, q)
+
+        def i(v):
+            if v is None:
+                return None
+            return v * D if type(v) is int else int(v * D)
+        self._ints = (len(self.cost), D, [i(v) for v in self.row_lo], [i(v) for v in self.row_hi],
+                      [i(v) for v in self.cost], [i(v) for v in self.col_lo],
+                      [i(v) for v in self.col_hi],
+                      [(rows, [i(a) for a in coefs]) for rows, coefs in self.col_entries],
+                      [[[(r, i(a)) for r, a in rows] for rows in g.job_rows] for g in self.groups],
+                      [i(g.bound) for g in self.groups], i(self.constant))
+        return self._ints
+
+    def scaled_dual_bound(self, y_float, *, costs: bool = True) -> Fraction:
+        """:meth:`dual_bound` of the float multipliers rounded to multiples of 2^-40, computed in
+        integers over one common denominator (the same bound, exactly, and much faster)."""
+        _, D, row_lo, row_hi, cost, col_lo, col_hi, entries, job_rows, gbound, const = self._scaled()
+        S = 1 << self._SCALE_BITS
+        Y = [int(round(v * S)) for v in y_float]
+        Q = S * D  # y * a = Y * A / Q
+        total = 0  # numerator over Q * D
+        for k, v in enumerate(Y):
+            if v > 0:
+                if row_lo[k] is None:
+                    Y[k] = 0
+                else:
+                    total += v * row_lo[k] * D
+            elif v < 0:
+                if row_hi[k] is None:
+                    Y[k] = 0
+                else:
+                    total += v * row_hi[k] * D
+        for c in range(len(cost)):
+            if c in self._group_of_col:
+                continue
+            rows, coefs = entries[c]
+            dn = (cost[c] * S if costs else 0) - sum(Y[r] * a for r, a in zip(rows, coefs))
+            total += dn * (col_lo[c] if dn >= 0 else col_hi[c])
+        for gi, g in enumerate(self.groups):
+            values = [sum(Y[r] * a for r, a in rows) for rows in job_rows[gi]]
+            best, _ = knapsack(values, g.widths, g.capacity)
+            dmin = -Y[g.cap_row] * D - best
+            if dmin < 0:
+                total += dmin * gbound[gi]
+        if costs:
+            total += const * S * D
+        return Fraction(total, Q * D)
 
     def _price(self, y) -> int:
         """Add, per group, the configuration of most negative reduced cost under multipliers ``y``
@@ -241,6 +328,8 @@ class ConfigLP:
         :meth:`dual_bound` (costs 0) is positive proves infeasibility (Farkas); configurations not
         generated are covered by the exact pricing inside :meth:`dual_bound`."""
         for scale in (1, -1):
+            if self.scaled_dual_bound([scale * v for v in ray], costs=False) > 0:
+                return True
             for den in (None, 10 ** 6):
                 y = [Fraction(scale * v) if den is None else Fraction(scale * v).limit_denominator(den)
                      for v in ray]
@@ -365,7 +454,7 @@ class ConfigLP:
         """The best exact lower bound from the last float duals and a few rational roundings."""
         if self.y is None:
             return None
-        cands = [self.dual_bound([Fraction(v) for v in self.y])]
+        cands = [self.scaled_dual_bound(self.y), self.dual_bound([Fraction(v) for v in self.y])]
         for den in (10 ** 3, 10 ** 6, 10 ** 9):
             cands.append(self.dual_bound([Fraction(v).limit_denominator(den) for v in self.y]))
         return max(cands)

@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -62,6 +63,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from .._validation import InstanceOf, Interval, validate_params
+from ..errors import InvalidParameterError
 from ..instance import Instance
 from ..sizes import processing_times
 from ._lp import ConfigLP
@@ -71,28 +73,54 @@ __all__ = ["ExactResult", "exact_preemptive_opt", "sequence_schedule"]
 
 @dataclass(frozen=True)
 class _Data:
+    """An instance in integer units: times are multiples of ``time_unit``, weights of
+    ``weight_unit`` (exact; float data are taken as the binary numbers they are)."""
+
     ids: tuple
-    r: tuple  # Fractions
+    r: tuple  # ints
     g: tuple
-    p: tuple
-    w: tuple
+    p: tuple  # ints
+    w: tuple  # ints
     m: int
-    t0: Fraction
-    horizon: Fraction  # an upper bound on the makespan of some optimal schedule
+    t0: int
+    horizon: int  # an upper bound on the makespan of some optimal schedule
     groups: tuple  # (time, jobs) per distinct release date, in time order
     group_of: tuple  # release group index per job
     twin_before: tuple  # per job, the previous identical job (or None)
+    grid: tuple  # breakpoints of the time-indexed tail relaxation (release dates included)
+    time_unit: Fraction
+    weight_unit: Fraction
+
+    def time(self, x):
+        """A time in the instance's units."""
+        return _plain(x * self.time_unit)
+
+    def cost(self, x):
+        """A cost in the instance's units."""
+        return _plain(x * self.time_unit * self.weight_unit)
 
 
 def _exact(x) -> Fraction:
     return x if isinstance(x, Fraction) else Fraction(x)
 
 
-def _data(instance: Instance) -> _Data:
+def _lcm_den(values) -> int:
+    out = 1
+    for v in values:
+        q = _exact(v).denominator
+        out = out * q // math.gcd(out, q)
+    return out
+
+
+def _data(instance: Instance, epsilon=Fraction(1, 4)) -> _Data:
     jobs = instance.jobs
-    r = tuple(_exact(j.arrival) for j in jobs)
-    p = tuple(_exact(v) for v in processing_times(instance))
-    w = tuple(_exact(j.weight) for j in jobs)
+    r0 = [_exact(j.arrival) for j in jobs]
+    p0 = [_exact(v) for v in processing_times(instance)]
+    w0 = [_exact(j.weight) for j in jobs]
+    dt, dw = _lcm_den(r0 + p0), _lcm_den(w0)
+    r = tuple(int(x * dt) for x in r0)
+    p = tuple(int(x * dt) for x in p0)
+    w = tuple(int(x * dw) for x in w0)
     g = tuple(int(j.gpus) for j in jobs)
     times = sorted(set(r))
     group_of = tuple(times.index(x) for x in r)
@@ -103,17 +131,162 @@ def _data(instance: Instance) -> _Data:
         key = (r[j], g[j], p[j], w[j])
         twin.append(seen.get(key))
         seen[key] = j
-    t0 = times[0] if times else Fraction(0)
-    horizon = (max(r) if r else 0) + sum(p, Fraction(0))
+    t0 = times[0] if times else 0
+    horizon = (max(r) if r else 0) + sum(p)
     return _Data(tuple(j.id for j in jobs), r, g, p, w, instance.cluster.total_gpus, t0,
-                 Fraction(horizon), groups, group_of, tuple(twin))
+                 horizon, groups, group_of, tuple(twin), _grid(times, t0, horizon, p, epsilon),
+                 Fraction(1, dt), Fraction(1, dw))
+
+
+def _grid(releases, t0, horizon, sizes, epsilon) -> tuple:
+    """Integer breakpoints from t0 to the horizon: every release date, and geometric steps of
+    relative length about ``epsilon`` (at least ``epsilon`` times the smallest size) between."""
+    if not sizes:
+        return (t0,)
+    step0 = max(1, math.ceil(epsilon * min(sizes)))
+    points = set(releases) | {horizon}
+    s = 0
+    while t0 + s < horizon:
+        points.add(t0 + s)
+        s += max(step0, math.floor(epsilon * s))
+    return tuple(sorted(x for x in points if x <= horizon))
 
 
 class _SequenceLP:
-    """The LP of an event-sequence prefix (a full sequence when every job has completed)."""
+    """The LP of an event-sequence prefix (a full sequence when every job has completed).
 
-    def __init__(self, d: _Data, events: tuple):
+    The prefix's intervals are exact (variable lengths, release events pinned). The jobs not yet
+    completed (the *tail*) get, besides ``C_j >= t_K + P_j - work_j``, a time-indexed
+    configuration relaxation on the fixed grid ``d.grid`` from the last release date of the prefix
+    on, with the mean-busy-time inequality ``P_j C_j >= sum (start of the piece) x (work) +
+    P_j^2 / 2`` (proofs/exact-opt.md, Lemma 2). At the root it is the configuration-LP lower bound.
+    """
+
+    def __init__(self, d: _Data, events: tuple, tail_start=None):
         self.d, self.events = d, events
+        n = len(d.ids)
+        K = len(events) - 1
+        span = d.horizon - d.t0
+        done_at = {x: k for k, (kind, x) in enumerate(events) if kind == "c"}
+        released_at = {}
+        last_release = d.t0
+        release_before = []  # per event position: the date of the last release at or before it
+        for k, (kind, x) in enumerate(events):
+            if kind == "r":
+                last_release = d.groups[x][0]
+                for j in d.groups[x][1]:
+                    released_at[j] = k
+            release_before.append(last_release)
+        tail_jobs = [j for j in range(n) if j not in done_at]
+        lp = ConfigLP(d.m)
+        cap = [lp.add_row(None, 0) for _ in range(K)]  # sum_S x_{k,S} - L_k <= 0
+        pins = {k: lp.add_row(d.groups[x][0] - d.t0, d.groups[x][0] - d.t0)
+                for k, (kind, x) in enumerate(events) if kind == "r" and k > 0}
+        work, tail, mbt = {}, {}, {}
+        for j in range(n):
+            work[j] = lp.add_row(d.p[j], d.p[j])  # prefix work (+ tail work) = P_j
+        for j in tail_jobs:
+            if j in released_at:
+                tail[j] = lp.add_row(d.t0 + d.p[j], None)  # C_j - t_K + prefix work_j >= P_j
+            mbt[j] = lp.add_row(d.p[j] * d.p[j], None)  # 2 P_j C_j - 2 sum start*work >= P_j^2
+        start = last_release if tail_start is None else max(last_release, tail_start)
+        grid = [start] + [t for t in d.grid if t > start]
+        tail_cap = [lp.add_row(None, b - a) for a, b in zip(grid, grid[1:])]
+        self.L = []
+        for k in range(1, K + 1):
+            cost = sum(d.w[j] for j, c in done_at.items() if c >= k)
+            entries = {cap[k - 1]: -1}
+            for kk, row in pins.items():
+                if kk >= k:
+                    entries[row] = 1
+            for row in tail.values():
+                entries[row] = -1
+            self.L.append(lp.add_col(cost, 0, span, entries))
+        self.C = {}
+        for j in tail_jobs:
+            entries = {mbt[j]: 2 * d.p[j]}
+            if j in tail:
+                entries[tail[j]] = 1
+            self.C[j] = lp.add_col(d.w[j], d.r[j] + d.p[j], d.horizon, entries)
+        self.groups = []
+        for k in range(1, K + 1):
+            avail = sorted(j for j, rk in released_at.items() if rk < k and done_at.get(j, K + 1) >= k)
+            rows = []
+            for j in avail:
+                entries = [(work[j], 1)]
+                if j in tail:
+                    entries += [(tail[j], 1), (mbt[j], -2 * release_before[k - 1])]
+                rows.append(tuple(entries))
+            self.groups.append(lp.add_group(cap[k - 1], avail, [d.g[j] for j in avail], rows, span))
+        for i, (a, b) in enumerate(zip(grid, grid[1:])):
+            avail = [j for j in tail_jobs if d.r[j] <= a]
+            rows = [((work[j], 1), (mbt[j], -2 * a)) for j in avail]
+            lp.add_group(tail_cap[i], avail, [d.g[j] for j in avail], rows, b - a)
+        lp.constant = d.t0 * sum(d.w[j] for j in done_at)
+        self.lp = lp
+        self.complete = len(done_at) == n
+
+    def separate(self, x, max_cuts: int = 50) -> int:
+        """Add violated *area cuts* on the completion variables of the tail jobs (Lemma 2 (d)).
+
+        For a set S of jobs released at or after rho, and areas ``a_j``, every schedule has
+        ``sum_S a_j C_j >= rho a(S) + (a(S)^2 + sum_S a_j^2) / 2`` in two readings: the squashed
+        machine (``a_j = g_j P_j``, the constant divided by M: the GPUs as one machine of speed
+        M), and the wide jobs (``g_j > M / 2``, ``a_j = P_j``: no two of them run at once). For
+        each release date the sets tried are the prefixes of the order of ``x``'s completion
+        times. Returns the number of cuts added (inequalities in integers: times 2M)."""
+        d = self.d
+        jobs = [j for j in self.C]
+        if len(jobs) < 2:
+            return 0
+        val = {j: x[self.C[j]] for j in jobs}
+        cuts = []
+        families = (("area", jobs, lambda j: d.g[j] * d.p[j], d.m),
+                    ("wide", [j for j in jobs if 2 * d.g[j] > d.m], lambda j: d.p[j], 1))
+        for _, members, area, speed in families:
+            if len(members) < 2:
+                continue
+            for rho in sorted({d.r[j] for j in members}):
+                order = sorted((j for j in members if d.r[j] >= rho), key=lambda j: val[j])
+                tot = sq = lhs = 0.0
+                chosen = []
+                for j in order:
+                    a = area(j)
+                    chosen.append(j)
+                    tot += a
+                    sq += a * a
+                    lhs += a * val[j]
+                    if len(chosen) < 2:
+                        continue
+                    rhs = rho * tot + (tot * tot + sq) / (2 * speed)
+                    if lhs < rhs * (1 - 1e-7) - 1e-9:
+                        cuts.append((rho, tuple(chosen), area, speed, rhs - lhs))
+        cuts.sort(key=lambda c: -c[4])
+        added = 0
+        for rho, chosen, area, speed, _ in cuts[:max_cuts]:
+            a = {j: area(j) for j in chosen}
+            tot = sum(a.values())
+            sq = sum(v * v for v in a.values())
+            # 2 speed sum a_j C_j >= 2 speed rho a(S) + a(S)^2 + sum a_j^2
+            self.lp.add_cut(2 * speed * rho * tot + tot * tot + sq, None,
+                            {self.C[j]: 2 * speed * a[j] for j in chosen})
+            added += 1
+        return added
+
+    def solve(self, cut_rounds: int = 0):
+        """Solve the LP, then add violated area cuts and solve again, ``cut_rounds`` times."""
+        ans = self.lp.solve()
+        for _ in range(cut_rounds):
+            if ans.status != "optimal" or not self.separate(self.lp.x):
+                break
+            ans = self.lp.solve()
+        return ans
+
+    @staticmethod
+    def earliest_end(d: _Data, events: tuple):
+        """An exact lower bound on the time ``t_K`` of the last event of a prefix, over every
+        schedule consistent with it (the LP ``min t_K`` of the prefix, bounded by weak duality);
+        None when that LP is proven infeasible, False when infeasible without proof."""
         n = len(d.ids)
         K = len(events) - 1
         span = d.horizon - d.t0
@@ -124,42 +297,27 @@ class _SequenceLP:
                 for j in d.groups[x][1]:
                     released_at[j] = k
         lp = ConfigLP(d.m)
-        cap = [lp.add_row(None, 0) for _ in range(K)]  # sum_S x_{k,S} - L_k <= 0
+        cap = [lp.add_row(None, 0) for _ in range(K)]
         pins = {k: lp.add_row(d.groups[x][0] - d.t0, d.groups[x][0] - d.t0)
                 for k, (kind, x) in enumerate(events) if kind == "r" and k > 0}
-        work, tail = {}, {}
-        for j in sorted(released_at):
-            if j in done_at:
-                work[j] = lp.add_row(d.p[j], d.p[j])
-            else:
-                work[j] = lp.add_row(None, d.p[j])
-                tail[j] = lp.add_row(d.t0 + d.p[j], None)  # C_j - t_K + work_j >= P_j
-        self.L = []
+        work = {j: lp.add_row(d.p[j] if j in done_at else None, d.p[j]) for j in released_at}
         for k in range(1, K + 1):
-            cost = sum((d.w[j] for j, c in done_at.items() if c >= k), Fraction(0))
             entries = {cap[k - 1]: -1}
             for kk, row in pins.items():
                 if kk >= k:
                     entries[row] = 1
-            for row in tail.values():
-                entries[row] = -1
-            self.L.append(lp.add_col(cost, 0, span, entries))
-        self.C = {}
-        for j in range(n):
-            if j in done_at:
-                continue
-            entries = {tail[j]: 1} if j in tail else {}
-            self.C[j] = lp.add_col(d.w[j], d.r[j] + d.p[j], d.horizon, entries)
-        self.groups = []
+            lp.add_col(1, 0, span, entries)
         for k in range(1, K + 1):
-            avail = [j for j, rk in released_at.items()
-                     if rk < k and done_at.get(j, K + 1) >= k]
-            avail.sort()
-            rows = [((work[j], 1),) + (((tail[j], 1),) if j in tail else ()) for j in avail]
-            self.groups.append(lp.add_group(cap[k - 1], avail, [d.g[j] for j in avail], rows, span))
-        lp.constant = d.t0 * sum((d.w[j] for j in done_at), Fraction(0))
-        self.lp = lp
-        self.complete = len(done_at) == n
+            avail = sorted(j for j, rk in released_at.items() if rk < k and done_at.get(j, K + 1) >= k)
+            lp.add_group(cap[k - 1], avail, [d.g[j] for j in avail],
+                         [((work[j], 1),) for j in avail], span)
+        lp.constant = d.t0
+        if n == 0 or K == 0:
+            return d.t0
+        ans = lp.solve()
+        if ans.status != "optimal":
+            return None if ans.infeasible_proven else False
+        return ans.bound
 
     def schedule(self, x) -> dict:
         """Job index -> pieces ``(start, end, gpus)`` of the schedule an (exact) LP point describes:
@@ -167,7 +325,7 @@ class _SequenceLP:
         d = self.d
         pieces: dict = {}
         t = d.t0
-        for k, group in enumerate(self.lp.configuration_times(x)):
+        for k, group in enumerate(self.lp.configuration_times(x)[:len(self.L)]):
             cursor = t
             for jobs, length in group:
                 for j in jobs:
@@ -181,8 +339,8 @@ class _SequenceLP:
         return pieces
 
 
-def _cost(d: _Data, pieces: dict) -> Fraction:
-    return sum((d.w[j] * runs[-1][1] for j, runs in pieces.items()), Fraction(0))
+def _cost(d: _Data, pieces: dict):
+    return sum(d.w[j] * runs[-1][1] for j, runs in pieces.items())
 
 
 def _list_schedule(d: _Data, key) -> tuple:
@@ -301,10 +459,17 @@ class _Search:
         if self.best is None or cost < self.best[0]:
             self.best = (cost, pieces, events)
 
-    def evaluate(self, events) -> tuple:
+    def evaluate(self, events, tail=True) -> tuple:
         """Solve a node: (float value or None, exact bound or None, lp)."""
         self.nodes += 1
-        slp = _SequenceLP(self.d, events)
+        start = None
+        if tail and len(events) > 1 and events[-1][0] == "c":
+            start = _SequenceLP.earliest_end(self.d, events)
+            if start is None:
+                return None, "infeasible", None
+            if start is False:
+                start = None
+        slp = _SequenceLP(self.d, events, start)
         ans = slp.lp.solve()
         if ans.status != "optimal":
             return None, (None if not ans.infeasible_proven else "infeasible"), slp
@@ -361,7 +526,7 @@ def _local_search(search: _Search, events: tuple, value: float) -> None:
                 if pos == k or search.out_of_budget():
                     continue
                 cand = rest[:pos] + (ev,) + rest[pos:]
-                val, bound, slp = search.evaluate(cand)
+                val, bound, slp = search.evaluate(cand, tail=False)
                 if val is not None and val < value * (1 - 1e-12) - 1e-12:
                     search.solve_leaf(slp)
                     events, value, improved = cand, val, True
@@ -374,10 +539,11 @@ def _local_search(search: _Search, events: tuple, value: float) -> None:
     "instance": [InstanceOf(Instance)],
     "time_limit": [None, Interval(Real, 0, None, closed="neither")],
     "node_limit": [None, Interval(Integral, 1, None, closed="left")],
-    "upper_bound": [None, Interval(Real, 0, None, closed="left")],
+    "schedule": [None, InstanceOf(Mapping)],
 })
 def exact_preemptive_opt(instance: Instance, *, time_limit: float | None = 60.0,
-                         node_limit: int | None = None, upper_bound=None) -> ExactResult:
+                         node_limit: int | None = None,
+                         schedule: Mapping[str, tuple] | None = None) -> ExactResult:
     """The exact preemptive optimum by branch and bound over event sequences (module docstring).
 
     Parameters
@@ -388,10 +554,10 @@ def exact_preemptive_opt(instance: Instance, *, time_limit: float | None = 60.0,
         Seconds before the search stops with an exact bracket (default 60; None: no limit).
     node_limit : int, optional
         LPs before the search stops.
-    upper_bound : number, optional
-        The cost of a schedule known to exist (for example from a slotted ILP): nodes whose exact
-        bound reaches it are discarded. The result's ``upper_bound`` is still a schedule found
-        here, so pass only a value you trust; by default the search finds its own.
+    schedule : mapping, optional
+        A schedule to start from (job id to ``(start, end, gpus)`` pieces, for example a slotted
+        ILP's). It is checked by :func:`asrpt.offline.ilp.schedule_problems` and refused with
+        :class:`InvalidParameterError` when it is not a schedule of the instance.
 
     Returns
     -------
@@ -401,7 +567,7 @@ def exact_preemptive_opt(instance: Instance, *, time_limit: float | None = 60.0,
     Raises
     ------
     InvalidParameterError
-        A parameter outside its constraints.
+        A parameter outside its constraints, or a ``schedule`` that is not feasible.
 
     Examples
     --------
@@ -416,23 +582,27 @@ def exact_preemptive_opt(instance: Instance, *, time_limit: float | None = 60.0,
         return ExactResult(0, 0, True, MappingProxyType({}), MappingProxyType({}), 0, 0.0, "closed", ())
     deadline = start + (float("inf") if time_limit is None else float(time_limit))
     search = _Search(d, deadline, node_limit)
-    external = None if upper_bound is None else _exact(upper_bound)
+    if schedule is not None:
+        from .ilp import schedule_problems
+        problems = schedule_problems(instance, schedule, rel_tol=0)
+        if problems:
+            raise InvalidParameterError(f"schedule: not a schedule of the instance: {problems[0]}")
+        index = {jid: j for j, jid in enumerate(d.ids)}
+        given = {index[jid]: [(_exact(a) / d.time_unit, _exact(b) / d.time_unit, gp)
+                              for a, b, gp in runs] for jid, runs in schedule.items()}
+        search.offer(_cost(d, given), given, None)
     # incumbents: list schedules, re-optimised on their own event order, then a local search
     best_seq = None
     for _, make in _RULES:
         events, pieces = _list_schedule(d, make(d))
         search.offer(_cost(d, pieces), pieces, events)
-        val, bound, slp = search.evaluate(events)
+        val, bound, slp = search.evaluate(events, tail=False)
         if val is not None:
             search.solve_leaf(slp)
             if best_seq is None or val < best_seq[1]:
                 best_seq = (events, val)
     if best_seq is not None and n > 1:
         _local_search(search, *best_seq)
-
-    def incumbent():
-        u = search.best[0]
-        return u if external is None else min(u, external)
 
     heap: list = []
     counter = itertools.count()
@@ -444,7 +614,8 @@ def exact_preemptive_opt(instance: Instance, *, time_limit: float | None = 60.0,
     heapq.heappush(heap, (bound, next(counter), root))
     while heap:
         bound, _, events = heap[0]
-        if bound >= incumbent():
+        incumbent = search.best[0]
+        if bound >= incumbent:
             heap.clear()
             break
         if search.out_of_budget():
@@ -453,37 +624,34 @@ def exact_preemptive_opt(instance: Instance, *, time_limit: float | None = 60.0,
         heapq.heappop(heap)
         for child in _children(d, events):
             val, cb, slp = search.evaluate(child)
+            incumbent = search.best[0]
             if cb == "infeasible":
                 continue
             if cb is None:  # HiGHS said infeasible without a checkable proof: keep it open
                 cb = bound
-            elif cb < incumbent() and val is not None and val >= float(incumbent()) * (1 - 1e-9):
+            elif cb < incumbent and val is not None and val >= float(incumbent) * (1 - 1e-9):
                 cb = max(cb, slp.lp.best_bound())
-            if slp.complete:
+            if slp is not None and slp.complete:
                 if val is not None:
                     lb = search.solve_leaf(slp)
                     cb = max(cb, lb) if lb is not None else cb
-                if cb < incumbent():
+                if cb < search.best[0]:
                     search.unresolved.append(cb)
                 continue
-            if cb < incumbent():
+            if cb < incumbent:
                 heapq.heappush(heap, (cb, next(counter), child))
     upper, pieces, events = search.best
     lows = [b for b, _, _ in heap] + [b for b in search.unresolved if b < upper]
-    lower = min(lows) if lows else upper
-    lower = min(lower, upper)
-    if external is not None and external < upper and not lows:
-        # the external value pruned nodes: only it, not a schedule of ours, bounds OPT there
-        lower = min(lower, external)
+    lower = min(min(lows), upper) if lows else upper
     closed = lower == upper
     if not closed and stopped == "closed":
         stopped = "unresolved"
-    schedule = {d.ids[j]: tuple((_plain(a), _plain(b), gp) for a, b, gp in runs)
-                for j, runs in sorted(pieces.items())}
-    completion = {d.ids[j]: _plain(runs[-1][1]) for j, runs in sorted(pieces.items())}
-    seq = tuple((k, x if k == "r" else d.ids[x]) for k, x in events)
-    return ExactResult(_plain(lower), _plain(upper), closed, MappingProxyType(completion),
-                       MappingProxyType(schedule), search.nodes, time.monotonic() - start,
+    sched = {d.ids[j]: tuple((d.time(a), d.time(b), gp) for a, b, gp in runs)
+             for j, runs in sorted(pieces.items())}
+    completion = {d.ids[j]: d.time(runs[-1][1]) for j, runs in sorted(pieces.items())}
+    seq = () if events is None else tuple((k, x if k == "r" else d.ids[x]) for k, x in events)
+    return ExactResult(d.cost(lower), d.cost(upper), closed, MappingProxyType(completion),
+                       MappingProxyType(sched), search.nodes, time.monotonic() - start,
                        stopped, seq)
 
 
@@ -537,6 +705,6 @@ def sequence_schedule(instance: Instance, sequence) -> tuple:
         raise RuntimeError("sequence_schedule: the LP's basis could not be rebuilt exactly")
     x, value, bound = exact
     pieces = slp.schedule(x)
-    schedule = {d.ids[j]: tuple((_plain(a), _plain(b), gp) for a, b, gp in runs)
+    schedule = {d.ids[j]: tuple((d.time(a), d.time(b), gp) for a, b, gp in runs)
                 for j, runs in sorted(pieces.items())}
-    return _plain(_cost(d, pieces)), schedule
+    return d.cost(_cost(d, pieces)), schedule
