@@ -178,7 +178,7 @@ def opt_task(instance: Instance, *, preemptive: bool = True, slot=None, solver: 
     >>> f["lower_bound"], f["upper_bound"], f["status"]
     (8, 8, 'optimal')
     """
-    from ..offline.ilp import offline_opt
+    from ..offline.opt import offline_opt
 
     r = offline_opt(instance, preemptive=preemptive, slot=_slot(slot), solver=solver,
                     time_limit=solver_time_limit, gap=gap, max_slots=max_slots)

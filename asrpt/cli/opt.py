@@ -15,7 +15,7 @@ import argparse
 import sys
 from fractions import Fraction
 
-from ..offline.ilp import offline_opt
+from ..offline.opt import offline_opt
 from ..solve import SOLVERS
 from ._common import (add_instance, add_json, emit_json, format_table, load_from_args, positive_float,
                       positive_int, positive_rational, relative_gap)

@@ -198,6 +198,10 @@ class ConfigLP:
         if self._highs is None:
             h = highspy.Highs()
             h.setOptionValue("output_flag", False)
+            # one thread, as asrpt.solve uses: HiGHS's global scheduler keeps the thread count of
+            # its first run, and a later run asking for another count fails ("Not Set")
+            h.setOptionValue("threads", 1)
+            h.setOptionValue("random_seed", 0)
             self._highs = h
         h = self._highs
         inf = highspy.kHighsInf

@@ -1,8 +1,9 @@
-"""Offline optima of rigid-job instances by time-indexed ILPs, and the [lower, upper] bracket.
+"""Offline schedules of rigid-job instances by time-indexed ILPs, and the schedule checker.
 
 This module owns the two time-indexed ILPs (proofs/classical.md, Result 11; built with PuLP, solved
-through :func:`asrpt.solve.solve`), the bracket around the continuous optimum (:func:`offline_opt`)
-and an independent feasibility check of rigid schedules (:func:`schedule_problems`).
+through :func:`asrpt.solve.solve`) and an independent feasibility check of rigid schedules
+(:func:`schedule_problems`). The bracket around the optimum that uses them is
+:func:`asrpt.offline.opt.offline_opt`.
 
 **The problem.** Jobs j with arrival ``a_j``, GPU demand ``g_j``, processing time ``P_j`` (from
 :mod:`asrpt.sizes`) and weight ``w_j`` on a cluster of M GPUs; minimise ``sum_j w_j C_j``. A job
@@ -44,18 +45,15 @@ bound on OPT; otherwise it only bounds the *slotted* optimum, which may exceed O
 - Non-preemptive, every ``a_j`` and ``P_j`` a multiple of delta: exact. The order-preserving
   greedy (:mod:`asrpt.offline.bruteforce`) turns an optimal schedule into one no worse whose
   starts are releases or completions, hence multiples of delta.
-- Preemptive: exact when M = 1 (so every g_j = 1), all weights are equal and the data are
-  multiples of delta: SRPT is then optimal (Schrage) and changes jobs only at releases and
-  completions, which are multiples of delta, so the grid contains an optimal schedule. For
-  several GPUs or unequal weights no integer-preemption property is proven here, so the grid is
-  not claimed exact, and the lower side of the bracket comes from :mod:`asrpt.offline.bounds`
-  alone.
-
-**The bracket** (:func:`offline_opt`): ``lower_bound = max(LB1, LB2, LB_MBT)``, raised to the ILP
-value when the grid is exact and the ILP was solved to optimality (or to its best bound, less a
-relative 1e-6 for solver tolerances, when it stopped at the time limit); ``upper_bound`` = the
-cost of the best feasible schedule found: the ILP's, or an order-preserving greedy schedule
-(always feasible, for both problems) when that is better or the ILP found none.
+- Preemptive: exact when every job needs one GPU (g_j = 1) and every ``a_j`` and ``P_j`` is a
+  multiple of delta. Baptiste, Carlier, Kononov, Queyranne, Sevastyanov and Sviridenko
+  (Integer preemptive scheduling on parallel machines, Oper. Res. Lett. 40 (2012) 440-444) show
+  that on identical parallel machines with release dates and a regular unit-concave objective
+  (their examples: total weighted tardiness, which is ``sum w_j C_j`` when every due date is 0)
+  integer data admit an optimal schedule whose preemptions are at integer times; scaling time by
+  delta gives the grid. For jobs on several GPUs no such property holds: on M = 4, three 2-GPU jobs
+  of length 1 and two 4-GPU jobs of length 10 cost 38 on slots of 1 and 37 (the optimum) on slots of
+  1/2, so the grid is not claimed exact there.
 
 Models use float coefficients (the solvers are floating point); every reported cost and
 completion time is recomputed exactly from the integral solution, in the instance's arithmetic.
@@ -65,9 +63,9 @@ Examples
 >>> from asrpt.instance import Cluster, Instance, Job
 >>> worked = Instance(Cluster.homogeneous(1, 4), (Job("A", 0, 2, processing_time=4),
 ...     Job("B", 0, 4, processing_time=1), Job("C", 1, 1, processing_time=2)))
->>> r = offline_opt(worked)
->>> r.lower_bound, r.upper_bound, r.status, dict(r.completion_times)
-(8, 9, 'optimal', {'A': 5, 'B': 1, 'C': 3})
+>>> r = slotted_ilp(worked)
+>>> r.cost, r.status, r.exact_grid, dict(r.completion_times)
+(9, 'optimal', False, {'A': 5, 'B': 1, 'C': 3})
 """
 
 from __future__ import annotations
@@ -84,20 +82,18 @@ import pulp
 
 from .._validation import InstanceOf, Interval, Options, validate_params
 from ..errors import InvalidParameterError, SolverError
-from ..instance import Cluster, Instance, Job, Server, id_key
+from ..instance import Cluster, Instance, Job, Server
 from ..single._arrays import exact_sum
 from ..sizes import processing_times
 from ..solve import SOLVERS, SolveResult, solve
-from .bounds import Bounds, lower_bounds
+from .bounds import lower_bounds
 from .bruteforce import _greedy
 
 __all__ = [
     "RigidPiece",
     "IlpResult",
-    "OptResult",
     "slotted_ilp",
     "start_time_ilp",
-    "offline_opt",
     "auto_slot",
     "schedule_problems",
 ]
@@ -111,7 +107,6 @@ _COMMON = {
     "gap": [Interval(Real, 0, 1, closed="left")],
     "horizon": [None, Interval(Integral, 1, None, closed="left")],
 }
-_BOUND_TOLERANCE = 1e-6
 
 
 class RigidPiece(NamedTuple):
@@ -349,7 +344,7 @@ def slotted_ilp(instance: Instance, *, slot: Real = 1, solver: str = "highs",
         return _empty_result("slotted", slot, horizon)
     g = _grid(arrivals, sizes, slot, horizon)
     T = g.horizon
-    exact_grid = g.on_grid and m == 1 and len(set(weights)) == 1
+    exact_grid = g.on_grid and all(gj == 1 for gj in gpus)
     # Deadlines from the best of a few list schedules (all solutions at least as good obey them).
     rules = [lambda j, rem: (rem[j], j),
              lambda j, rem: (_frac(rem[j] * gpus[j]) / _frac(weights[j]), j),
@@ -521,7 +516,7 @@ def start_time_ilp(instance: Instance, *, slot: Real = 1, solver: str = "highs",
 @validate_params({"instance": [InstanceOf(Instance)],
                   "max_slots": [Interval(Integral, 1, None, closed="left")]})
 def auto_slot(instance: Instance, *, max_slots: int = 200):
-    """The slot length :func:`offline_opt` uses when none is given.
+    """The slot length :func:`asrpt.offline.opt.offline_opt` uses when none is given.
 
     The largest delta that divides every arrival and processing time (their rational gcd), so
     that the grid is exact where it can be, coarsened by an integer factor when the horizon would
@@ -572,184 +567,6 @@ def auto_slot(instance: Instance, *, max_slots: int = 200):
 MAX_GRID_CELLS = 2_000_000
 
 
-@dataclass(frozen=True)
-class OptResult:
-    """A bracket ``lower_bound <= OPT <= upper_bound`` with the best schedule found.
-
-    Attributes
-    ----------
-    lower_bound : number
-        Max of LB1, LB2, LB_MBT and (on an exact grid) the ILP's value or best bound.
-    upper_bound : number
-        Cost ``sum w_j C_j`` of ``schedule`` (exact for exact data).
-    status : str
-        The ILP's status: "optimal" (best schedule on the grid), "time_limit" or "infeasible"
-        (a too-small ``horizon``). ``lower_bound == upper_bound`` means OPT is known exactly.
-    completion_times : mapping
-        Job id to completion time in ``schedule``.
-    schedule : mapping
-        Job id to its pieces (:class:`RigidPiece`).
-    source : str
-        "ilp" or "greedy" (the order-preserving greedy schedule, when better or the only one).
-    preemptive : bool
-        Which problem was bracketed.
-    slot : number
-        The slot length used.
-    bounds : Bounds
-        The three cheap lower bounds.
-    ilp : IlpResult
-        The ILP's own answer.
-    solve : SolveResult
-        The raw solver answer (``ilp.solve``).
-    """
-
-    lower_bound: Any
-    upper_bound: Any
-    status: str
-    completion_times: Mapping[str, Any]
-    schedule: Mapping[str, tuple]
-    source: str
-    preemptive: bool
-    slot: Any
-    bounds: Bounds
-    ilp: IlpResult
-    solve: SolveResult
-
-    @property
-    def proven(self) -> bool:
-        """True when the bracket is consistent (``lower_bound <= upper_bound``). A crossed bracket
-        (possible only through floating-point rounding in a solver's answer) proves nothing."""
-        return self.lower_bound <= self.upper_bound
-
-    @property
-    def verdict(self) -> str:
-        """What the bracket proves, in words: ``"OPT = x"``, ``"l <= OPT <= u"`` or ``"not proven"``.
-
-        The ILP's ``status`` "optimal" means optimal *on its slot grid*; only ``lower_bound ==
-        upper_bound`` proves OPT itself.
-        """
-        if not self.proven:
-            return "not proven (lower bound above upper bound)"
-        if self.lower_bound == self.upper_bound:
-            return f"OPT = {_fmt(self.upper_bound)}"
-        return f"{_fmt(self.lower_bound)} <= OPT <= {_fmt(self.upper_bound)}"
-
-    @property
-    def gap(self):
-        """Relative width ``(upper - lower) / upper`` of the bracket (0 when OPT is known)."""
-        if self.upper_bound == 0:
-            return 0
-        return (self.upper_bound - self.lower_bound) / self.upper_bound
-
-    def to_dict(self) -> dict:
-        """A JSON-ready dict (numbers as computed)."""
-        return {
-            "lower_bound": self.lower_bound, "upper_bound": self.upper_bound,
-            "proven": self.proven, "verdict": self.verdict,
-            "status": self.status, "gap": self.gap, "source": self.source,
-            "preemptive": self.preemptive, "slot": self.slot,
-            "completion_times": dict(self.completion_times),
-            "schedule": _pieces_to_json(self.schedule),
-            "bounds": self.bounds.to_dict(),
-            "ilp": {"model": self.ilp.model, "objective": self.ilp.objective, "cost": self.ilp.cost,
-                    "bound": self.ilp.bound, "horizon": self.ilp.horizon,
-                    "exact_grid": self.ilp.exact_grid},
-            "solver": {"name": self.solve.solver, "status": self.solve.status,
-                       "wall_time": self.solve.wall_time},
-        }
-
-
-def _fmt(x) -> str:
-    if isinstance(x, Fraction):
-        return str(x.numerator) if x.denominator == 1 else f"{x} ({float(x):.6g})"
-    if isinstance(x, float):
-        return repr(x)  # every digit: the two sides of a bracket may differ in the last ones
-    return str(x)
-
-
-def _greedy_schedule(instance: Instance):
-    arrivals, sizes, gpus, weights, ids, m = _data(instance)
-    order = sorted(range(len(ids)), key=lambda j: (arrivals[j], id_key(ids[j])))
-    starts = _greedy(arrivals, sizes, gpus, m, order)
-    completion = {ids[j]: starts[j] + sizes[j] for j in range(len(ids))}
-    schedule = {ids[j]: (RigidPiece(starts[j], starts[j] + sizes[j], gpus[j]),) for j in range(len(ids))}
-    cost = exact_sum(weights[j] * completion[ids[j]] for j in range(len(ids)))
-    return cost, completion, schedule
-
-
-@validate_params({
-    "instance": [InstanceOf(Instance)],
-    "preemptive": ["boolean"],
-    "slot": [None, _POSITIVE],
-    "solver": [Options(str, SOLVERS)],
-    "time_limit": [None, _POSITIVE],
-    "gap": [Interval(Real, 0, 1, closed="left")],
-    "horizon": [None, Interval(Integral, 1, None, closed="left")],
-    "max_slots": [Interval(Integral, 1, None, closed="left")],
-})
-def offline_opt(instance: Instance, *, preemptive: bool = True, slot: Real | None = None,
-                solver: str = "highs", time_limit: Real | None = None, gap: Real = 0.0,
-                horizon: int | None = None, max_slots: int = 200) -> OptResult:
-    """Bracket the offline optimum: ``lower_bound <= OPT <= upper_bound``, with a schedule.
-
-    Parameters
-    ----------
-    instance : Instance
-        The instance.
-    preemptive : bool
-        Bracket the preemptive optimum (slotted ILP, default) or the non-preemptive one
-        (start-time ILP).
-    slot : number > 0, optional
-        Slot length; default :func:`auto_slot` (exact grid when the data allow it within
-        ``max_slots`` slots).
-    solver : {"highs", "cbc"}
-        MILP backend.
-    time_limit : float, optional
-        Seconds for the solver; the bracket stays valid when it stops early.
-    gap : float in [0, 1)
-        Relative MIP gap passed to the solver.
-    horizon : int, optional
-        Slots in the ILP (default: always enough).
-    max_slots : int
-        Horizon target for the automatic slot.
-
-    Returns
-    -------
-    OptResult
-
-    Raises
-    ------
-    InvalidParameterError
-        A parameter outside its constraints.
-    SolverError
-        The backend is missing or failed.
-
-    Examples
-    --------
-    >>> r = offline_opt(two_server_instance, preemptive=False)
-    >>> r.lower_bound, r.upper_bound, dict(r.completion_times)
-    (8, 8, {'a': 4, 'b': 1, 'c': 3})
-    """
-    bounds = lower_bounds(instance)
-    delta = auto_slot(instance, max_slots=max_slots) if slot is None else slot
-    model = slotted_ilp if preemptive else start_time_ilp
-    ilp = model(instance, slot=delta, solver=solver, time_limit=time_limit, gap=gap, horizon=horizon)
-    lower = bounds.best
-    if ilp.exact_grid:
-        if ilp.status == "optimal" and ilp.objective is not None:
-            lower = max(lower, ilp.objective)
-        elif ilp.bound is not None:
-            lower = max(lower, ilp.bound - _BOUND_TOLERANCE * abs(ilp.bound))
-    g_cost, g_completion, g_schedule = _greedy_schedule(instance)
-    if ilp.cost is not None and ilp.cost <= g_cost:
-        upper, completion, schedule, source = ilp.cost, ilp.completion_times, ilp.schedule, "ilp"
-    else:
-        upper, completion, schedule, source = g_cost, g_completion, g_schedule, "greedy"
-    return OptResult(lower, upper, ilp.status, MappingProxyType(dict(completion)),
-                     MappingProxyType(dict(schedule)), source, preemptive, delta, bounds, ilp,
-                     ilp.solve)
-
-
 @validate_params({
     "instance": [InstanceOf(Instance)],
     "schedule": [InstanceOf(abc.Mapping)],
@@ -788,7 +605,7 @@ def schedule_problems(instance: Instance, schedule: Mapping[str, tuple], *, pree
 
     Examples
     --------
-    >>> schedule_problems(two_server_instance, offline_opt(two_server_instance).schedule)
+    >>> schedule_problems(two_server_instance, slotted_ilp(two_server_instance).schedule)
     []
     >>> for line in schedule_problems(two_server_instance,
     ...                               {"a": [(0, 4, 2)], "b": [(0, 1, 4)], "c": [(0, 2, 4)]}):

@@ -52,7 +52,7 @@ from .._validation import Interval, Options, validate_params
 from ..instance import Cluster, Instance, Job, dumps_instance, save_instance
 from ..errors import SolverError
 from ..offline.bruteforce import bruteforce_rigid_nonpreemptive
-from ..offline.ilp import offline_opt
+from ..offline.opt import offline_opt
 from ..random import as_generator
 from .certificate import certify, run_asrpt
 

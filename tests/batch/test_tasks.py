@@ -10,7 +10,7 @@ from asrpt.batch.tasks import (TASKS, WorkItem, certify_task, execute, get_task,
                                srpt_task, task_names)
 from asrpt.errors import InvalidParameterError
 from asrpt.instance import Cluster, Instance, Job, dumps_instance
-from asrpt.offline.ilp import offline_opt
+from asrpt.offline.opt import offline_opt
 from asrpt.sim import simulate
 from asrpt.single.virtual import virtual_schedule
 from asrpt.theory import certify_instance

@@ -15,7 +15,7 @@ from asrpt.errors import InvalidParameterError
 from asrpt.instance import Cluster, Instance, Job
 from asrpt.offline.bounds import lower_bounds
 from asrpt.offline.bruteforce import bruteforce_rigid_nonpreemptive, greedy_rigid_starts
-from asrpt.offline.ilp import offline_opt
+from asrpt.offline.opt import offline_opt
 from asrpt.single import srpt_schedule, wspt_schedule
 from asrpt.testing.strategies import job_arrays, weighted_job_arrays
 from asrpt.theory import certify_instance

@@ -14,7 +14,7 @@ from hypothesis import event, given, note, settings, target
 
 from asrpt.errors import InvalidParameterError
 from asrpt.instance import Cluster, Instance, Job, load_instance
-from asrpt.offline.ilp import offline_opt
+from asrpt.offline.opt import offline_opt
 from asrpt.testing.strategies import gang_instances
 from asrpt.theory import certify_instance
 from asrpt.theory.worstcase import (DEFAULT_CELLS, Cell, _cell_rows_strategy, _make, evaluate, main,
