@@ -31,6 +31,7 @@ Rows are ``lo <= a x <= hi`` with ``lo`` or ``hi`` possibly infinite. All data a
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Sequence
@@ -45,6 +46,16 @@ _PRICE_TOL = 1e-9
 def _num(x):
     """An exact number: ints stay ints (fast), anything else becomes a Fraction."""
     return x if type(x) is int or isinstance(x, Fraction) else Fraction(x)
+
+
+def _magnitude(v) -> float:
+    return 0.0 if v is None else abs(float(v))
+
+
+def _exponent(v) -> int:
+    """The power of two about ``|v|`` (0 for 0)."""
+    f = abs(float(v))
+    return 0 if f == 0 else math.floor(math.log2(f))
 
 
 def knapsack(values: Sequence, widths: Sequence[int], capacity: int) -> tuple:
@@ -155,9 +166,15 @@ class ConfigLP:
             import highspy
             inf = highspy.kHighsInf
             cols = sorted(entries)
-            self._highs.addRow(-inf if lo is None else float(lo), inf if hi is None else float(hi),
-                               len(cols), np.array(cols, dtype=np.int32),
-                               np.array([float(entries[c]) for c in cols]))
+            size = max([_magnitude(lo), _magnitude(hi)]
+                       + [_magnitude(entries[c]) * 2.0 ** self._col_exp[c] for c in cols])
+            e = 0 if size == 0 else math.floor(math.log2(size))
+            self._row_exp.append(e)
+            self._highs.addRow(-inf if lo is None else math.ldexp(float(lo), -e),
+                               inf if hi is None else math.ldexp(float(hi), -e), len(cols),
+                               np.array(cols, dtype=np.int32),
+                               np.array([math.ldexp(float(entries[c]), self._col_exp[c] - e)
+                                         for c in cols]))
             self._rows_sent += 1
         self._ints = None
         return row
@@ -194,8 +211,13 @@ class ConfigLP:
 
     # -- float solve ------------------------------------------------------------------------
     def _sync(self):
+        """Send new rows and columns to HiGHS, scaled by powers of two (exact data may be huge
+        integers: float instances in their binary units). Column c is sent as ``x_c / 2^e_c``
+        (``2^e_c`` about its upper bound) and row i multiplied by ``2^-f_i`` (about its largest
+        entry or bound); :meth:`_unscale_duals` maps HiGHS's row duals back."""
         import highspy
-        if self._highs is None:
+        first = self._highs is None
+        if first:
             h = highspy.Highs()
             h.setOptionValue("output_flag", False)
             # one thread, as asrpt.solve uses: HiGHS's global scheduler keeps the thread count of
@@ -203,20 +225,50 @@ class ConfigLP:
             h.setOptionValue("threads", 1)
             h.setOptionValue("random_seed", 0)
             self._highs = h
+            self._col_exp = []
+            self._row_exp = []
         h = self._highs
         inf = highspy.kHighsInf
+        for c in range(len(self._col_exp), len(self.cost)):
+            self._col_exp.append(_exponent(self.col_hi[c]))
+        if first:  # the objective as well, by 2^-g (duals and the value scale with it)
+            size = max((_magnitude(c) * 2.0 ** e for c, e in zip(self.cost, self._col_exp)), default=0)
+            self._obj_exp = 0 if size == 0 else math.floor(math.log2(size))
         n_rows = len(self.row_lo)
         if n_rows > self._rows_sent:
-            lo = np.array([-inf if v is None else float(v) for v in self.row_lo[self._rows_sent:]])
-            hi = np.array([inf if v is None else float(v) for v in self.row_hi[self._rows_sent:]])
+            size = [max(_magnitude(self.row_lo[i]), _magnitude(self.row_hi[i]))
+                    for i in range(self._rows_sent, n_rows)]
+            if first:
+                for c in range(len(self.cost)):
+                    rows, coefs = self.col_entries[c]
+                    for r, a in zip(rows, coefs):
+                        if r >= self._rows_sent:
+                            size[r - self._rows_sent] = max(size[r - self._rows_sent],
+                                                            _magnitude(a) * 2.0 ** self._col_exp[c])
+            exps = [0 if v == 0 else math.floor(math.log2(v)) for v in size]
+            self._row_exp.extend(exps)
+            lo = np.array([-inf if v is None else math.ldexp(float(v), -e)
+                           for v, e in zip(self.row_lo[self._rows_sent:], exps)])
+            hi = np.array([inf if v is None else math.ldexp(float(v), -e)
+                           for v, e in zip(self.row_hi[self._rows_sent:], exps)])
             h.addRows(n_rows - self._rows_sent, lo, hi, 0, np.zeros(0, dtype=np.int32),
                       np.zeros(0, dtype=np.int32), np.zeros(0))
             self._rows_sent = n_rows
         for c in range(self._cols_sent, len(self.cost)):
             rows, coefs = self.col_entries[c]
-            h.addCol(float(self.cost[c]), float(self.col_lo[c]), float(self.col_hi[c]), len(rows),
-                     np.array(rows, dtype=np.int32), np.array([float(a) for a in coefs]))
+            e = self._col_exp[c]
+            h.addCol(math.ldexp(float(self.cost[c]), e - self._obj_exp),
+                     math.ldexp(float(self.col_lo[c]), -e),
+                     math.ldexp(float(self.col_hi[c]), -e), len(rows), np.array(rows, dtype=np.int32),
+                     np.array([math.ldexp(float(a), e - self._row_exp[r]) for r, a in zip(rows, coefs)]))
         self._cols_sent = len(self.cost)
+
+    def _unscale_duals(self, y, objective: bool = True) -> list:
+        g = self._obj_exp if objective else 0
+        return [math.ldexp(v, g - e) for v, e in zip(y, self._row_exp)]
+
+    def _unscale_primal(self, x) -> list:
+        return [math.ldexp(v, e) for v, e in zip(x, self._col_exp)]
 
     def solve(self, max_rounds: int = 500) -> LpAnswer:
         """Column generation to a float optimum, then an exact lower bound from its duals."""
@@ -235,17 +287,17 @@ class ConfigLP:
                 has, ray = answer[-2], answer[-1]  # (status, has_ray, ray)
                 if not has:
                     return LpAnswer("infeasible", None, None, False)
-                ray = list(ray)
+                ray = self._unscale_duals(list(ray), objective=False)
                 if self._price(ray) + self._price([-v for v in ray]):
                     continue
                 return LpAnswer("infeasible", None, None, self._proves_infeasible(ray))
             sol = h.getSolution()
-            y = list(sol.row_dual)
+            y = self._unscale_duals(list(sol.row_dual))
             if not self._price(y):
                 break
         self.y = y
-        self.x = list(sol.col_value)
-        value = h.getInfo().objective_function_value + float(self.constant)
+        self.x = self._unscale_primal(list(sol.col_value))
+        value = math.ldexp(h.getInfo().objective_function_value, self._obj_exp) + float(self.constant)
         return LpAnswer("optimal", value, self.scaled_dual_bound(y), False)
 
     _SCALE_BITS = 40
@@ -280,8 +332,10 @@ class ConfigLP:
         """:meth:`dual_bound` of the float multipliers rounded to multiples of 2^-40, computed in
         integers over one common denominator (the same bound, exactly, and much faster)."""
         _, D, row_lo, row_hi, cost, col_lo, col_hi, entries, job_rows, gbound, const = self._scaled()
-        S = 1 << self._SCALE_BITS
-        Y = [int(round(v * S)) for v in y_float]
+        small = min((math.frexp(v)[1] for v in y_float if v), default=0)
+        bits = self._SCALE_BITS + min(max(0, -small), 400)
+        S = 1 << bits
+        Y = [int(round(math.ldexp(v, bits))) for v in y_float]
         Q = S * D  # y * a = Y * A / Q
         total = 0  # numerator over Q * D
         for k, v in enumerate(Y):

@@ -585,7 +585,7 @@ def exact_preemptive_opt(instance: Instance, *, time_limit: float | None = 60.0,
     search = _Search(d, deadline, node_limit)
     if schedule is not None:
         from .ilp import schedule_problems
-        problems = schedule_problems(instance, schedule, rel_tol=0)
+        problems = schedule_problems(instance, schedule, exact=True)
         if problems:
             raise InvalidParameterError(f"schedule: not a schedule of the instance: {problems[0]}")
         index = {jid: j for j, jid in enumerate(d.ids)}

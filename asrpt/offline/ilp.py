@@ -572,9 +572,10 @@ MAX_GRID_CELLS = 2_000_000
     "schedule": [InstanceOf(abc.Mapping)],
     "preemptive": ["boolean"],
     "rel_tol": [Interval(Real, 0, 1, closed="left")],
+    "exact": ["boolean"],
 })
 def schedule_problems(instance: Instance, schedule: Mapping[str, tuple], *, preemptive: bool = True,
-                      rel_tol: Real = 1e-9) -> list[str]:
+                      rel_tol: Real = 1e-9, exact: bool = False) -> list[str]:
     """Check a rigid schedule independently of how it was made; return its problems (empty if valid).
 
     Checks: every job of the instance has pieces and nothing else does; pieces are ordered,
@@ -592,6 +593,9 @@ def schedule_problems(instance: Instance, schedule: Mapping[str, tuple], *, pree
         Whether several pieces per job are allowed.
     rel_tol : float
         Relative tolerance for float data.
+    exact : bool
+        Check in rational arithmetic, every float read as the binary number it is (no
+        tolerance): a schedule computed in floats may then fail by a rounding.
 
     Returns
     -------
@@ -617,6 +621,12 @@ def schedule_problems(instance: Instance, schedule: Mapping[str, tuple], *, pree
     problems: list[str] = []
     times = dict(zip((j.id for j in instance.jobs), processing_times(instance)))
     m = instance.cluster.total_gpus
+    arrival = {j.id: j.arrival for j in instance.jobs}
+    if exact:
+        times = {k: _frac(v) for k, v in times.items()}
+        arrival = {k: _frac(v) for k, v in arrival.items()}
+        schedule = {k: [(_frac(p[0]), _frac(p[1]), p[2]) for p in v] for k, v in schedule.items()}
+        rel_tol = 0
 
     def close(a, b) -> bool:
         if isinstance(a, float) or isinstance(b, float):
@@ -631,7 +641,7 @@ def schedule_problems(instance: Instance, schedule: Mapping[str, tuple], *, pree
             continue
         if not preemptive and len(pieces) > 1:
             problems.append(f"job {job.id}: {len(pieces)} pieces in a non-preemptive schedule")
-        if pieces[0].start < job.arrival and not close(pieces[0].start, job.arrival):
+        if pieces[0].start < arrival[job.id] and not close(pieces[0].start, arrival[job.id]):
             problems.append(f"job {job.id}: starts at {pieces[0].start}, before its arrival {job.arrival}")
         total = 0
         for a, b in zip(pieces, pieces[1:] + [None]):

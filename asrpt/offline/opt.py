@@ -46,6 +46,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -62,7 +63,7 @@ from ..solve import SOLVERS
 from .bounds import Bounds, lower_bounds
 from .bruteforce import _greedy
 from .exact import ConfigurationBound, ExactResult, configuration_lp_bound, exact_preemptive_opt
-from .ilp import IlpResult, _pieces_to_json, auto_slot, schedule_problems, slotted_ilp, start_time_ilp
+from .ilp import IlpResult, RigidPiece, _pieces_to_json, auto_slot, schedule_problems, slotted_ilp, start_time_ilp
 
 __all__ = ["OptResult", "offline_opt"]
 
@@ -196,6 +197,25 @@ def _greedy_schedule(instance: Instance):
     return cost, schedule
 
 
+def _plain(x):
+    return int(x) if isinstance(x, Fraction) and x.denominator == 1 else x
+
+
+def _has_floats(instance: Instance) -> bool:
+    return any(isinstance(v, float) for j in instance.jobs for v in (j.arrival, j.weight)) or any(
+        isinstance(p, float) for p in processing_times(instance))
+
+
+def _float_down(x) -> float:
+    f = float(x)
+    return math.nextafter(f, -math.inf) if Fraction(f) > Fraction(x) else f
+
+
+def _float_up(x) -> float:
+    f = float(x)
+    return math.nextafter(f, math.inf) if Fraction(f) < Fraction(x) else f
+
+
 def _completion(schedule: Mapping) -> dict:
     return {jid: pieces[-1][1] for jid, pieces in schedule.items() if pieces}
 
@@ -263,6 +283,7 @@ def offline_opt(instance: Instance, *, preemptive: bool = True, time_limit: Real
     notes: list[str] = []
     bounds = lower_bounds(instance)
     lows = [(bounds.lb1, "lb1"), (bounds.lb2, "lb2"), (bounds.lb_mbt, "lb_mbt")]
+    weights = {j.id: j.weight for j in instance.jobs}
     g_cost, g_schedule = _greedy_schedule(instance)
     ups = [(g_cost, "greedy", g_schedule)]
     config = None
@@ -292,11 +313,23 @@ def offline_opt(instance: Instance, *, preemptive: bool = True, time_limit: Real
     exact = None
     if preemptive and instance.n_jobs:
         left = None if total is None else max(total - (time.monotonic() - start), 0.01)
-        best_up = min(ups, key=lambda u: u[0])
-        exact = exact_preemptive_opt(instance, time_limit=left,
-                                     schedule=best_up[2] if best_up[1] == "ilp" else None)
+        ilp_schedule = None
+        if ilp is not None and ilp.cost is not None and not schedule_problems(
+                instance, ilp.schedule, exact=True):
+            ilp_schedule = dict(ilp.schedule)
+        exact = exact_preemptive_opt(instance, time_limit=left, schedule=ilp_schedule)
         lows.append((exact.lower_bound, "event_sequence"))
         ups.append((exact.upper_bound, "event_sequence", dict(exact.schedule)))
+    # every candidate is checked and costed again, exactly: a schedule computed in floats (the
+    # greedy's, the ILP's on float data) that is feasible only up to rounding is not used
+    checked = []
+    for _, src, sched in ups:
+        if schedule_problems(instance, sched, preemptive=preemptive, exact=True):
+            notes.append(f"the {src} schedule is feasible only up to floating-point rounding: not used")
+            continue
+        cost = sum(Fraction(weights[jid]) * Fraction(pieces[-1][1]) for jid, pieces in sched.items())
+        checked.append((_plain(cost), src, sched))
+    ups = checked
     upper, up_source, schedule = min(ups, key=lambda u: u[0])
     if up_source == "event_sequence" and any(u[0] == upper and u[1] == "ilp" for u in ups):
         upper, up_source, schedule = next(u for u in ups if u[1] == "ilp")
@@ -320,9 +353,13 @@ def offline_opt(instance: Instance, *, preemptive: bool = True, time_limit: Real
         proof = "exact" if max(exact_sides) == upper else "mip"
         if proof == "mip" and mip_lower is None:  # cannot happen: a closed bracket needs a proof
             proof = None
+    if _has_floats(instance):  # report in floats, each side rounded outwards
+        lower, upper = _float_down(lower), _float_up(upper)
+        schedule = {k: tuple(RigidPiece(float(a), float(b), gp) for a, b, gp in v)
+                    for k, v in schedule.items()}
     return OptResult(lower, upper, closed, proof, low_source, up_source,
                      MappingProxyType(_completion(schedule)),
-                     MappingProxyType({k: tuple(v) for k, v in schedule.items()}),
+                     MappingProxyType({k: tuple(RigidPiece(*p) for p in v) for k, v in schedule.items()}),
                      preemptive, delta, bounds, config, exact, ilp, tuple(notes),
                      time.monotonic() - start)
 

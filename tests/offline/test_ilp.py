@@ -1,5 +1,6 @@
-"""The slotted and start-time ILPs and the OPT bracket: CHK-01, CHK-12, CHK-13, the pinned two-machine
-case (SRPT 21, OPT 20), schedule validity, solver cross-check, time limits, infeasible horizons."""
+"""The slotted and start-time ILPs, and offline_opt around them: CHK-01, CHK-12, CHK-13, the pinned
+two-machine case (SRPT 21, OPT 20), schedule validity, solver cross-check, time limits, infeasible
+horizons. The exact optimum itself is tested in test_exact.py."""
 
 import json
 from fractions import Fraction
@@ -33,17 +34,17 @@ def tiny_rigid(max_jobs=4, max_gpus=4, max_processing_time=4, max_gap=3, **kw):
 
 def test_worked_example_bracket_is_closed_at_9():
     r = offline_opt(WORKED)
-    assert r.upper_bound == 9 and r.lower_bound == 8 and r.status == "optimal"
+    assert r.upper_bound == r.lower_bound == 9 and r.closed and r.proof == "exact"
+    assert r.status == "closed" and r.verdict == "OPT = 9 (proven)" and r.gap == 0
     assert dict(r.completion_times) == {"A": 5, "B": 1, "C": 3}
     assert schedule_problems(WORKED, r.schedule) == []
-    assert 0 < r.gap < 1
+    assert r.bounds.best == 8  # the cheap bounds alone left it open
 
 
 def test_chk11_pinned_two_machines_opt_20_srpt_21():
     r = offline_opt(TWO_MACHINES)
-    assert r.upper_bound == 20 and r.source == "ilp" and r.status == "optimal"
-    assert r.lower_bound <= 20
-    assert not r.ilp.exact_grid  # M = 2: the grid is not claimed exact
+    assert r.upper_bound == r.lower_bound == 20 and r.closed
+    assert r.ilp.exact_grid  # one GPU per job, integer data: integer preemption points suffice
     assert schedule_problems(TWO_MACHINES, r.schedule) == []
     srpt2 = multi_srpt_schedule([j.arrival for j in TWO_MACHINES.jobs],
                                 [j.processing_time for j in TWO_MACHINES.jobs], 2)
@@ -69,7 +70,7 @@ def test_chk01_srpt_equals_the_slotted_ilp(inst):
     assert r.status == "optimal" and r.exact_grid
     assert r.objective == srpt and r.cost == srpt
     opt = offline_opt(inst)
-    assert opt.lower_bound == opt.upper_bound == srpt
+    assert opt.lower_bound == opt.upper_bound == srpt and opt.closed
 
 
 # --- CHK-12: refining the grid never hurts -------------------------------------------------------
@@ -95,7 +96,7 @@ def test_chk13_start_time_ilp_equals_brute_force(inst):
     assert r.objective == bruteforce_rigid_nonpreemptive(inst).objective
     assert schedule_problems(inst, r.schedule, preemptive=False) == []
     opt = offline_opt(inst, preemptive=False)
-    assert opt.lower_bound == opt.upper_bound == r.objective
+    assert opt.lower_bound == opt.upper_bound == r.objective and opt.closed and opt.proof in ("exact", "mip")
 
 
 @given(tiny_rigid(weighted=True))
@@ -143,10 +144,14 @@ def test_exact_grid_flags():
     assert slotted_ilp(WORKED).exact_grid is False  # M = 4
     single = Instance(Cluster.homogeneous(1, 1), (Job("a", 0, 1, processing_time=2, weight=3),
                                                   Job("b", 1, 1, processing_time=1, weight=3)))
-    assert slotted_ilp(single).exact_grid is True  # equal weights
+    assert slotted_ilp(single).exact_grid is True  # one GPU per job, grid data
     assert slotted_ilp(single, slot=Fraction(2, 3)).exact_grid is False  # off the grid
     unequal = single.replace_jobs([Job("a", 0, 1, processing_time=2, weight=1), Job("b", 1, 1, processing_time=1, weight=3)])
-    assert slotted_ilp(unequal).exact_grid is False
+    assert slotted_ilp(unequal).exact_grid is True  # weights do not matter (Baptiste et al.)
+    machines = Instance(Cluster.homogeneous(1, 3), (Job("a", 0, 1, processing_time=2, weight=2),
+                                                    Job("b", 1, 1, processing_time=1)))
+    assert slotted_ilp(machines).exact_grid is True
+    assert slotted_ilp(machines.replace_jobs([Job("a", 0, 2, processing_time=2)])).exact_grid is False
     assert start_time_ilp(WORKED).exact_grid is True
     assert start_time_ilp(WORKED, slot=Fraction(3, 2)).exact_grid is False
 
@@ -172,9 +177,10 @@ def test_cbc_cross_checks_highs(inst):
 
 def test_infeasible_horizon_is_reported_and_the_bracket_stays_valid():
     r = offline_opt(WORKED, horizon=2)
-    assert r.status == "infeasible" and r.ilp.objective is None and r.ilp.cost is None
-    assert r.source == "greedy" and schedule_problems(WORKED, r.schedule) == []
-    assert r.lower_bound <= r.upper_bound
+    assert r.ilp.status == "infeasible" and r.ilp.objective is None and r.ilp.cost is None
+    assert any("infeasible within the horizon" in note for note in r.notes)
+    assert r.upper_source != "ilp" and schedule_problems(WORKED, r.schedule) == []
+    assert r.closed and r.upper_bound == 9  # the exact search does not need the ILP
     assert slotted_ilp(WORKED, horizon=2).status == "infeasible"
     assert start_time_ilp(WORKED, horizon=3).status == "infeasible"
 
@@ -183,7 +189,7 @@ def test_time_limit_keeps_a_valid_bracket():
     jobs = tuple(Job(f"j{i}", i % 3, 1 + (i * 5) % 8, processing_time=1 + (i * 3) % 7) for i in range(12))
     inst = Instance(Cluster.homogeneous(1, 8), jobs)
     r = offline_opt(inst, time_limit=0.05)
-    assert r.status in ("time_limit", "optimal")
+    assert r.status in ("open", "closed") and r.closed == (r.lower_bound == r.upper_bound)
     assert r.lower_bound <= r.upper_bound
     assert schedule_problems(inst, r.schedule) == []
 
@@ -195,14 +201,14 @@ def test_gap_is_passed_through():
 
 def test_empty_instance():
     r = offline_opt(Instance(Cluster.homogeneous(1, 2), ()))
-    assert (r.lower_bound, r.upper_bound, r.status) == (0, 0, "optimal")
+    assert (r.lower_bound, r.upper_bound, r.status) == (0, 0, "closed")
     assert start_time_ilp(Instance(Cluster.homogeneous(1, 2), ())).objective == 0
 
 
 def test_to_dict_is_json_ready():
     d = offline_opt(WORKED).to_dict()
     text = json.dumps(jsonable(d))
-    assert '"upper_bound": 9' in text
+    assert '"upper_bound": 9' in text and '"closed": true' in text and "proven" not in d
     assert d["schedule"]["A"][0]["gpus"] == 2 and set(d["bounds"]) == {"lb1", "lb2", "lb_mbt", "best"}
     assert start_time_ilp(WORKED).to_dict()["model"] == "start_time"
 
