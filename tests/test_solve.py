@@ -79,7 +79,7 @@ def test_highs_presolve_failure_is_retried_without_presolve():
         {"id": "c", "arrival": 0, "gpus": 4, "processing_time": 1},
         {"id": "d", "arrival": 1, "gpus": 4, "processing_time": 1}]})
     res = offline_opt(inst, preemptive=False)
-    assert res.status == "optimal" and res.upper_bound == 12 == res.lower_bound
+    assert res.ilp.status == "optimal" and res.upper_bound == 12 == res.lower_bound and res.closed
 
 
 @pytest.mark.parametrize("solver", ["highs", "cbc"])

@@ -17,8 +17,8 @@ task        figures
 ==========  ====================================================================================
 srpt        virtual single-machine SRPT (:func:`asrpt.single.virtual_schedule`): total completion
             and flow time, makespan
-opt         the offline bracket (:func:`asrpt.offline.offline_opt`): lower and upper bound, gap,
-            status, lower bounds LB1/LB2/LB_MBT
+opt         the offline optimum (:func:`asrpt.offline.offline_opt`): lower and upper bound,
+            closed (OPT known), proof, gap, LB1/LB2/LB_MBT and the configuration-LP bound
 certify     Theorem 1's certificate of A-SRPT (:func:`asrpt.theory.certify_instance`): holds,
             ratio to the lower bound, bound, beta, rho, mu, failures
 simulate    one policy in the simulator (:func:`asrpt.sim.simulate`): its summary metrics
@@ -136,36 +136,38 @@ def _slot(value):
     "preemptive": ["boolean"],
     "slot": [None, _POSITIVE, str],
     "solver": [Options(str, {"highs", "cbc"})],
-    "solver_time_limit": [None, _POSITIVE],
+    "time_limit": [None, _POSITIVE],
     "gap": [Interval(Real, 0, 1, closed="left")],
     "max_slots": [Interval(Integral, 1, None, closed="left")],
 })
 def opt_task(instance: Instance, *, preemptive: bool = True, slot=None, solver: str = "highs",
-             solver_time_limit: float | None = None, gap: float = 0.0, max_slots: int = 200) -> dict:
-    """Bracket the offline optimum (``asrpt opt``).
+             time_limit: float | None = 60, gap: float = 0.0, max_slots: int = 200) -> dict:
+    """The offline optimum, exact where proven and bracketed elsewhere (``asrpt opt``).
 
     Parameters
     ----------
     instance : Instance
-        The instance (small: the slotted ILP grows with the horizon).
+        The instance.
     preemptive : bool
-        The preemptive optimum (slotted ILP) or the non-preemptive one.
+        The preemptive optimum or the non-preemptive one.
     slot : number, str or None
-        Slot length (``"1/3"`` is read exactly); None: automatic.
+        The ILP's slot length (``"1/3"`` is read exactly); None: automatic.
     solver : {"highs", "cbc"}
-        MILP backend.
-    solver_time_limit : float or None
-        Seconds for the solver; the bracket stays valid when it stops early.
+        The ILP's backend.
+    time_limit : float or None
+        Seconds in all (default 60); the bracket stays valid when time runs out.
     gap : float in [0, 1)
-        Relative MIP gap at which the solver may stop.
+        The ILP's relative MIP gap.
     max_slots : int
         Horizon target of the automatic slot.
 
     Returns
     -------
     dict
-        ``lower_bound``, ``upper_bound``, ``gap``, ``status``, ``source``, ``slot``,
-        ``preemptive`` and ``bounds`` (``lb1``, ``lb2``, ``lb_mbt``, ``best``).
+        ``lower_bound``, ``upper_bound``, ``closed`` (True when OPT is known), ``status``
+        ("closed" or "open"), ``proof``, ``gap``, ``lower_source``, ``upper_source``, ``slot``,
+        ``preemptive``, ``bounds`` (``lb1``, ``lb2``, ``lb_mbt``, ``best``) and
+        ``configuration_lp``.
 
     Raises
     ------
@@ -175,16 +177,18 @@ def opt_task(instance: Instance, *, preemptive: bool = True, slot=None, solver: 
     Examples
     --------
     >>> f = opt_task(two_server_instance)
-    >>> f["lower_bound"], f["upper_bound"], f["status"]
-    (8, 8, 'optimal')
+    >>> f["lower_bound"], f["upper_bound"], f["closed"], f["status"]
+    (8, 8, True, 'closed')
     """
     from ..offline.opt import offline_opt
 
     r = offline_opt(instance, preemptive=preemptive, slot=_slot(slot), solver=solver,
-                    time_limit=solver_time_limit, gap=gap, max_slots=max_slots)
+                    time_limit=time_limit, gap=gap, max_slots=max_slots)
     return jsonable({**_common(instance), "lower_bound": r.lower_bound, "upper_bound": r.upper_bound,
-                     "gap": r.gap, "status": r.status, "source": r.source, "slot": r.slot,
-                     "preemptive": r.preemptive, "bounds": r.bounds.to_dict()})
+                     "closed": r.closed, "status": r.status, "proof": r.proof, "gap": r.gap,
+                     "lower_source": r.lower_source, "upper_source": r.upper_source,
+                     "slot": r.slot, "preemptive": r.preemptive, "bounds": r.bounds.to_dict(),
+                     "configuration_lp": None if r.configuration is None else r.configuration.value})
 
 
 _CERT_FIELDS = ("holds", "covered", "exact", "ratio_to_lb", "ratio_bound", "bound",
@@ -516,7 +520,7 @@ class Task:
 TASKS = Registry("task", item=lambda e: e.target)
 for _task in (
     Task("srpt", srpt_task, "virtual single-machine SRPT: total completion and flow time"),
-    Task("opt", opt_task, "bracket the offline optimum: lower bounds and a slotted ILP"),
+    Task("opt", opt_task, "the offline optimum: exact where proven, a bracket elsewhere"),
     Task("certify", certify_task, "A-SRPT under Theorem 1's assumptions and its certificate"),
     Task("certify-guarded", certify_guarded_task,
          "the default guarded A-SRPT under Theorem 2's assumptions, its certificate, flow time"),

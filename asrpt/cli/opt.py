@@ -1,12 +1,11 @@
-"""``asrpt opt FILE``: bracket the offline optimum with lower bounds and a slotted ILP.
+"""``asrpt opt FILE``: the offline optimum, exact where proven and bracketed elsewhere.
 
-Solves the preemptive slotted ILP (``--no-preemptive``: the start-time ILP) with HiGHS or CBC and
-prints what is proven (``OPT = x`` when the two sides meet, else ``lower <= OPT <= upper``), the
-ILP's own status (its "optimal" is optimal *on the slot grid*, not a proof about OPT) and the best
-schedule found (see :func:`asrpt.offline.ilp.offline_opt` for why each side of the bracket is
-valid). The solver stops after ``--time-limit`` seconds (default 60). Exit status 0 with a
-bracket; 1 when the ILP is infeasible within ``--horizon`` (the bracket is still printed, its upper
-side from a greedy schedule) or when the two sides cross ("not proven"); 2 on bad input.
+Runs :func:`asrpt.offline.opt.offline_opt`: the lower bounds (LB1, LB2, LB_MBT, the configuration
+LP), a slotted ILP for a share of the time, and the exact event-sequence search for the rest
+(preemptive; ``--no-preemptive`` solves the start-time ILP). Prints ``OPT = X (proven)`` only when
+the two sides meet, otherwise ``L <= OPT <= U (gap g)``, with which method gave each side, and the
+best schedule found. ``--time-limit`` (default 60 s) bounds the whole run; the bracket stays valid
+when it runs out. Exit status 0 with an answer (closed or open); 2 on bad input.
 """
 
 from __future__ import annotations
@@ -24,12 +23,13 @@ from ._common import (add_instance, add_json, emit_json, format_table, load_from
 def register(sub) -> None:
     p = sub.add_parser(
         "opt",
-        help="bracket the offline optimum: lower bounds and a slotted ILP",
-        description="Bracket the optimal total weighted completion time of an instance: the lower "
-                    "bounds LB1, LB2, LB_MBT (raised to the ILP value where the slot grid is exact) "
-                    "and the best schedule found by a time-indexed ILP on slots of length DELTA "
-                    "(preemptive by default; --no-preemptive solves the start-time ILP). Data off "
-                    "the grid are rounded up, so the ILP's schedule is always feasible.",
+        help="the offline optimum: exact where proven, a bracket elsewhere",
+        description="The optimal total weighted completion time of an instance, the cluster's GPUs "
+                    "taken as one pool (migration allowed): proven exactly by a branch and bound "
+                    "over event sequences where it finishes in time, otherwise bracketed between "
+                    "the best lower bound (LB1, LB2, LB_MBT, a configuration LP) and the best "
+                    "schedule found (that search, or a time-indexed ILP on slots of length DELTA). "
+                    "--no-preemptive solves the start-time ILP instead.",
     )
     add_instance(p)
     p.add_argument("--slot", type=positive_rational, default=None, metavar="DELTA",
@@ -37,8 +37,8 @@ def register(sub) -> None:
                         "arrival and processing time, coarsened to about --max-slots slots")
     p.add_argument("--solver", choices=SOLVERS, default="highs", help="MILP backend (default highs)")
     p.add_argument("--time-limit", type=positive_float, default=60.0, metavar="S",
-                   help="seconds for the solver (default 60); the bracket stays valid when it "
-                        "stops early")
+                   help="seconds in all (default 60; a third for the ILP); the bracket stays valid "
+                        "when time runs out")
     p.add_argument("--gap", type=relative_gap, default=0.0, metavar="G",
                    help="relative MIP gap at which the solver may stop (default 0: proven optimum)")
     p.add_argument("--preemptive", action=argparse.BooleanOptionalAction, default=True,
@@ -58,30 +58,27 @@ def run(args) -> int:
                     max_slots=args.max_slots)
     if args.json:
         emit_json({"file": args.instance, **r.to_dict()})
-    else:
-        kind = "preemptive" if r.preemptive else "non-preemptive"
-        print(f"offline optimum of {args.instance}: {inst.n_jobs} jobs, {inst.cluster.total_gpus} GPUs, "
-              f"{kind}, slot {r.slot}, {r.solve.solver}")
-        print(f"proven: {r.verdict}")
-        ilp_status = {"optimal": "optimal on the slot grid", "time_limit": "stopped at the time limit",
-                      "infeasible": "infeasible within the horizon"}.get(r.status, r.status)
-        print(format_table(["lower bound", "upper bound", "gap", "ILP status", "schedule from"],
-                           [[r.lower_bound, r.upper_bound, r.gap, ilp_status, r.source]]))
-        print()
-        rows = []
-        for j in inst.jobs:
-            pieces = " ".join(f"[{_show(p.start)},{_show(p.end)})" for p in r.schedule.get(j.id, ()))
-            rows.append([j.id, j.arrival, j.gpus, r.completion_times.get(j.id), pieces])
-        print(format_table(["job", "arrival", "gpus", "C", "runs"], rows))
-    if not r.proven:
-        print(f"asrpt opt: not proven: the lower bound {r.lower_bound} exceeds the upper bound "
-              f"{r.upper_bound} (floating-point rounding in the solver's answer); treat neither as "
-              "certain", file=sys.stderr)
-        return 1
-    if r.status == "infeasible":
-        print(f"asrpt opt: the ILP has no solution within {r.ilp.horizon} slots; the upper bound "
-              "comes from a greedy schedule", file=sys.stderr)
-        return 1
+        return 0
+    kind = "preemptive" if r.preemptive else "non-preemptive"
+    print(f"offline optimum of {args.instance}: {inst.n_jobs} jobs, {inst.cluster.total_gpus} GPUs "
+          f"as one pool, {kind}")
+    how = {"exact": "exact arithmetic", "mip": "the ILP on an exact grid (HiGHS, floating point)"}
+    print(r.verdict + (f" by {how[r.proof]}" if r.closed else ""))
+    ilp = "skipped" if r.ilp is None else {
+        "optimal": "optimal on its grid", "time_limit": "stopped at its time limit",
+        "infeasible": "infeasible within the horizon"}.get(r.ilp.status, r.ilp.status)
+    search = "-" if r.exact is None else f"{r.exact.stopped} after {r.exact.nodes} LPs"
+    print(format_table(["lower bound", "from", "upper bound", "from", "gap", "ILP (slot " + _show(r.slot) + ")",
+                        "event-sequence search"],
+                       [[r.lower_bound, r.lower_source, r.upper_bound, r.upper_source, r.gap, ilp, search]]))
+    for note in r.notes:
+        print(f"note: {note}")
+    print()
+    rows = []
+    for j in inst.jobs:
+        pieces = " ".join(f"[{_show(p.start)},{_show(p.end)})" for p in r.schedule.get(j.id, ()))
+        rows.append([j.id, j.arrival, j.gpus, r.completion_times.get(j.id), pieces])
+    print(format_table(["job", "arrival", "gpus", "C", "runs"], rows))
     return 0
 
 

@@ -218,6 +218,8 @@ class ConfigLP:
         import highspy
         first = self._highs is None
         if first:
+            from ..solve import _silence_highs_banner
+            _silence_highs_banner()  # HiGHS's banner would land on stdout (``--json``)
             h = highspy.Highs()
             h.setOptionValue("output_flag", False)
             # one thread, as asrpt.solve uses: HiGHS's global scheduler keeps the thread count of

@@ -101,6 +101,9 @@ class _Data:
         return _plain(x * self.time_unit * self.weight_unit)
 
 
+_MAX_BITS = 300  # times, and their squares in the mean-busy-time rows, must stay floats
+
+
 def _exact(x) -> Fraction:
     return x if isinstance(x, Fraction) else Fraction(x)
 
@@ -134,6 +137,11 @@ def _data(instance: Instance, epsilon=Fraction(1, 4)) -> _Data:
         seen[key] = j
     t0 = times[0] if times else 0
     horizon = (max(r) if r else 0) + sum(p)
+    if horizon.bit_length() > _MAX_BITS or max(w, default=1).bit_length() > _MAX_BITS:
+        raise InvalidParameterError(
+            f"instance: its times or weights need more than {_MAX_BITS} binary digits in one "
+            "exact unit (floats of very different magnitudes, such as a subnormal beside ordinary "
+            "values), beyond what the LP solver can represent; round the data")
     return _Data(tuple(j.id for j in jobs), r, g, p, w, instance.cluster.total_gpus, t0,
                  horizon, groups, group_of, tuple(twin), _grid(times, t0, horizon, p, epsilon),
                  Fraction(1, dt), Fraction(1, dw))

@@ -156,7 +156,7 @@ class OptResult:
     def to_dict(self) -> dict:
         """A JSON-ready dict: ``closed`` says whether OPT is known; there is no other verdict."""
         return {
-            "closed": self.closed, "proof": self.proof, "verdict": self.verdict,
+            "closed": self.closed, "status": self.status, "proof": self.proof, "verdict": self.verdict,
             "lower_bound": self.lower_bound, "upper_bound": self.upper_bound, "gap": self.gap,
             "lower_source": self.lower_source, "upper_source": self.upper_source,
             "preemptive": self.preemptive, "slot": self.slot,
@@ -180,7 +180,11 @@ class OptResult:
 
 def _fmt(x) -> str:
     if isinstance(x, Fraction):
-        return str(x.numerator) if x.denominator == 1 else f"{x} ({float(x):.6g})"
+        if x.denominator == 1:
+            return str(x.numerator)
+        if x.denominator > 1000:  # a bound from float duals: its digits mean nothing past these
+            return f"{float(x):.7g}"
+        return f"{x} ({float(x):.6g})"
     if isinstance(x, float):
         return repr(x)
     return str(x)
@@ -188,10 +192,12 @@ def _fmt(x) -> str:
 
 def _greedy_schedule(instance: Instance):
     jobs = instance.jobs
-    sizes = list(processing_times(instance))
+    floats = _has_floats(instance)  # then in rationals, so that the schedule is exactly feasible
+    sizes = [Fraction(p) if floats else p for p in processing_times(instance)]
+    arrivals = [Fraction(j.arrival) if floats else j.arrival for j in jobs]
     m = instance.cluster.total_gpus
-    order = sorted(range(len(jobs)), key=lambda j: (jobs[j].arrival, id_key(jobs[j].id)))
-    starts = _greedy([j.arrival for j in jobs], sizes, [j.gpus for j in jobs], m, order)
+    order = sorted(range(len(jobs)), key=lambda j: (arrivals[j], id_key(jobs[j].id)))
+    starts = _greedy(arrivals, sizes, [j.gpus for j in jobs], m, order)
     schedule = {jobs[j].id: ((starts[j], starts[j] + sizes[j], jobs[j].gpus),) for j in range(len(jobs))}
     cost = exact_sum(jobs[j].weight * (starts[j] + sizes[j]) for j in range(len(jobs)))
     return cost, schedule
@@ -287,9 +293,14 @@ def offline_opt(instance: Instance, *, preemptive: bool = True, time_limit: Real
     g_cost, g_schedule = _greedy_schedule(instance)
     ups = [(g_cost, "greedy", g_schedule)]
     config = None
+    fine_data = None  # why the LP-based methods cannot run, if they cannot
     if instance.n_jobs:
-        config = configuration_lp_bound(instance, epsilon=epsilon)
-        lows.append((config.value, "configuration_lp"))
+        try:
+            config = configuration_lp_bound(instance, epsilon=epsilon)
+            lows.append((config.value, "configuration_lp"))
+        except InvalidParameterError as e:
+            fine_data = str(e)
+            notes.append(f"configuration LP and event-sequence search skipped: {e}")
     delta = auto_slot(instance, max_slots=max_slots) if slot is None else slot
     model = slotted_ilp if preemptive else start_time_ilp
     ilp_time = None if total is None else total * (ilp_share if preemptive else 1.0)
@@ -311,7 +322,7 @@ def offline_opt(instance: Instance, *, preemptive: bool = True, time_limit: Real
         if ilp.status == "infeasible":
             notes.append(f"ILP infeasible within the horizon of {ilp.horizon} slots")
     exact = None
-    if preemptive and instance.n_jobs:
+    if preemptive and instance.n_jobs and fine_data is None:
         left = None if total is None else max(total - (time.monotonic() - start), 0.01)
         ilp_schedule = None
         if ilp is not None and ilp.cost is not None and not schedule_problems(
@@ -353,8 +364,8 @@ def offline_opt(instance: Instance, *, preemptive: bool = True, time_limit: Real
         proof = "exact" if max(exact_sides) == upper else "mip"
         if proof == "mip" and mip_lower is None:  # cannot happen: a closed bracket needs a proof
             proof = None
-    if _has_floats(instance):  # report in floats, each side rounded outwards
-        lower, upper = _float_down(lower), _float_up(upper)
+    if _has_floats(instance):  # report in floats: each side rounded outwards, OPT to nearest
+        lower, upper = (float(upper),) * 2 if closed else (_float_down(lower), _float_up(upper))
         schedule = {k: tuple(RigidPiece(float(a), float(b), gp) for a, b, gp in v)
                     for k, v in schedule.items()}
     return OptResult(lower, upper, closed, proof, low_source, up_source,

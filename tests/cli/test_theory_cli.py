@@ -97,10 +97,11 @@ def test_opt_json_bracket_and_schedule(capsys, files):
     code, out, err = run(capsys, "opt", files["two"], "--json")
     assert code == 0 and err == ""
     d = json.loads(out)
-    assert d["upper_bound"] == 20 and d["lower_bound"] <= 20 and d["status"] == "optimal"
+    assert d["upper_bound"] == d["lower_bound"] == 20 and d["status"] == "closed" and d["closed"] is True
+    assert d["verdict"] == "OPT = 20 (proven)" and "proven" not in d
     assert d["completion_times"]["A"] == 5 and sum(d["completion_times"].values()) == 20
     assert d["schedule"]["A"] == [{"start": 0, "end": 5, "gpus": 1}]
-    assert d["preemptive"] is True and d["slot"] == 1 and d["solver"]["name"] == "highs"
+    assert d["preemptive"] is True and d["slot"] == 1 and d["ilp"]["status"] == "optimal"
 
 
 def test_opt_options(capsys, files):
@@ -116,21 +117,22 @@ def test_opt_options(capsys, files):
 def test_opt_with_cbc(capsys, files):
     code, out, _ = run(capsys, "opt", files["worked"], "--solver", "cbc", "--json")
     d = json.loads(out)
-    assert code == 0 and d["upper_bound"] == 9 and d["solver"]["name"] == "cbc"
+    assert code == 0 and d["upper_bound"] == 9 and d["ilp"]["status"] == "optimal"
 
 
 def test_opt_table(capsys, files):
     code, out, _ = run(capsys, "opt", files["worked"])
     assert code == 0
     assert "lower bound" in out and "upper bound" in out and "[1,5)" in out
+    assert "OPT = 9 (proven) by exact arithmetic" in out
 
 
-def test_opt_infeasible_horizon_exits_1_with_a_bracket(capsys, files):
+def test_opt_infeasible_horizon_is_a_note_not_an_error(capsys, files):
     code, out, err = run(capsys, "opt", files["worked"], "--horizon", "2", "--json")
-    assert code == 1
+    assert code == 0 and err == ""
     d = json.loads(out)
-    assert d["status"] == "infeasible" and d["source"] == "greedy" and d["lower_bound"] <= d["upper_bound"]
-    assert err.count("\n") == 1 and "no solution within 2 slots" in err
+    assert d["ilp"]["status"] == "infeasible" and d["upper_source"] != "ilp" and d["closed"] is True
+    assert any("infeasible within the horizon of 2 slots" in n for n in d["notes"])
 
 
 # --- bad input: one line, exit 2, no traceback ---------------------------------------------------

@@ -209,8 +209,11 @@ def _consistency(command: str, payload: dict, path_text: str) -> list[str]:
         lbs = [payload[k] for k in ("lb1", "lb2", "lb_mbt")]
         if payload["best"] != max(lbs):
             out.append(f"best {payload['best']} is not the max of {lbs}")
-    if command == "opt" and payload.get("proven") and payload["lower_bound"] > payload["upper_bound"]:
-        out.append(f"lower {payload['lower_bound']} above upper {payload['upper_bound']} yet proven")
+    if command == "opt" and "lower_bound" in payload:
+        if payload["lower_bound"] > payload["upper_bound"]:
+            out.append(f"lower {payload['lower_bound']} above upper {payload['upper_bound']}")
+        if payload["closed"] != (payload["lower_bound"] == payload["upper_bound"]):
+            out.append(f"closed={payload['closed']} with {payload['lower_bound']} <= OPT <= {payload['upper_bound']}")
     if command == "simulate":
         lb = None
         with tempfile.TemporaryDirectory() as d:
