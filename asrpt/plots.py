@@ -527,7 +527,7 @@ def _ratio_point(item, k: int) -> dict | None:
         bound = Fraction(item.bound)
         return {"ratio": _f(item.ratio), "bound": _f(bound), "rho": _f(rho),
                 "mu": _f((bound - 1) / rho), "beta": 1.0, "holds": bool(item.certificate_holds),
-                "kind": "worst case (ALG / UB)"}
+                "kind": "worst case (ALG / OPT)" if item.opt_exact else "worst case (ALG / UB)"}
     if hasattr(item, "ratio_to_lb") and hasattr(item, "ratio_bound"):
         fig = {k2: getattr(item, k2) for k2 in ("ratio_to_lb", "ratio_bound", "rho", "mu", "beta", "holds")}
     elif isinstance(item, Mapping):
@@ -547,9 +547,15 @@ def _ratio_point(item, k: int) -> dict | None:
     missing = [key for key in ("ratio_to_lb", "ratio_bound", "rho", "mu", "beta") if key not in fig]
     if missing:
         raise InvalidParameterError(f"ratio_vs_bound: point {k} has no {', '.join(missing)}")
-    return {"ratio": _f(fig["ratio_to_lb"]), "bound": _f(fig["ratio_bound"]), "rho": _f(fig["rho"]),
+    if fig.get("ratio_to_opt") is not None:  # the optimum was proven: the true ratio
+        ratio, kind = fig["ratio_to_opt"], "certificate (ALG / OPT)"
+    elif fig.get("ratio_to_opt_high") is not None:  # a bracket: its upper end, the certified side
+        ratio, kind = fig["ratio_to_opt_high"], "certificate (ALG / LB)"
+    else:
+        ratio, kind = fig["ratio_to_lb"], "certificate (ALG / LB)"
+    return {"ratio": _f(ratio), "bound": _f(fig["ratio_bound"]), "rho": _f(fig["rho"]),
             "mu": _f(fig["mu"]), "beta": _f(fig["beta"]), "holds": bool(fig.get("holds", True)),
-            "kind": "certificate (ALG / LB)"}
+            "kind": kind}
 
 
 def _plain_log(axis) -> None:
@@ -577,10 +583,11 @@ def ratio_vs_bound(points, *, color: str = "rho", x: str = "mu", title: str | No
 
     Left: each instance's ratio against its bound, log-log, with the line ``ratio = bound`` (a
     point above it would refute the theorem). Right: the share of the bound the ratio uses,
-    ``ratio / bound``, against ``x``. Colour shows ``color``. Certificates give
-    ``sum C_j / max(LB1, LB2)``, an *upper* bound on ALG / OPT (circles); worst cases give
-    ``ALG / UB``, a *lower* bound on ALG / OPT (triangles). A run whose certificate fails is a
-    red cross.
+    ``ratio / bound``, against ``x``. Colour shows ``color``. Where the row carries the proven
+    optimum (``ratio_to_opt``, from ``asrpt batch --task certify``) the point is the true
+    ``ALG / OPT`` (squares; diamonds for worst cases); otherwise certificates give ALG over a
+    lower bound, an *upper* bound on ALG / OPT (circles), and worst cases ``ALG / UB``, a
+    *lower* bound on it (triangles). A run whose certificate fails is a red cross.
 
     Parameters
     ----------
@@ -622,7 +629,8 @@ def ratio_vs_bound(points, *, color: str = "rho", x: str = "mu", title: str | No
     norm = _norm_for(cvals)
     cmap = colormaps["viridis"]
     kinds = sorted({p["kind"] for p in pts})
-    markers = {"certificate (ALG / LB)": "o", "worst case (ALG / UB)": "^"}
+    markers = {"certificate (ALG / LB)": "o", "certificate (ALG / OPT)": "s",
+               "worst case (ALG / UB)": "^", "worst case (ALG / OPT)": "D"}
     scatter = None
     for kind in kinds:
         sel = [p for p in pts if p["kind"] == kind and p["holds"]]

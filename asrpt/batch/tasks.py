@@ -205,11 +205,15 @@ _CERT_FIELDS = ("holds", "covered", "exact", "ratio_to_lb", "ratio_bound", "boun
     "backfill": ["boolean"],
     "preemption_cost": [Interval(Real, 0, None, closed="left")],
     "tolerance": [Interval(Real, 0, 1, closed="left")],
+    "opt_time_limit": [Interval(Real, 0, None, closed="left")],
+    "opt_max_jobs": [Interval(Integral, 0, None, closed="left")],
 })
 def certify_task(instance: Instance, *, predictor: str = "instance", placement: str | None = None,
                  seed: int = 0, adaptive: str = "off", backfill: bool = True,
-                 preemption_cost: float = 0, tolerance: float = 1e-9) -> dict:
-    """Run A-SRPT under Theorem 1's assumptions and check its certificate (``asrpt certify``).
+                 preemption_cost: float = 0, tolerance: float = 1e-9,
+                 opt_time_limit: float = 10, opt_max_jobs: int = 12) -> dict:
+    """Run A-SRPT under Theorem 1's assumptions and check its certificate (``asrpt certify``),
+    and measure its total against the offline optimum.
 
     Parameters
     ----------
@@ -229,13 +233,22 @@ def certify_task(instance: Instance, *, predictor: str = "instance", placement: 
         Restart cost in seconds (0: the theorem's setting).
     tolerance : float in [0, 1)
         Relative tolerance of float comparisons.
+    opt_time_limit : float >= 0
+        Seconds for :func:`asrpt.offline.offline_opt` (default 10; 0 skips it).
+    opt_max_jobs : int
+        The optimum is computed for instances of at most this many jobs (default 12, where the
+        exact search usually finishes; larger ones would spend ``opt_time_limit`` each on a
+        bracket).
 
     Returns
     -------
     dict
         ``holds``, ``covered``, ``exact``, ``ratio_to_lb``, ``ratio_bound``, ``bound``,
         ``total_completion_time``, ``lower_bound``, ``lb1``, ``lb2``, ``virtual_total``, ``beta``,
-        ``rho``, ``mu``, ``mu_over``, ``mu_under`` and ``failures`` (the inequalities that fail).
+        ``rho``, ``mu``, ``mu_over``, ``mu_under`` and ``failures`` (the inequalities that fail);
+        with the optimum: ``opt_lower``, ``opt_upper``, ``opt_closed`` and the ratio
+        ``ALG / OPT`` as ``ratio_to_opt`` when OPT is proven (else None) and as the bracket
+        ``ratio_to_opt_low`` .. ``ratio_to_opt_high`` (equal when proven).
 
     Raises
     ------
@@ -245,8 +258,8 @@ def certify_task(instance: Instance, *, predictor: str = "instance", placement: 
     Examples
     --------
     >>> f = certify_task(two_server_instance)
-    >>> f["holds"], f["ratio_to_lb"], f["failures"]
-    (True, 1, [])
+    >>> f["holds"], f["ratio_to_lb"], f["failures"], f["opt_closed"], f["ratio_to_opt"]
+    (True, 1, [], True, 1)
     """
     from ..theory.certificate import certify_instance
 
@@ -256,7 +269,21 @@ def certify_task(instance: Instance, *, predictor: str = "instance", placement: 
                             preemption_cost=cost, tolerance=tolerance)
     out = {**_common(instance), **{k: getattr(cert, k) for k in _CERT_FIELDS}}
     out["failures"] = cert.failures()
+    if opt_time_limit > 0 and instance.n_jobs <= opt_max_jobs:
+        out.update(_opt_figures(instance, cert.total_completion_time, opt_time_limit))
     return jsonable(out)
+
+
+def _opt_figures(instance: Instance, alg, time_limit) -> dict:
+    """``opt_lower``, ``opt_upper``, ``opt_closed`` and ALG / OPT (exact when proven, else None)
+    with its bracket; the run's own lower bound is not used (the optimum is recomputed)."""
+    from ..offline.opt import offline_opt
+
+    r = offline_opt(instance, time_limit=time_limit)
+    low, high = r.ratio(alg)
+    return {"opt_lower": r.lower_bound, "opt_upper": r.upper_bound, "opt_closed": r.closed,
+            "ratio_to_opt": low if r.closed else None, "ratio_to_opt_low": low,
+            "ratio_to_opt_high": high}
 
 
 @validate_params({

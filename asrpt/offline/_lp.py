@@ -272,8 +272,14 @@ class ConfigLP:
     def _unscale_primal(self, x) -> list:
         return [math.ldexp(v, e) for v, e in zip(x, self._col_exp)]
 
-    def solve(self, max_rounds: int = 500) -> LpAnswer:
-        """Column generation to a float optimum, then an exact lower bound from its duals."""
+    def solve(self, max_rounds: int = 500, deadline: float | None = None) -> LpAnswer:
+        """Column generation to a float optimum, then an exact lower bound from its duals.
+
+        Past ``deadline`` (a :func:`time.monotonic` time) or ``max_rounds`` the generation stops
+        early: the answer's ``bound`` stays valid (it prices every configuration exactly), its
+        ``value`` is then only the restricted LP's."""
+        import time
+
         import highspy
         for _ in range(max_rounds):
             self._sync()
@@ -295,6 +301,8 @@ class ConfigLP:
                 return LpAnswer("infeasible", None, None, self._proves_infeasible(ray))
             sol = h.getSolution()
             y = self._unscale_duals(list(sol.row_dual))
+            if deadline is not None and time.monotonic() > deadline:
+                break
             if not self._price(y):
                 break
         self.y = y

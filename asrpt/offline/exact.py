@@ -479,7 +479,7 @@ class _Search:
             if start is False:
                 start = None
         slp = _SequenceLP(self.d, events, start)
-        ans = slp.lp.solve()
+        ans = slp.lp.solve(deadline=self.deadline)
         if ans.status != "optimal":
             return None, (None if not ans.infeasible_proven else "infeasible"), slp
         return ans.value, ans.bound, slp
@@ -610,6 +610,8 @@ def exact_preemptive_opt(instance: Instance, *, time_limit: float | None = 60.0,
     rules = [make(d) for _, make in _RULES] + [lambda j, rem: (lp_order[j], j)]
     best_seq = None
     for key in rules:
+        if search.out_of_budget():
+            break
         events, pieces = _list_schedule(d, key)
         search.offer(_cost(d, pieces), pieces, events)
         val, bound, slp = search.evaluate(events, tail=False)
@@ -698,9 +700,10 @@ class ConfigurationBound:
     "instance": [InstanceOf(Instance)],
     "epsilon": [Interval(Real, 0, 1, closed="right")],
     "cut_rounds": [Interval(Integral, 0, None, closed="left")],
+    "time_limit": [None, Interval(Real, 0, None, closed="neither")],
 })
 def configuration_lp_bound(instance: Instance, *, epsilon: Real = Fraction(1, 50),
-                           cut_rounds: int = 10) -> ConfigurationBound:
+                           cut_rounds: int = 10, time_limit: Real | None = None) -> ConfigurationBound:
     """A lower bound on OPT from a time-indexed configuration LP with mean busy times.
 
     The time from the first arrival to ``max a_j + sum P_j`` is cut at every arrival and into
@@ -720,6 +723,9 @@ def configuration_lp_bound(instance: Instance, *, epsilon: Real = Fraction(1, 50
         Relative interval length: smaller is stronger and slower.
     cut_rounds : int
         Rounds of area cuts.
+    time_limit : float, optional
+        Seconds; past them the column generation stops and the bound, still valid (every
+        configuration is priced exactly), is weaker.
 
     Returns
     -------
@@ -740,17 +746,18 @@ def configuration_lp_bound(instance: Instance, *, epsilon: Real = Fraction(1, 50
     d = _data(instance, _exact(epsilon))
     if not d.ids:
         return ConfigurationBound(0, 0.0, 0, 0, 0.0)
+    deadline = None if time_limit is None else start + float(time_limit)
     slp = _SequenceLP(d, (("r", 0),))
-    ans = slp.lp.solve()
+    ans = slp.lp.solve(deadline=deadline)
     cuts = 0
     for _ in range(cut_rounds):
-        if ans.status != "optimal":
+        if ans.status != "optimal" or (deadline is not None and time.monotonic() > deadline):
             break
         added = slp.separate(slp.lp.x)
         if not added:
             break
         cuts += added
-        ans = slp.lp.solve()
+        ans = slp.lp.solve(deadline=deadline)
     if ans.status != "optimal":
         raise RuntimeError("configuration_lp_bound: the LP has no solution")
     return ConfigurationBound(d.cost(ans.bound), float(d.cost(Fraction(ans.value))),

@@ -296,7 +296,8 @@ def offline_opt(instance: Instance, *, preemptive: bool = True, time_limit: Real
     fine_data = None  # why the LP-based methods cannot run, if they cannot
     if instance.n_jobs:
         try:
-            config = configuration_lp_bound(instance, epsilon=epsilon)
+            config = configuration_lp_bound(
+                instance, epsilon=epsilon, time_limit=None if total is None else total * 0.2)
             lows.append((config.value, "configuration_lp"))
         except InvalidParameterError as e:
             fine_data = str(e)

@@ -130,7 +130,7 @@ class Evaluation:
     certificate_holds : bool
         Whether the certificate held on the run.
     status : str
-        The ILP status.
+        "closed" when OPT is known exactly (``opt_lower == opt_upper``), "open" otherwise.
     failures : tuple of str
         The certificate's inequalities that failed on the run.
     flow_ratio, flow_ratio_upper : number
@@ -340,9 +340,11 @@ def evaluate(instance: Instance, *, time_limit: float | None = 20.0, adaptive: s
     alg = cert.total_completion_time
     if preemption_cost == 0:
         opt = _bracket(instance, time_limit=time_limit, preemptive=True)
-        lower, upper, status = max(opt.lower_bound, cert.lower_bound), opt.upper_bound, opt.status
+        lower, upper = max(opt.lower_bound, cert.lower_bound), opt.upper_bound
+        status = "closed" if lower == upper else "open"
     else:
-        lower, upper, status = cert.lower_bound, _nonpreemptive_upper(instance, time_limit), "optimal"
+        lower, upper = cert.lower_bound, _nonpreemptive_upper(instance, time_limit)
+        status = "closed" if lower == upper else "open"
     ratio = _num(Fraction(alg) / Fraction(upper)) if upper else 1
     ratio_upper = _num(Fraction(alg) / Fraction(lower)) if lower else 1
     flow, flow_upper = _flow_ratios(instance, alg, lower, upper)

@@ -119,7 +119,7 @@ def test_worst_case_json_and_instance_file(capsys, tmp_path):
 def test_worst_case_table_output(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, "worst-case", "--gpus", "1", "--max-jobs", "2", "--max-evals", "4")
-    assert code == 0 and "ALG / UB (found ratio)" in out and "saved" not in out
+    assert code == 0 and "ALG / OPT" in out and "OPT (proven)" in out and "saved" not in out
     assert os.listdir(tmp_path) == []             # nothing written unless --out is given
     assert "eval 1" in err
 
