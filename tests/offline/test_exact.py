@@ -1,0 +1,142 @@
+"""The exact preemptive optimum (event-sequence branch and bound) and the configuration-LP bound,
+against an independent enumeration oracle (tests/offline/_sequence_oracle.py) and the package's
+own checks: every closed optimum equals the oracle's, no lower bound ever exceeds it, every
+schedule is exactly feasible, and a tampered starting schedule is refused."""
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from asrpt.errors import InvalidParameterError
+from asrpt.instance import Cluster, Instance, Job
+from asrpt.offline import (configuration_lp_bound, exact_preemptive_opt, lower_bounds, offline_opt,
+                           schedule_problems, sequence_schedule, slotted_ilp)
+from asrpt.offline.exact import _data
+from asrpt.testing.strategies import clusters, instances
+
+from ._sequence_oracle import oracle_opt_instance
+
+GANGS = Instance(Cluster.homogeneous(1, 4), tuple(Job(f"s{i}", 0, 2, processing_time=1) for i in range(3))
+                 + tuple(Job(f"w{i}", 0, 4, processing_time=10) for i in range(2)))
+WORKED = Instance(Cluster.homogeneous(1, 4), (
+    Job("A", 0, 2, processing_time=4), Job("B", 0, 4, processing_time=1), Job("C", 1, 1, processing_time=2)))
+
+
+def tiny(max_jobs=5, **kw):
+    return instances(max_jobs=max_jobs, cluster=clusters(max_servers=2, max_gpus_per_server=4),
+                     max_processing_time=6, max_gap=4, **kw)
+
+
+def close_to(exact, approx) -> bool:
+    return abs(float(exact) - approx) <= 1e-6 * max(1.0, abs(approx))
+
+
+# --- pinned ----------------------------------------------------------------------------------
+
+
+def test_the_grid_is_not_exact_for_gangs_but_the_search_is():
+    """Slots of 1 cost 38, slots of 1/2 reach 37, the optimum: refining a grid proves nothing."""
+    assert slotted_ilp(GANGS, slot=1).cost == 38
+    assert slotted_ilp(GANGS, slot=Fraction(1, 2)).cost == 37
+    r = exact_preemptive_opt(GANGS)
+    assert (r.lower_bound, r.upper_bound, r.closed, r.stopped) == (37, 37, True, "closed")
+    assert schedule_problems(GANGS, r.schedule, exact=True) == []
+    assert sorted(r.completion_times.values())[:3] == [1, Fraction(3, 2), Fraction(3, 2)]
+
+
+def test_the_worked_example_is_9_not_the_cheap_bracket_8_to_9():
+    r = offline_opt(WORKED)
+    assert r.bounds.best == 8 and r.closed and r.upper_bound == r.lower_bound == 9
+    assert r.to_dict()["closed"] is True and "proven" not in r.to_dict()
+
+
+def test_an_open_bracket_cannot_be_read_as_proven():
+    jobs = tuple(Job(f"j{i}", i % 3, 1 + (i * 5) % 8, processing_time=1 + (i * 3) % 7) for i in range(12))
+    inst = Instance(Cluster.homogeneous(1, 8), jobs)
+    r = offline_opt(inst, time_limit=0.5, ilp_share=0.1)
+    d = r.to_dict()
+    assert r.lower_bound <= r.upper_bound
+    if not r.closed:
+        assert d["closed"] is False and d["status"] == "open" and d["proof"] is None
+        assert "<= OPT <=" in d["verdict"] and "proven" not in d["verdict"]
+    assert schedule_problems(inst, r.schedule, exact=True) == []
+
+
+def test_sequence_schedule_is_the_lp_of_one_event_order():
+    inst = Instance(Cluster.homogeneous(1, 1), (Job("a", 0, 1, processing_time=3), Job("b", 1, 1, processing_time=1)))
+    assert sequence_schedule(inst, [("r", 0), ("r", 1), ("c", "b"), ("c", "a")])[0] == 6
+    assert sequence_schedule(inst, [("r", 0), ("r", 1), ("c", "a"), ("c", "b")])[0] == 7
+    assert sequence_schedule(inst, [("r", 0), ("c", "a"), ("r", 1), ("c", "b")]) == (None, None)
+    with pytest.raises(ValueError, match="completes before its release"):
+        sequence_schedule(inst, [("r", 0), ("c", "b"), ("r", 1), ("c", "a")])
+
+
+def test_a_tampered_starting_schedule_is_refused():
+    good = dict(exact_preemptive_opt(WORKED).schedule)
+    bad = {**good, "C": ((Fraction(1, 2), Fraction(5, 2), 1),)}   # before C's arrival at 1
+    with pytest.raises(InvalidParameterError, match="job C: starts at 1/2, before its arrival 1"):
+        exact_preemptive_opt(WORKED, schedule=bad)
+    short = {**good, "A": ((0, 3, 2),)}                            # A needs 4
+    with pytest.raises(InvalidParameterError, match="job A: processed 3, needs 4"):
+        exact_preemptive_opt(WORKED, schedule=short)
+
+
+def test_float_instances_are_solved_for_the_binary_numbers_they_are():
+    inst = Instance(Cluster.homogeneous(1, 1), (Job("a", 0.1, 1, processing_time=1.1),
+                                                Job("b", 0.3, 1, processing_time=0.7)))
+    r = exact_preemptive_opt(inst)
+    # SRPT is optimal on one machine: b from 0.3 to 0.3 + 0.7, then a, done at 0.1 + 1.1 + 0.7
+    exact = (Fraction(0.3) + Fraction(0.7)) + (Fraction(0.1) + Fraction(1.1) + Fraction(0.7))
+    assert r.closed and r.upper_bound == r.lower_bound == exact
+    assert schedule_problems(inst, r.schedule, exact=True) == []
+    o = offline_opt(inst)
+    assert o.closed and isinstance(o.upper_bound, float) and o.lower_bound == o.upper_bound
+
+
+def test_data_too_fine_for_the_lp_is_refused_in_one_line():
+    inst = Instance(Cluster.homogeneous(1, 2), (Job("a", 0, 1, processing_time=3), Job("b", 5e-324, 1, processing_time=2)))
+    with pytest.raises(InvalidParameterError, match="more than 300 binary digits"):
+        exact_preemptive_opt(inst)
+    r = offline_opt(inst)   # the bracket still comes, from the other methods
+    assert r.lower_bound <= r.upper_bound and any("skipped" in n for n in r.notes)
+
+
+def test_identical_jobs_complete_in_their_listed_order():
+    """Lemma 4's dominance is used: the twin of an earlier identical job waits for it."""
+    d = _data(GANGS)
+    assert d.twin_before == (None, 0, 1, None, 3)
+
+
+# --- against the independent oracle ------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(tiny(weighted=True))
+def test_the_search_closes_at_the_oracles_optimum(inst):
+    r = exact_preemptive_opt(inst, time_limit=None)
+    assert r.closed and r.stopped == "closed"
+    assert close_to(r.upper_bound, oracle_opt_instance(inst))
+    assert schedule_problems(inst, r.schedule, exact=True) == []
+    assert sum(Fraction(j.weight) * Fraction(r.completion_times[j.id]) for j in inst.jobs) == r.upper_bound
+
+
+@settings(max_examples=30, deadline=None)
+@given(tiny(weighted=True, exact=True))
+def test_no_lower_bound_exceeds_the_optimum(inst):
+    opt = oracle_opt_instance(inst)
+    cfg = configuration_lp_bound(inst, epsilon=Fraction(1, 4))
+    assert float(cfg.value) <= opt * (1 + 1e-9)
+    assert float(lower_bounds(inst).best) <= opt * (1 + 1e-9)
+    stopped = exact_preemptive_opt(inst, node_limit=3)   # an early stop: an exact bracket around OPT
+    assert float(stopped.lower_bound) <= opt * (1 + 1e-9) <= float(stopped.upper_bound) * (1 + 2e-9)
+
+
+@settings(max_examples=20, deadline=None)
+@given(instances(max_jobs=5, cluster=clusters(max_servers=3, max_gpus_per_server=1), max_gpus=1, max_processing_time=5,
+                 max_gap=3, weighted=True))
+def test_one_gpu_jobs_on_integer_data_the_grid_is_exact(inst):
+    """Baptiste et al.'s integer preemption property, checked against the exact search."""
+    ilp = slotted_ilp(inst, slot=1)
+    assert ilp.exact_grid
+    assert ilp.objective == exact_preemptive_opt(inst, time_limit=None).upper_bound
