@@ -549,10 +549,12 @@ def _local_search(search: _Search, events: tuple, value: float) -> None:
     "time_limit": [None, Interval(Real, 0, None, closed="neither")],
     "node_limit": [None, Interval(Integral, 1, None, closed="left")],
     "schedule": [None, InstanceOf(Mapping)],
+    "epsilon": [Interval(Real, 0, 1, closed="right")],
 })
 def exact_preemptive_opt(instance: Instance, *, time_limit: float | None = 60.0,
                          node_limit: int | None = None,
-                         schedule: Mapping[str, tuple] | None = None) -> ExactResult:
+                         schedule: Mapping[str, tuple] | None = None,
+                         epsilon: Real = Fraction(1, 4)) -> ExactResult:
     """The exact preemptive optimum by branch and bound over event sequences (module docstring).
 
     Parameters
@@ -567,6 +569,9 @@ def exact_preemptive_opt(instance: Instance, *, time_limit: float | None = 60.0,
         A schedule to start from (job id to ``(start, end, gpus)`` pieces, for example a slotted
         ILP's). It is checked by :func:`asrpt.offline.ilp.schedule_problems` and refused with
         :class:`InvalidParameterError` when it is not a schedule of the instance.
+    epsilon : float in (0, 1]
+        Relative interval length of the time-indexed relaxation of the jobs not yet completed
+        in each node (smaller: stronger bounds, slower nodes).
 
     Returns
     -------
@@ -585,7 +590,7 @@ def exact_preemptive_opt(instance: Instance, *, time_limit: float | None = 60.0,
     (8, True, 'closed')
     """
     start = time.monotonic()
-    d = _data(instance)
+    d = _data(instance, _exact(epsilon))
     n = len(d.ids)
     if n == 0:
         return ExactResult(0, 0, True, MappingProxyType({}), MappingProxyType({}), 0, 0.0, "closed", ())
@@ -645,7 +650,10 @@ def exact_preemptive_opt(instance: Instance, *, time_limit: float | None = 60.0,
                 continue
             if cb is None:  # HiGHS said infeasible without a checkable proof: keep it open
                 cb = bound
-            elif cb < incumbent and val is not None and val >= float(incumbent) * (1 - 1e-9):
+            # a child's sequences are some of its parent's: the parent's bound holds for it too
+            # (and stands in when the child's LP was cut short by the deadline)
+            cb = max(cb, bound)
+            if cb < incumbent and val is not None and val >= float(incumbent) * (1 - 1e-9):
                 cb = max(cb, slp.lp.best_bound())
             if slp is not None and slp.complete:
                 if val is not None:

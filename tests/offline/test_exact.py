@@ -140,3 +140,42 @@ def test_one_gpu_jobs_on_integer_data_the_grid_is_exact(inst):
     ilp = slotted_ilp(inst, slot=1)
     assert ilp.exact_grid
     assert ilp.objective == exact_preemptive_opt(inst, time_limit=None).upper_bound
+
+
+@settings(max_examples=20, deadline=None)
+@given(tiny(weighted=True), st.randoms(use_true_random=False))
+def test_any_multipliers_give_a_lower_bound(inst, rnd):
+    """Lemma E4: weak duality with every configuration priced exactly, for any multipliers (the
+    LP's own, perturbed, and random ones), never above the LP's optimum; Farkas with costs 0."""
+    from asrpt.offline.exact import _SequenceLP
+
+    d = _data(inst)
+    slp = _SequenceLP(d, (("r", 0),))
+    ans = slp.lp.solve()
+    assert ans.status == "optimal" and float(ans.bound) <= ans.value * (1 + 1e-9) + 1e-9
+    y = slp.lp.y
+    for _ in range(5):
+        trial = [v * (1 + rnd.uniform(-0.5, 0.5)) + rnd.uniform(-1, 1) for v in y]
+        assert float(slp.lp.scaled_dual_bound(trial)) <= ans.value * (1 + 1e-9) + 1e-9
+        assert slp.lp.dual_bound([Fraction(v) for v in trial]) <= Fraction(ans.value) * (1 + Fraction(1, 10**9)) + Fraction(1, 10**9)
+        assert slp.lp.scaled_dual_bound(trial, costs=False) <= 0   # a feasible LP: no Farkas proof
+
+
+@settings(max_examples=25, deadline=None)
+@given(tiny(weighted=True))
+def test_area_cuts_hold_on_every_schedule(inst):
+    """Lemma C2 on the exact optimum's schedule (and so on every set the separation may pick)."""
+    r = exact_preemptive_opt(inst, time_limit=None)
+    m = inst.cluster.total_gpus
+    jobs = inst.jobs
+    for rho in sorted({j.arrival for j in jobs}):
+        members = sorted((j for j in jobs if j.arrival >= rho), key=lambda j: r.completion_times[j.id])
+        for family, speed in (("area", m), ("wide", 1)):
+            sel = [j for j in members if family == "area" or 2 * j.gpus > m]
+            for k in range(2, len(sel) + 1):
+                part = sel[:k]
+                a = [Fraction(j.gpus * j.processing_time) if family == "area" else Fraction(j.processing_time)
+                     for j in part]
+                lhs = sum(ai * Fraction(r.completion_times[j.id]) for ai, j in zip(a, part))
+                rhs = Fraction(rho) * sum(a) + (sum(a) ** 2 + sum(ai * ai for ai in a)) / (2 * speed)
+                assert lhs >= rhs
