@@ -615,7 +615,7 @@ def normalize_options(task: str, options: Mapping[str, Any] | None = None) -> di
     >>> normalize_options("certify", {"seeed": 1})
     Traceback (most recent call last):
     ...
-    asrpt.errors.InvalidParameterError: task 'certify' has no option 'seeed' (did you mean 'seed'?); its options: adaptive, backfill, exact, placement, predictor, preemption_cost, seed, tolerance
+    asrpt.errors.InvalidParameterError: task 'certify' has no option 'seeed' (did you mean 'seed'?); its options: adaptive, backfill, exact, opt_max_jobs, opt_time_limit, placement, predictor, preemption_cost, seed, tolerance
     """
     t = get_task(task)
     defaults = t.defaults

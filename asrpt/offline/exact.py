@@ -614,11 +614,13 @@ def exact_preemptive_opt(instance: Instance, *, time_limit: float | None = 60.0,
     lp_order = {j: root_lp.lp.x[c] for j, c in root_lp.C.items()}
     rules = [make(d) for _, make in _RULES] + [lambda j, rem: (lp_order[j], j)]
     best_seq = None
-    for key in rules:
-        if search.out_of_budget():
+    for k, key in enumerate(rules):
+        if k and search.out_of_budget():  # the first list schedule always: an incumbent
             break
         events, pieces = _list_schedule(d, key)
         search.offer(_cost(d, pieces), pieces, events)
+        if search.out_of_budget():
+            break
         val, bound, slp = search.evaluate(events, tail=False)
         if val is not None:
             search.solve_leaf(slp)

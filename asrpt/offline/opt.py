@@ -281,8 +281,8 @@ def offline_opt(instance: Instance, *, preemptive: bool = True, time_limit: Real
     Examples
     --------
     >>> r = offline_opt(two_server_instance, preemptive=False)
-    >>> r.verdict, r.proof, dict(r.completion_times)
-    ('OPT = 8 (proven)', 'mip', {'a': 4, 'b': 1, 'c': 3})
+    >>> r.verdict, r.proof, r.lower_source, dict(r.completion_times)
+    ('OPT = 8 (proven)', 'exact', 'lb1', {'a': 4, 'b': 1, 'c': 3})
     """
     start = time.monotonic()
     total = None if time_limit is None else float(time_limit)

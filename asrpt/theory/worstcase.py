@@ -333,7 +333,7 @@ def evaluate(instance: Instance, *, time_limit: float | None = 20.0, adaptive: s
     --------
     >>> e = evaluate(asrpt.instance.load_instance("instances/srpt-two-machines.json"))
     >>> e.alg, e.opt_lower, e.opt_upper, e.ratio, e.bound
-    (21, 19, 20, Fraction(21, 20), 2)
+    (21, 20, 20, Fraction(21, 20), 2)
     """
     result = run_asrpt(instance, adaptive=adaptive, backfill=backfill, preemption_cost=preemption_cost)
     cert = certify(instance, result)
