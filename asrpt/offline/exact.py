@@ -554,7 +554,7 @@ def _local_search(search: _Search, events: tuple, value: float) -> None:
 def exact_preemptive_opt(instance: Instance, *, time_limit: float | None = 60.0,
                          node_limit: int | None = None,
                          schedule: Mapping[str, tuple] | None = None,
-                         epsilon: Real = Fraction(1, 4)) -> ExactResult:
+                         epsilon: Real = Fraction(1, 10)) -> ExactResult:
     """The exact preemptive optimum by branch and bound over event sequences (module docstring).
 
     Parameters
