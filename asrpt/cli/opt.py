@@ -47,6 +47,9 @@ def register(sub) -> None:
                    help="number of slots in the ILP (default: always enough)")
     p.add_argument("--max-slots", type=positive_int, default=200, metavar="N",
                    help="horizon target for the default slot length (default 200)")
+    p.add_argument("--ilp", choices=("auto", "always", "never"), default="auto",
+                   help="run the slotted ILP: auto (default) unless a first short exact search "
+                        "already proved OPT; always; never")
     add_json(p)
     p.set_defaults(func=run)
 
@@ -55,7 +58,7 @@ def run(args) -> int:
     inst = load_from_args(args)
     r = offline_opt(inst, preemptive=args.preemptive, slot=args.slot, solver=args.solver,
                     time_limit=args.time_limit, gap=args.gap, horizon=args.horizon,
-                    max_slots=args.max_slots)
+                    max_slots=args.max_slots, ilp=args.ilp)
     if args.json:
         emit_json({"file": args.instance, **r.to_dict()})
         return 0

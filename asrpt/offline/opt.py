@@ -67,6 +67,8 @@ from .ilp import IlpResult, RigidPiece, _pieces_to_json, auto_slot, schedule_pro
 
 __all__ = ["OptResult", "offline_opt"]
 
+_QUICK_SEARCH = 2.0  # seconds of exact search before the ILP (small instances close in it)
+
 
 @dataclass(frozen=True)
 class OptResult:
@@ -237,11 +239,12 @@ def _completion(schedule: Mapping) -> dict:
     "max_slots": [Interval(Integral, 1, None, closed="left")],
     "ilp_share": [Interval(Real, 0, 1, closed="both")],
     "epsilon": [Interval(Real, 0, 1, closed="right")],
+    "ilp": [Options(str, {"auto", "always", "never"})],
 })
 def offline_opt(instance: Instance, *, preemptive: bool = True, time_limit: Real | None = 60,
                 slot: Real | None = None, solver: str = "highs", gap: Real = 0.0,
                 horizon: int | None = None, max_slots: int = 200, ilp_share: Real = 0.3,
-                epsilon: Real = Fraction(1, 50)) -> OptResult:
+                epsilon: Real = Fraction(1, 50), ilp: str = "auto") -> OptResult:
     """The offline optimum: exact where proven, a bracket ``lower <= OPT <= upper`` elsewhere.
 
     Parameters
@@ -268,6 +271,9 @@ def offline_opt(instance: Instance, *, preemptive: bool = True, time_limit: Real
         event-sequence search.
     epsilon : float in (0, 1]
         Grid of the configuration-LP bound.
+    ilp : {"auto", "always", "never"}
+        Whether to run the ILP: "auto" (default) runs it unless a first short exact search (2 s
+        at most) already proved OPT; "always" runs it (for its own answer in ``ilp``).
 
     Returns
     -------
@@ -303,11 +309,17 @@ def offline_opt(instance: Instance, *, preemptive: bool = True, time_limit: Real
             fine_data = str(e)
             notes.append(f"configuration LP and event-sequence search skipped: {e}")
     delta = auto_slot(instance, max_slots=max_slots) if slot is None else slot
+    exact = None
+    searchable = preemptive and instance.n_jobs and fine_data is None
+    if searchable:  # a short search first: small instances close without the ILP
+        first = _QUICK_SEARCH if total is None else min(_QUICK_SEARCH, 0.1 * total)
+        exact = exact_preemptive_opt(instance, time_limit=first)
     model = slotted_ilp if preemptive else start_time_ilp
     ilp_time = None if total is None else total * (ilp_share if preemptive else 1.0)
-    ilp = None
+    run_ilp, ilp = ilp, None
     mip_lower = None
-    if instance.n_jobs and (ilp_time is None or ilp_time > 0):
+    if instance.n_jobs and (ilp_time is None or ilp_time > 0) and run_ilp != "never" and not (
+            run_ilp == "auto" and exact and exact.closed):
         try:
             ilp = model(instance, slot=delta, solver=solver, time_limit=ilp_time, gap=gap, horizon=horizon)
         except InvalidParameterError as e:  # a grid too large to build
@@ -322,14 +334,17 @@ def offline_opt(instance: Instance, *, preemptive: bool = True, time_limit: Real
             lows.append((ilp.objective, "ilp"))
         if ilp.status == "infeasible":
             notes.append(f"ILP infeasible within the horizon of {ilp.horizon} slots")
-    exact = None
-    if preemptive and instance.n_jobs and fine_data is None:
+    if searchable and not exact.closed:
         left = None if total is None else max(total - (time.monotonic() - start), 0.01)
-        ilp_schedule = None
-        if ilp is not None and ilp.cost is not None and not schedule_problems(
-                instance, ilp.schedule, exact=True):
-            ilp_schedule = dict(ilp.schedule)
-        exact = exact_preemptive_opt(instance, time_limit=left, schedule=ilp_schedule)
+        start_from = dict(exact.schedule)
+        if ilp is not None and ilp.cost is not None and ilp.cost < exact.upper_bound and not \
+                schedule_problems(instance, ilp.schedule, exact=True):
+            start_from = dict(ilp.schedule)
+        quick = exact  # its bracket stays valid: both sides are kept
+        lows.append((quick.lower_bound, "event_sequence"))
+        ups.append((quick.upper_bound, "event_sequence", dict(quick.schedule)))
+        exact = exact_preemptive_opt(instance, time_limit=left, schedule=start_from)
+    if exact is not None:
         lows.append((exact.lower_bound, "event_sequence"))
         ups.append((exact.upper_bound, "event_sequence", dict(exact.schedule)))
     # every candidate is checked and costed again, exactly: a schedule computed in floats (the

@@ -94,7 +94,7 @@ def test_bounds_table(capsys, files):
 
 
 def test_opt_json_bracket_and_schedule(capsys, files):
-    code, out, err = run(capsys, "opt", files["two"], "--json")
+    code, out, err = run(capsys, "opt", files["two"], "--json", "--ilp", "always")
     assert code == 0 and err == ""
     d = json.loads(out)
     assert d["upper_bound"] == d["lower_bound"] == 20 and d["status"] == "closed" and d["closed"] is True
@@ -115,7 +115,7 @@ def test_opt_options(capsys, files):
 
 @pytest.mark.skipif("cbc" not in available_solvers(), reason="CBC binary not available")
 def test_opt_with_cbc(capsys, files):
-    code, out, _ = run(capsys, "opt", files["worked"], "--solver", "cbc", "--json")
+    code, out, _ = run(capsys, "opt", files["worked"], "--solver", "cbc", "--json", "--ilp", "always")
     d = json.loads(out)
     assert code == 0 and d["upper_bound"] == 9 and d["ilp"]["status"] == "optimal"
 
@@ -128,7 +128,7 @@ def test_opt_table(capsys, files):
 
 
 def test_opt_infeasible_horizon_is_a_note_not_an_error(capsys, files):
-    code, out, err = run(capsys, "opt", files["worked"], "--horizon", "2", "--json")
+    code, out, err = run(capsys, "opt", files["worked"], "--horizon", "2", "--json", "--ilp", "always")
     assert code == 0 and err == ""
     d = json.loads(out)
     assert d["ilp"]["status"] == "infeasible" and d["upper_source"] != "ilp" and d["closed"] is True

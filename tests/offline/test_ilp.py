@@ -42,7 +42,7 @@ def test_worked_example_bracket_is_closed_at_9():
 
 
 def test_chk11_pinned_two_machines_opt_20_srpt_21():
-    r = offline_opt(TWO_MACHINES)
+    r = offline_opt(TWO_MACHINES, ilp="always")
     assert r.upper_bound == r.lower_bound == 20 and r.closed
     assert r.ilp.exact_grid  # one GPU per job, integer data: integer preemption points suffice
     assert schedule_problems(TWO_MACHINES, r.schedule) == []
@@ -176,7 +176,7 @@ def test_cbc_cross_checks_highs(inst):
 
 
 def test_infeasible_horizon_is_reported_and_the_bracket_stays_valid():
-    r = offline_opt(WORKED, horizon=2)
+    r = offline_opt(WORKED, horizon=2, ilp="always")
     assert r.ilp.status == "infeasible" and r.ilp.objective is None and r.ilp.cost is None
     assert any("infeasible within the horizon" in note for note in r.notes)
     assert r.upper_source != "ilp" and schedule_problems(WORKED, r.schedule) == []
