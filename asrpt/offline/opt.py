@@ -23,8 +23,9 @@ more).
 - on the upper side the cheapest schedule found by the ILP, the branch and bound and a greedy
   schedule, checked by :func:`schedule_problems`.
 
-The ILP gets a share of the time limit (``ilp_share``) and hands its schedule to the branch and
-bound, which gets the rest. ``closed`` is True only when the two sides are equal; ``proof`` then
+The run: the configuration LP (a fifth of the time limit at most), a short exact search (2 s at
+most, which proves small instances), then, unless OPT is proven, the ILP (``ilp_share`` of the
+time limit) and the exact search again from the ILP's schedule until the time limit. ``closed`` is True only when the two sides are equal; ``proof`` then
 says what proved it: ``"exact"`` (rational arithmetic throughout) or ``"mip"`` (the exact-grid
 ILP, whose optimality HiGHS established with floating-point tolerances).
 
