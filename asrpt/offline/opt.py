@@ -157,10 +157,22 @@ class OptResult:
         return div(alg, self.upper_bound), div(alg, self.lower_bound)
 
     def to_dict(self) -> dict:
-        """A JSON-ready dict: ``closed`` says whether OPT is known; there is no other verdict."""
+        """A JSON-ready dict: ``closed`` says whether OPT is known; there is no other verdict.
+
+        A side that no float holds exactly is written rounded outwards (the optimum, when closed,
+        to the nearest float), with its exact value as a string beside it
+        (``lower_bound_exact``, ``upper_bound_exact``)."""
+        low, up = self.lower_bound, self.upper_bound
+        exact_text = {}
+        if isinstance(low, Fraction) and Fraction(float(low)) != low:
+            exact_text["lower_bound_exact"] = str(low)
+            low = float(up) if self.closed else _float_down(low)
+        if isinstance(up, Fraction) and Fraction(float(up)) != up:
+            exact_text["upper_bound_exact"] = str(up)
+            up = float(up) if self.closed else _float_up(up)
         return {
             "closed": self.closed, "status": self.status, "proof": self.proof, "verdict": self.verdict,
-            "lower_bound": self.lower_bound, "upper_bound": self.upper_bound, "gap": self.gap,
+            "lower_bound": low, "upper_bound": up, **exact_text, "gap": self.gap,
             "lower_source": self.lower_source, "upper_source": self.upper_source,
             "preemptive": self.preemptive, "slot": self.slot,
             "completion_times": dict(self.completion_times),
