@@ -256,13 +256,22 @@ class ConfigLP:
             h.addRows(n_rows - self._rows_sent, lo, hi, 0, np.zeros(0, dtype=np.int32),
                       np.zeros(0, dtype=np.int32), np.zeros(0))
             self._rows_sent = n_rows
-        for c in range(self._cols_sent, len(self.cost)):
-            rows, coefs = self.col_entries[c]
-            e = self._col_exp[c]
-            h.addCol(math.ldexp(float(self.cost[c]), e - self._obj_exp),
-                     math.ldexp(float(self.col_lo[c]), -e),
-                     math.ldexp(float(self.col_hi[c]), -e), len(rows), np.array(rows, dtype=np.int32),
-                     np.array([math.ldexp(float(a), e - self._row_exp[r]) for r, a in zip(rows, coefs)]))
+        new = range(self._cols_sent, len(self.cost))
+        if len(new):  # one call for all new columns
+            costs, lower, upper, starts, index, value = [], [], [], [], [], []
+            row_exp, obj_exp = self._row_exp, self._obj_exp
+            for c in new:
+                rows, coefs = self.col_entries[c]
+                e = self._col_exp[c]
+                costs.append(math.ldexp(float(self.cost[c]), e - obj_exp))
+                lower.append(math.ldexp(float(self.col_lo[c]), -e))
+                upper.append(math.ldexp(float(self.col_hi[c]), -e))
+                starts.append(len(index))
+                index.extend(rows)
+                value.extend(math.ldexp(float(a), e - row_exp[r]) for r, a in zip(rows, coefs))
+            h.addCols(len(new), np.array(costs), np.array(lower), np.array(upper), len(index),
+                      np.array(starts, dtype=np.int32), np.array(index, dtype=np.int32),
+                      np.array(value))
         self._cols_sent = len(self.cost)
 
     def _unscale_duals(self, y, objective: bool = True) -> list:
