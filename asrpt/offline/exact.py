@@ -429,7 +429,8 @@ class ExactResult:
     wall_time : float
         Seconds spent.
     stopped : str
-        "closed", "time_limit" or "node_limit".
+        "closed", "time_limit", "node_limit", or "unresolved" (the search ended but a full
+        sequence's LP could not be solved exactly, so its bound stays below the incumbent).
     sequence : tuple
         The event sequence of the best schedule (``("r", release index)`` / ``("c", job id)``).
     """
