@@ -391,7 +391,8 @@ class ConfigLP:
         for g in self.groups:
             values = [sum(y[r] * float(a) for r, a in rows) for rows in g.job_rows]
             best, items = knapsack(values, g.widths, g.capacity)
-            if -y[g.cap_row] - best < -_PRICE_TOL * max(1.0, abs(best)):
+            # relative to the multipliers' own size: exact units may make them tiny (1e-18)
+            if -y[g.cap_row] - best < -_PRICE_TOL * max(abs(y[g.cap_row]), abs(best)):
                 members = frozenset(items)
                 if members not in g.columns:
                     self._config_column(g, members)

@@ -201,10 +201,11 @@ class _SequenceLP:
         start = last_release if tail_start is None else max(last_release, tail_start)
         grid = [start] + [t for t in d.grid if t > start]
         tail_cap = [lp.add_row(None, b - a) for a, b in zip(grid, grid[1:])]
+        horizon_row = lp.add_row(None, span) if K else None  # t_K <= H
         self.L = []
         for k in range(1, K + 1):
             cost = sum(d.w[j] for j, c in done_at.items() if c >= k)
-            entries = {cap[k - 1]: -1}
+            entries = {cap[k - 1]: -1, horizon_row: 1}
             for kk, row in pins.items():
                 if kk >= k:
                     entries[row] = 1
@@ -310,8 +311,9 @@ class _SequenceLP:
         pins = {k: lp.add_row(d.groups[x][0] - d.t0, d.groups[x][0] - d.t0)
                 for k, (kind, x) in enumerate(events) if kind == "r" and k > 0}
         work = {j: lp.add_row(d.p[j] if j in done_at else None, d.p[j]) for j in released_at}
+        horizon_row = lp.add_row(None, span)
         for k in range(1, K + 1):
-            entries = {cap[k - 1]: -1}
+            entries = {cap[k - 1]: -1, horizon_row: 1}
             for kk, row in pins.items():
                 if kk >= k:
                     entries[row] = 1
@@ -599,7 +601,10 @@ def exact_preemptive_opt(instance: Instance, *, time_limit: float | None = 60.0,
     search = _Search(d, deadline, node_limit)
     if schedule is not None:
         from .ilp import schedule_problems
-        problems = schedule_problems(instance, schedule, exact=True)
+        try:
+            problems = schedule_problems(instance, schedule, exact=True)
+        except (ValueError, TypeError, OverflowError) as e:  # NaN, infinities, non-numbers
+            raise InvalidParameterError(f"schedule: not a schedule of the instance: {e}") from None
         if problems:
             raise InvalidParameterError(f"schedule: not a schedule of the instance: {problems[0]}")
         index = {jid: j for j, jid in enumerate(d.ids)}

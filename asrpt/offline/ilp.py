@@ -42,6 +42,8 @@ seconds).
 **When is the ILP exact (``exact_grid``)?** Only then is the solver's best bound also a lower
 bound on OPT; otherwise it only bounds the *slotted* optimum, which may exceed OPT.
 
+Both need the default horizon (a caller's ``horizon`` may cut every optimal schedule off).
+
 - Non-preemptive, every ``a_j`` and ``P_j`` a multiple of delta: exact. The order-preserving
   greedy (:mod:`asrpt.offline.bruteforce`) turns an optimal schedule into one no worse whose
   starts are releases or completions, hence multiples of delta.
@@ -344,7 +346,8 @@ def slotted_ilp(instance: Instance, *, slot: Real = 1, solver: str = "highs",
         return _empty_result("slotted", slot, horizon)
     g = _grid(arrivals, sizes, slot, horizon)
     T = g.horizon
-    exact_grid = g.on_grid and all(gj == 1 for gj in gpus)
+    # a caller's horizon may cut optimal schedules off: then the grid optimum proves nothing
+    exact_grid = g.on_grid and horizon is None and all(gj == 1 for gj in gpus)
     # Deadlines from the best of a few list schedules (all solutions at least as good obey them).
     rules = [lambda j, rem: (rem[j], j),
              lambda j, rem: (_frac(rem[j] * gpus[j]) / _frac(weights[j]), j),
@@ -510,7 +513,8 @@ def start_time_ilp(instance: Instance, *, slot: Real = 1, solver: str = "highs",
         total = exact_sum(objective)
         return total, total, completion, schedule
 
-    return _result("start_time", res, g, slot, g.on_grid, ids, extract, bound_offset=offset)
+    return _result("start_time", res, g, slot, g.on_grid and horizon is None, ids, extract,
+                   bound_offset=offset)
 
 
 @validate_params({"instance": [InstanceOf(Instance)],

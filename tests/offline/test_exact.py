@@ -179,3 +179,38 @@ def test_area_cuts_hold_on_every_schedule(inst):
                 lhs = sum(ai * Fraction(r.completion_times[j.id]) for ai, j in zip(a, part))
                 rhs = Fraction(rho) * sum(a) + (sum(a) ** 2 + sum(ai * ai for ai in a)) / (2 * speed)
                 assert lhs >= rhs
+
+
+def test_a_callers_horizon_never_makes_a_grid_exact():
+    """Found by the referee: a short horizon cut the optimum off, yet the grid optimum (187) was
+    reported as OPT while a checked schedule cost 160."""
+    inst = Instance(Cluster.homogeneous(1, 2), (
+        Job("j0", 1, 1, weight=10, processing_time=3), Job("j1", 0, 1, weight=2, processing_time=4),
+        Job("j2", 0, 1, weight=2, processing_time=1), Job("j3", 2, 1, weight=20, processing_time=3),
+        Job("j4", 0, 1, weight=1, processing_time=2)))
+    assert not slotted_ilp(inst, slot=1, horizon=7).exact_grid and slotted_ilp(inst, slot=1).exact_grid
+    r = offline_opt(inst, preemptive=False, horizon=7, slot=1, time_limit=None)
+    assert not (r.closed and r.upper_bound > 160)
+
+
+@pytest.mark.parametrize("scale", [10**6, 10**10])
+def test_large_exact_units_still_close(scale):
+    """Found by the referee: multipliers of size 1e-18 met an absolute pricing tolerance, no column
+    was added, and the search ended unresolved; pricing is now relative to the multipliers."""
+    base = [("j0", 0, 1, 17, 13), ("j1", 0, 1, 17, 13), ("j2", 30, 2, 20, 29), ("j3", 13, 2, 17, 13),
+            ("j4", 1, 1, 20, 7)]
+    inst = Instance(Cluster.homogeneous(1, 2), tuple(Job(i, r * scale, g, weight=w, processing_time=p * scale)
+                                                     for i, r, g, w, p in base))
+    r = exact_preemptive_opt(inst, time_limit=None)
+    assert r.closed and r.upper_bound == Fraction(4805, 2) * scale
+    floats = Instance(Cluster.homogeneous(1, 2), (
+        Job("j0", 0.0, 1, weight=1.7, processing_time=1.3), Job("j1", 0.0, 1, weight=1.7, processing_time=1.3),
+        Job("j2", 3.0, 2, weight=2, processing_time=2.9), Job("j3", 1.3, 2, weight=1.7, processing_time=1.3),
+        Job("j4", 0.1, 1, weight=2, processing_time=0.7)))
+    f = exact_preemptive_opt(floats, time_limit=None)
+    assert f.closed and close_to(f.upper_bound, oracle_opt_instance(floats))
+
+
+def test_a_nan_in_a_starting_schedule_is_a_parameter_error():
+    with pytest.raises(InvalidParameterError, match="schedule: not a schedule"):
+        exact_preemptive_opt(WORKED, schedule={"A": ((1, float("nan"), 2),), "B": ((0, 1, 4),), "C": ((1, 3, 1),)})
