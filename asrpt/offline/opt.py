@@ -90,7 +90,9 @@ class OptResult:
     completion_times : mapping
         Job id to completion time in ``schedule``.
     schedule : mapping
-        Job id to its pieces (:class:`RigidPiece`).
+        Job id to its pieces (:class:`RigidPiece`), checked exactly. For instances with float
+        data the times are rounded to floats for the report (the exact schedule was checked), so
+        ``schedule_problems(..., exact=True)`` may then see roundings.
     preemptive : bool
         Which problem was bracketed.
     slot : number
