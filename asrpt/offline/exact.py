@@ -340,14 +340,19 @@ class _SequenceLP:
             cursor = t
             for jobs, length in group:
                 for j in jobs:
-                    runs = pieces.setdefault(j, [])
-                    if runs and runs[-1][1] == cursor:
-                        runs[-1] = (runs[-1][0], cursor + length, d.g[j])
-                    else:
-                        runs.append((cursor, cursor + length, d.g[j]))
+                    _run(pieces, j, cursor, cursor + length, d.g[j])
                 cursor += length
             t += x[self.L[k]]
         return pieces
+
+
+def _run(pieces: dict, j: int, start, end, width: int) -> None:
+    """Job j runs on ``width`` GPUs during ``[start, end)``: a new piece, or the last one extended."""
+    runs = pieces.setdefault(j, [])
+    if runs and runs[-1][1] == start:
+        runs[-1] = (runs[-1][0], end, width)
+    else:
+        runs.append((start, end, width))
 
 
 def _cost(d: _Data, pieces: dict):
@@ -383,11 +388,7 @@ def _list_schedule(d: _Data, key) -> tuple:
         if gi < len(d.groups):
             step = min(step, d.groups[gi][0] - t)
         for j in running:
-            runs = pieces.setdefault(j, [])
-            if runs and runs[-1][1] == t:
-                runs[-1] = (runs[-1][0], t + step, d.g[j])
-            else:
-                runs.append((t, t + step, d.g[j]))
+            _run(pieces, j, t, t + step, d.g[j])
             rem[j] -= step
         t += step
         for j in sorted(running):

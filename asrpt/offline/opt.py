@@ -63,7 +63,8 @@ from ..sizes import processing_times
 from ..solve import SOLVERS
 from .bounds import Bounds, lower_bounds
 from .bruteforce import _greedy
-from .exact import ConfigurationBound, ExactResult, configuration_lp_bound, exact_preemptive_opt
+from .exact import (ConfigurationBound, ExactResult, _plain, configuration_lp_bound,
+                    exact_preemptive_opt)
 from .ilp import IlpResult, RigidPiece, _pieces_to_json, auto_slot, schedule_problems, slotted_ilp, start_time_ilp
 
 __all__ = ["OptResult", "offline_opt"]
@@ -218,10 +219,6 @@ def _greedy_schedule(instance: Instance):
     schedule = {jobs[j].id: ((starts[j], starts[j] + sizes[j], jobs[j].gpus),) for j in range(len(jobs))}
     cost = exact_sum(jobs[j].weight * (starts[j] + sizes[j]) for j in range(len(jobs)))
     return cost, schedule
-
-
-def _plain(x):
-    return int(x) if isinstance(x, Fraction) and x.denominator == 1 else x
 
 
 def _has_floats(instance: Instance) -> bool:
