@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Sequence
@@ -146,6 +147,7 @@ class ConfigLP:
         self.y: list | None = None
         self.x: list | None = None
         self.constant = 0
+        self._ints = None  # the data in integers, for the exact bounds (see _scaled)
 
     # -- building -------------------------------------------------------------------------
     def add_row(self, lo=None, hi=None) -> int:
@@ -287,8 +289,6 @@ class ConfigLP:
         Past ``deadline`` (a :func:`time.monotonic` time) or ``max_rounds`` the generation stops
         early: the answer's ``bound`` stays valid (it prices every configuration exactly), its
         ``value`` is then only the restricted LP's."""
-        import time
-
         import highspy
         for _ in range(max_rounds):
             self._sync()
@@ -323,9 +323,8 @@ class ConfigLP:
 
     def _scaled(self):
         """The LP's data as integers over one common denominator D (cached)."""
-        if getattr(self, "_ints", None) is not None and self._ints[0] == len(self.cost):
+        if self._ints is not None and self._ints[0] == len(self.cost):
             return self._ints
-        import math
         D = 1
         for v in itertools.chain(self.row_lo, self.row_hi, self.cost, self.col_lo, self.col_hi,
                                  (g.bound for g in self.groups), (self.constant,),
@@ -348,19 +347,23 @@ class ConfigLP:
         return self._ints
 
     def scaled_dual_bound(self, y_float, *, costs: bool = True) -> Fraction:
-        """:meth:`dual_bound` of the float multipliers rounded to multiples of 2^-40, computed in
-        integers over one common denominator (the same bound, exactly, and much faster)."""
-        _, D, row_lo, row_hi, cost, col_lo, col_hi, entries, job_rows, gbound, const = self._scaled()
+        """:meth:`dual_bound` of float multipliers rounded to multiples of a power of two (small
+        enough for the smallest of them), which is just another choice of multipliers."""
         small = min((math.frexp(v)[1] for v in y_float if v), default=0)
         bits = self._SCALE_BITS + min(max(0, -small), 400)
-        S = 1 << bits
-        Y = [int(round(math.ldexp(v, bits))) for v in y_float]
-        Q = S * D  # y * a = Y * A / Q
-        total = 0  # numerator over Q * D
+        return self._integer_bound([int(round(math.ldexp(v, bits))) for v in y_float], 1 << bits, costs)
+
+    def _integer_bound(self, Y: list, S: int, costs: bool) -> Fraction:
+        """Lemma E4's bound for the multipliers ``y_i = Y_i / S``, in integers: the data are
+        integers over one common denominator D (:meth:`_scaled`), every term is a numerator over
+        ``S D^2``."""
+        _, D, row_lo, row_hi, cost, col_lo, col_hi, entries, job_rows, gbound, const = self._scaled()
+        Y = list(Y)
+        total = 0
         for k, v in enumerate(Y):
             if v > 0:
                 if row_lo[k] is None:
-                    Y[k] = 0
+                    Y[k] = 0  # a multiplier of the wrong sign for its row: dropped
                 else:
                     total += v * row_lo[k] * D
             elif v < 0:
@@ -370,7 +373,7 @@ class ConfigLP:
                     total += v * row_hi[k] * D
         for c in range(len(cost)):
             if c in self._group_of_col:
-                continue
+                continue  # configuration columns are bounded group by group below
             rows, coefs = entries[c]
             dn = (cost[c] * S if costs else 0) - sum(Y[r] * a for r, a in zip(rows, coefs))
             total += dn * (col_lo[c] if dn >= 0 else col_hi[c])
@@ -382,7 +385,7 @@ class ConfigLP:
                 total += dmin * gbound[gi]
         if costs:
             total += const * S * D
-        return Fraction(total, Q * D)
+        return Fraction(total, S * D * D)
 
     def _price(self, y) -> int:
         """Add, per group, the configuration of most negative reduced cost under multipliers ``y``
@@ -406,8 +409,6 @@ class ConfigLP:
         :meth:`dual_bound` (costs 0) is positive proves infeasibility (Farkas); configurations not
         generated are covered by the exact pricing inside :meth:`dual_bound`."""
         for scale in (1, -1):
-            if self.scaled_dual_bound([scale * v for v in ray], costs=False) > 0:
-                return True
             for den in (None, 10 ** 6):
                 y = [Fraction(scale * v) if den is None else Fraction(scale * v).limit_denominator(den)
                      for v in ray]
@@ -421,33 +422,11 @@ class ConfigLP:
 
         With ``costs=False`` the bound is that of the same LP with every cost 0 (and no constant):
         a positive value then proves the LP infeasible."""
-        y = list(y)
-        total = Fraction(0)
-        for i, v in enumerate(y):
-            lo, hi = self.row_lo[i], self.row_hi[i]
-            if v > 0:
-                if lo is None:
-                    y[i] = v = Fraction(0)
-                else:
-                    total += v * lo
-            elif v < 0:
-                if hi is None:
-                    y[i] = v = Fraction(0)
-                else:
-                    total += v * hi
-        for c in range(len(self.cost)):
-            if c in self._group_of_col:
-                continue  # configuration columns are bounded group by group below
-            rows, coefs = self.col_entries[c]
-            d = (self.cost[c] if costs else 0) - sum((y[r] * a for r, a in zip(rows, coefs)), Fraction(0))
-            total += d * self.col_lo[c] if d >= 0 else d * self.col_hi[c]
-        for g in self.groups:
-            values = [sum((y[r] * a for r, a in rows), Fraction(0)) for rows in g.job_rows]
-            best, _ = knapsack(values, g.widths, g.capacity)
-            d_min = -y[g.cap_row] - best
-            if d_min < 0:
-                total += g.bound * d_min
-        return total + self.constant if costs else total
+        y = [Fraction(v) for v in y]
+        S = 1
+        for v in y:
+            S = S * v.denominator // math.gcd(S, v.denominator)
+        return self._integer_bound([int(v * S) for v in y], S, costs)
 
     def exact_solution(self):
         """The optimal basis rebuilt in rationals: ``(x, value, bound)`` or None.
@@ -532,7 +511,7 @@ class ConfigLP:
         """The best exact lower bound from the last float duals and a few rational roundings."""
         if self.y is None:
             return None
-        cands = [self.scaled_dual_bound(self.y), self.dual_bound([Fraction(v) for v in self.y])]
+        cands = [self.dual_bound([Fraction(v) for v in self.y])]
         for den in (10 ** 3, 10 ** 6, 10 ** 9):
             cands.append(self.dual_bound([Fraction(v).limit_denominator(den) for v in self.y]))
         return max(cands)
