@@ -60,7 +60,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Integral, Real
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from .._validation import InstanceOf, Interval, validate_params
 from ..errors import InvalidParameterError
@@ -161,6 +161,52 @@ def _grid(releases, t0, horizon, sizes, epsilon) -> tuple:
     return tuple(sorted(x for x in points if x <= horizon))
 
 
+class _Prefix(NamedTuple):
+    K: int  # intervals (events after the first)
+    done_at: dict  # job -> index of its completion event
+    released_at: dict  # job -> index of its release event
+    release_before: list  # per event index: the date of the last release at or before it
+    available: list  # per interval k = 1..K: the jobs available in it, sorted
+
+
+def _prefix(d: _Data, events: tuple) -> _Prefix:
+    """Who is released, completed and available where, in an event-sequence prefix."""
+    K = len(events) - 1
+    done_at = {x: k for k, (kind, x) in enumerate(events) if kind == "c"}
+    released_at: dict = {}
+    release_before = []
+    last = d.t0
+    for k, (kind, x) in enumerate(events):
+        if kind == "r":
+            last = d.groups[x][0]
+            for j in d.groups[x][1]:
+                released_at[j] = k
+        release_before.append(last)
+    available = [sorted(j for j, rk in released_at.items() if rk < k and done_at.get(j, K + 1) >= k)
+                 for k in range(1, K + 1)]
+    return _Prefix(K, done_at, released_at, release_before, available)
+
+
+def _interval_rows(lp: ConfigLP, d: _Data, events: tuple) -> tuple:
+    """The rows of a prefix's interval lengths L_k: capacity (``sum_S x_{k,S} - L_k <= 0``), the
+    release pins (``L_1 + ... + L_k = date - t0``) and the horizon (``t_K <= H``)."""
+    K = len(events) - 1
+    cap = [lp.add_row(None, 0) for _ in range(K)]
+    pins = {k: lp.add_row(d.groups[x][0] - d.t0, d.groups[x][0] - d.t0)
+            for k, (kind, x) in enumerate(events) if kind == "r" and k > 0}
+    horizon_row = lp.add_row(None, d.horizon - d.t0) if K else None
+    return cap, pins, horizon_row
+
+
+def _length_entries(k: int, cap: list, pins: dict, horizon_row) -> dict:
+    """Column entries of the interval length L_k in :func:`_interval_rows`' rows."""
+    entries = {cap[k - 1]: -1, horizon_row: 1}
+    for kk, row in pins.items():
+        if kk >= k:
+            entries[row] = 1
+    return entries
+
+
 class _SequenceLP:
     """The LP of an event-sequence prefix (a full sequence when every job has completed).
 
@@ -174,23 +220,12 @@ class _SequenceLP:
     def __init__(self, d: _Data, events: tuple, tail_start=None):
         self.d, self.events = d, events
         n = len(d.ids)
-        K = len(events) - 1
         span = d.horizon - d.t0
-        done_at = {x: k for k, (kind, x) in enumerate(events) if kind == "c"}
-        released_at = {}
-        last_release = d.t0
-        release_before = []  # per event position: the date of the last release at or before it
-        for k, (kind, x) in enumerate(events):
-            if kind == "r":
-                last_release = d.groups[x][0]
-                for j in d.groups[x][1]:
-                    released_at[j] = k
-            release_before.append(last_release)
+        K, done_at, released_at, release_before, available = _prefix(d, events)
+        last_release = release_before[-1]
         tail_jobs = [j for j in range(n) if j not in done_at]
         lp = ConfigLP(d.m)
-        cap = [lp.add_row(None, 0) for _ in range(K)]  # sum_S x_{k,S} - L_k <= 0
-        pins = {k: lp.add_row(d.groups[x][0] - d.t0, d.groups[x][0] - d.t0)
-                for k, (kind, x) in enumerate(events) if kind == "r" and k > 0}
+        cap, pins, horizon_row = _interval_rows(lp, d, events)
         work, tail, mbt = {}, {}, {}
         for j in range(n):
             work[j] = lp.add_row(d.p[j], d.p[j])  # prefix work (+ tail work) = P_j
@@ -201,14 +236,10 @@ class _SequenceLP:
         start = last_release if tail_start is None else max(last_release, tail_start)
         grid = [start] + [t for t in d.grid if t > start]
         tail_cap = [lp.add_row(None, b - a) for a, b in zip(grid, grid[1:])]
-        horizon_row = lp.add_row(None, span) if K else None  # t_K <= H
         self.L = []
         for k in range(1, K + 1):
             cost = sum(d.w[j] for j, c in done_at.items() if c >= k)
-            entries = {cap[k - 1]: -1, horizon_row: 1}
-            for kk, row in pins.items():
-                if kk >= k:
-                    entries[row] = 1
+            entries = _length_entries(k, cap, pins, horizon_row)
             for row in tail.values():
                 entries[row] = -1
             self.L.append(lp.add_col(cost, 0, span, entries))
@@ -219,8 +250,7 @@ class _SequenceLP:
                 entries[tail[j]] = 1
             self.C[j] = lp.add_col(d.w[j], d.r[j] + d.p[j], d.horizon, entries)
         self.groups = []
-        for k in range(1, K + 1):
-            avail = sorted(j for j, rk in released_at.items() if rk < k and done_at.get(j, K + 1) >= k)
+        for k, avail in enumerate(available, start=1):
             rows = []
             for j in avail:
                 entries = [(work[j], 1)]
@@ -297,34 +327,19 @@ class _SequenceLP:
         """An exact lower bound on the time ``t_K`` of the last event of a prefix, over every
         schedule consistent with it (the LP ``min t_K`` of the prefix, bounded by weak duality);
         None when that LP is proven infeasible, False when infeasible without proof."""
-        n = len(d.ids)
-        K = len(events) - 1
+        K, done_at, released_at, _, available = _prefix(d, events)
+        if not d.ids or K == 0:
+            return d.t0
         span = d.horizon - d.t0
-        done_at = {x: k for k, (kind, x) in enumerate(events) if kind == "c"}
-        released_at = {}
-        for k, (kind, x) in enumerate(events):
-            if kind == "r":
-                for j in d.groups[x][1]:
-                    released_at[j] = k
         lp = ConfigLP(d.m)
-        cap = [lp.add_row(None, 0) for _ in range(K)]
-        pins = {k: lp.add_row(d.groups[x][0] - d.t0, d.groups[x][0] - d.t0)
-                for k, (kind, x) in enumerate(events) if kind == "r" and k > 0}
+        cap, pins, horizon_row = _interval_rows(lp, d, events)
         work = {j: lp.add_row(d.p[j] if j in done_at else None, d.p[j]) for j in released_at}
-        horizon_row = lp.add_row(None, span)
         for k in range(1, K + 1):
-            entries = {cap[k - 1]: -1, horizon_row: 1}
-            for kk, row in pins.items():
-                if kk >= k:
-                    entries[row] = 1
-            lp.add_col(1, 0, span, entries)
-        for k in range(1, K + 1):
-            avail = sorted(j for j, rk in released_at.items() if rk < k and done_at.get(j, K + 1) >= k)
+            lp.add_col(1, 0, span, _length_entries(k, cap, pins, horizon_row))
+        for k, avail in enumerate(available, start=1):
             lp.add_group(cap[k - 1], avail, [d.g[j] for j in avail],
                          [((work[j], 1),) for j in avail], span)
         lp.constant = d.t0
-        if n == 0 or K == 0:
-            return d.t0
         ans = lp.solve()
         if ans.status != "optimal":
             return None if ans.infeasible_proven else False
