@@ -67,6 +67,7 @@ from ..errors import InvalidParameterError
 from ..instance import Instance
 from ..sizes import processing_times
 from ._lp import ConfigLP
+from .ilp import _frac, schedule_problems
 
 __all__ = ["ExactResult", "exact_preemptive_opt", "sequence_schedule", "ConfigurationBound",
            "configuration_lp_bound"]
@@ -104,23 +105,19 @@ class _Data:
 _MAX_BITS = 300  # times, and their squares in the mean-busy-time rows, must stay floats
 
 
-def _exact(x) -> Fraction:
-    return x if isinstance(x, Fraction) else Fraction(x)
-
-
 def _lcm_den(values) -> int:
     out = 1
     for v in values:
-        q = _exact(v).denominator
+        q = _frac(v).denominator
         out = out * q // math.gcd(out, q)
     return out
 
 
 def _data(instance: Instance, epsilon=Fraction(1, 4)) -> _Data:
     jobs = instance.jobs
-    r0 = [_exact(j.arrival) for j in jobs]
-    p0 = [_exact(v) for v in processing_times(instance)]
-    w0 = [_exact(j.weight) for j in jobs]
+    r0 = [_frac(j.arrival) for j in jobs]
+    p0 = [_frac(v) for v in processing_times(instance)]
+    w0 = [_frac(j.weight) for j in jobs]
     dt, dw = _lcm_den(r0 + p0), _lcm_den(w0)
     r = tuple(int(x * dt) for x in r0)
     p = tuple(int(x * dt) for x in p0)
@@ -609,14 +606,13 @@ def exact_preemptive_opt(instance: Instance, *, time_limit: float | None = 60.0,
     (8, True, 'closed')
     """
     start = time.monotonic()
-    d = _data(instance, _exact(epsilon))
+    d = _data(instance, _frac(epsilon))
     n = len(d.ids)
     if n == 0:
         return ExactResult(0, 0, True, MappingProxyType({}), MappingProxyType({}), 0, 0.0, "closed", ())
     deadline = start + (float("inf") if time_limit is None else float(time_limit))
     search = _Search(d, deadline, node_limit)
     if schedule is not None:
-        from .ilp import schedule_problems
         try:
             problems = schedule_problems(instance, schedule, exact=True)
         except (ValueError, TypeError, OverflowError) as e:  # NaN, infinities, non-numbers
@@ -624,7 +620,7 @@ def exact_preemptive_opt(instance: Instance, *, time_limit: float | None = 60.0,
         if problems:
             raise InvalidParameterError(f"schedule: not a schedule of the instance: {problems[0]}")
         index = {jid: j for j, jid in enumerate(d.ids)}
-        given = {index[jid]: [(_exact(a) / d.time_unit, _exact(b) / d.time_unit, gp)
+        given = {index[jid]: [(_frac(a) / d.time_unit, _frac(b) / d.time_unit, gp)
                               for a, b, gp in runs] for jid, runs in schedule.items()}
         search.offer(_cost(d, given), given, None)
     root = (("r", 0),)
@@ -775,7 +771,7 @@ def configuration_lp_bound(instance: Instance, *, epsilon: Real = Fraction(1, 50
     (True, True)
     """
     start = time.monotonic()
-    d = _data(instance, _exact(epsilon))
+    d = _data(instance, _frac(epsilon))
     if not d.ids:
         return ConfigurationBound(0, 0.0, 0, 0, 0.0)
     deadline = None if time_limit is None else start + float(time_limit)

@@ -61,7 +61,7 @@ from ..instance import Instance, id_key
 from ..single._arrays import exact_sum
 from ..sizes import processing_times
 from ..solve import SOLVERS
-from .bounds import Bounds, lower_bounds
+from .bounds import Bounds, _any_float, lower_bounds
 from .bruteforce import _greedy
 from .exact import (ConfigurationBound, ExactResult, _plain, configuration_lp_bound,
                     exact_preemptive_opt)
@@ -208,10 +208,13 @@ def _fmt(x) -> str:
     return str(x)
 
 
-def _greedy_schedule(instance: Instance):
+def _greedy_schedule(instance: Instance, floats: bool | None = None):
+    """The order-preserving greedy schedule and its cost; in rationals when the data have floats
+    (``floats``, found when None), so that the schedule is exactly feasible."""
     jobs = instance.jobs
-    floats = _has_floats(instance)  # then in rationals, so that the schedule is exactly feasible
-    sizes = [Fraction(p) if floats else p for p in processing_times(instance)]
+    times = processing_times(instance)
+    floats = _any_float(instance, times) if floats is None else floats
+    sizes = [Fraction(p) if floats else p for p in times]
     arrivals = [Fraction(j.arrival) if floats else j.arrival for j in jobs]
     m = instance.cluster.total_gpus
     order = sorted(range(len(jobs)), key=lambda j: (arrivals[j], id_key(jobs[j].id)))
@@ -219,11 +222,6 @@ def _greedy_schedule(instance: Instance):
     schedule = {jobs[j].id: ((starts[j], starts[j] + sizes[j], jobs[j].gpus),) for j in range(len(jobs))}
     cost = exact_sum(jobs[j].weight * (starts[j] + sizes[j]) for j in range(len(jobs)))
     return cost, schedule
-
-
-def _has_floats(instance: Instance) -> bool:
-    return any(isinstance(v, float) for j in instance.jobs for v in (j.arrival, j.weight)) or any(
-        isinstance(p, float) for p in processing_times(instance))
 
 
 def _float_down(x) -> float:
@@ -308,8 +306,20 @@ def offline_opt(instance: Instance, *, preemptive: bool = True, time_limit: Real
     bounds = lower_bounds(instance)
     lows = [(bounds.lb1, "lb1"), (bounds.lb2, "lb2"), (bounds.lb_mbt, "lb_mbt")]
     weights = {j.id: j.weight for j in instance.jobs}
-    g_cost, g_schedule = _greedy_schedule(instance)
-    ups = [(g_cost, "greedy", g_schedule)]
+    floats = _any_float(instance, processing_times(instance))
+    ups: list = []  # (exact cost, source, schedule) of schedules checked exactly
+
+    def offer(src: str, sched: Mapping) -> bool:
+        """Check a candidate schedule and cost it exactly; one computed in floats (the greedy's
+        or the ILP's on float data) that is feasible only up to rounding is not used."""
+        if schedule_problems(instance, sched, preemptive=preemptive, exact=True):
+            notes.append(f"the {src} schedule is feasible only up to floating-point rounding: not used")
+            return False
+        cost = sum(Fraction(weights[jid]) * Fraction(pieces[-1][1]) for jid, pieces in sched.items())
+        ups.append((_plain(cost), src, dict(sched)))
+        return True
+
+    offer("greedy", _greedy_schedule(instance, floats)[1])
     config = None
     fine_data = None  # why the LP-based methods cannot run, if they cannot
     if instance.n_jobs:
@@ -338,9 +348,10 @@ def offline_opt(instance: Instance, *, preemptive: bool = True, time_limit: Real
             notes.append(f"ILP skipped: {e}")
         except SolverError as e:
             notes.append(f"ILP failed: {e}")
+    ilp_usable = False
     if ilp is not None:
         if ilp.cost is not None:
-            ups.append((ilp.cost, "ilp", dict(ilp.schedule)))
+            ilp_usable = offer("ilp", ilp.schedule)
         if ilp.exact_grid and ilp.status == "optimal" and ilp.objective is not None and gap == 0:
             mip_lower = ilp.objective
             lows.append((ilp.objective, "ilp"))
@@ -349,32 +360,17 @@ def offline_opt(instance: Instance, *, preemptive: bool = True, time_limit: Real
     if searchable and not exact.closed:
         left = None if total is None else max(total - (time.monotonic() - start), 0.01)
         start_from = dict(exact.schedule)
-        if ilp is not None and ilp.cost is not None and ilp.cost < exact.upper_bound and not \
-                schedule_problems(instance, ilp.schedule, exact=True):
+        if ilp_usable and ilp.cost < exact.upper_bound:
             start_from = dict(ilp.schedule)
-        quick = exact  # its bracket stays valid: both sides are kept
-        lows.append((quick.lower_bound, "event_sequence"))
-        ups.append((quick.upper_bound, "event_sequence", dict(quick.schedule)))
+        lows.append((exact.lower_bound, "event_sequence"))  # the quick search's bracket stays valid
+        offer("event_sequence", exact.schedule)
         exact = exact_preemptive_opt(instance, time_limit=left, schedule=start_from)
     if exact is not None:
         lows.append((exact.lower_bound, "event_sequence"))
-        ups.append((exact.upper_bound, "event_sequence", dict(exact.schedule)))
-    # every candidate is checked and costed again, exactly: a schedule computed in floats (the
-    # greedy's, the ILP's on float data) that is feasible only up to rounding is not used
-    checked = []
-    for _, src, sched in ups:
-        if schedule_problems(instance, sched, preemptive=preemptive, exact=True):
-            notes.append(f"the {src} schedule is feasible only up to floating-point rounding: not used")
-            continue
-        cost = sum(Fraction(weights[jid]) * Fraction(pieces[-1][1]) for jid, pieces in sched.items())
-        checked.append((_plain(cost), src, sched))
-    ups = checked
+        offer("event_sequence", exact.schedule)
     upper, up_source, schedule = min(ups, key=lambda u: u[0])
     if up_source == "event_sequence" and any(u[0] == upper and u[1] == "ilp" for u in ups):
         upper, up_source, schedule = next(u for u in ups if u[1] == "ilp")
-    problems = schedule_problems(instance, schedule, preemptive=preemptive)
-    if problems:  # never expected: every candidate is a schedule; refuse to report it
-        raise RuntimeError(f"offline_opt: the best schedule ({up_source}) is infeasible: {problems[0]}")
     crossed = [(v, src) for v, src in lows if v > upper]
     for v, src in crossed:
         if src != "ilp":  # an exact lower bound above a checked schedule: a defect, never hidden
@@ -392,7 +388,7 @@ def offline_opt(instance: Instance, *, preemptive: bool = True, time_limit: Real
         proof = "exact" if max(exact_sides) == upper else "mip"
         if proof == "mip" and mip_lower is None:  # cannot happen: a closed bracket needs a proof
             proof = None
-    if _has_floats(instance):  # report in floats: each side rounded outwards, OPT to nearest
+    if floats:  # report in floats: each side rounded outwards, OPT to nearest
         lower, upper = (float(upper),) * 2 if closed else (_float_down(lower), _float_up(upper))
         schedule = {k: tuple(RigidPiece(float(a), float(b), gp) for a, b, gp in v)
                     for k, v in schedule.items()}
