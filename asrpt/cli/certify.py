@@ -173,11 +173,11 @@ def _run_theorem3(args, inst, kappa) -> int:
 
 
 def _print_checks(cert) -> None:
-    """The inequalities with their slacks, and the assumptions the run does not meet."""
+    """The inequalities with their slacks, and the premises the run does not meet (which, where, when)."""
     print()
     print(format_table(["inequality", "lhs", "rhs", "slack", "holds", "job"],
                        [[q.name, q.lhs, q.rhs, q.slack, "yes" if q.holds else "NO", q.job or ""]
                         for q in cert.inequalities]))
-    missing = [k for k, v in getattr(cert, "assumptions", {}).items() if not v]
-    if missing:
-        print(f"\nassumptions not met: {', '.join(missing)}")
+    line = getattr(cert, "not_covered", "")
+    if line:
+        print(f"\n{line}")

@@ -88,6 +88,8 @@ from ..single._arrays import exact_sum
 from ..single.srpt import srpt_schedule
 from ..sizes import exact_div, exact_mul, processing_times
 from ..state import VirtualRun
+from .audit import (VIRTUAL_MACHINES, Premise, audit_records, check_virtual_record, not_covered, premise_sweep,
+                    recorded_predictions, virtual_completions)
 
 __all__ = [
     "Inequality",
@@ -275,12 +277,15 @@ class Certificate(CheckedInequalities):
     holds : bool
         The certificate of proofs/theorem1.md, Proposition 1: ``per_job`` and ``total`` hold.
     covered : bool
-        The run satisfies every assumption of Theorem 1 (``assumptions``), so every inequality
+        The run satisfies every premise of Theorem 1 (``premises``), so every inequality
         must hold; a failure then is a bug.
-    assumptions : mapping
-        Assumption name -> whether the run satisfies it: ``static_predictions``, ``backfill``,
-        ``preemption``, ``zero_preemption_cost``, ``virtual_order``, ``instant_preemption``
-        (every job is abstract, so a preempted job releases its GPUs at once).
+    premises : tuple of Premise
+        (A1)-(A4), each checked on this run (:mod:`asrpt.theory.audit`): the options the
+        theorem names and, instant by instant, the schedule itself. A broken premise says
+        where and when (``not_covered``).
+    prediction_source : {"recomputed", "recorded"}
+        Whether the predictions were recomputed from the instance (``instance``, ``oracle``) or
+        are the run's input (learned or random predictors), checked against its decisions.
     exact : bool
         Every number was an int or a Fraction, and every comparison exact.
     tolerance : float
@@ -314,10 +319,11 @@ class Certificate(CheckedInequalities):
 
     holds: bool
     covered: bool
-    assumptions: Mapping[str, bool]
+    premises: tuple
     exact: bool
     tolerance: float
     predictions: str
+    prediction_source: str
     total_gpus: int
     n_jobs: int
     total_completion_time: Any
@@ -339,6 +345,16 @@ class Certificate(CheckedInequalities):
     flow_lower_bound: Any = None
     flow_ratio_to_lb: Any = None
 
+    @property
+    def assumptions(self) -> dict:
+        """Premise label -> whether it holds on this run."""
+        return {p.label: p.holds for p in self.premises}
+
+    @property
+    def not_covered(self) -> str:
+        """``""`` when covered, else ``"not covered: (A4) fails at t = 1 for C: ..."``."""
+        return not_covered(self.premises)
+
     def job(self, job_id: str) -> JobCertificate:
         """The per-job quantities of ``job_id``.
 
@@ -355,8 +371,10 @@ class Certificate(CheckedInequalities):
     def to_dict(self, *, jobs: bool = False) -> dict:
         """A JSON-ready summary (numbers as computed); ``jobs=True`` adds the per-job rows."""
         out = {
-            "holds": self.holds, "covered": self.covered, "assumptions": dict(self.assumptions),
+            "holds": self.holds, "covered": self.covered, "assumptions": self.assumptions,
+            "premises": [p.to_dict() for p in self.premises], "not_covered": self.not_covered,
             "exact": self.exact, "tolerance": self.tolerance, "predictions": self.predictions,
+            "prediction_source": self.prediction_source,
             "n_jobs": self.n_jobs, "total_gpus": self.total_gpus,
             "total_completion_time": self.total_completion_time, "lower_bound": self.lower_bound,
             "lb1": self.lb1, "lb2": self.lb2, "virtual_total": self.virtual_total,
@@ -382,70 +400,6 @@ def _require(cond: bool, message: str) -> None:
         raise InvalidParameterError(message)
 
 
-def _blocked_times(records, ranks: dict, total_gpus: int) -> dict:
-    """``X_j`` per job: waiting time during which the jobs ranked ahead of j held <= M - g_j GPUs.
-
-    A sweep over the event times (arrivals, segment starts and ends, completions) with a Fenwick
-    tree of the GPUs held per rank: between two consecutive event times every job is running,
-    waiting or absent, and a waiting job's "GPUs held ahead" is a prefix sum over ranks.
-    Cost O((events + sum over intervals of waiting jobs) log n).
-    """
-    n = len(records)
-    tree = [0] * (n + 1)
-
-    def add(rank: int, g: int) -> None:
-        i = rank + 1
-        while i <= n:
-            tree[i] += g
-            i += i & -i
-
-    def ahead(rank: int) -> int:  # GPUs held by ranks < rank
-        i, s = rank, 0
-        while i > 0:
-            s += tree[i]
-            i -= i & -i
-        return s
-
-    changes: dict = {}
-    for k, r in enumerate(records):
-        changes.setdefault(r.arrival, []).append((2, k, 0))
-        changes.setdefault(r.completion, []).append((3, k, 0))
-        for s in r.segments:
-            if s.end > s.start:
-                changes.setdefault(s.end, []).append((0, k, -1))
-                changes.setdefault(s.start, []).append((1, k, +1))
-    times = sorted(changes)
-    running = [0] * n
-    arrived = [False] * n
-    done = [False] * n
-    waiting: set[int] = set()
-    blocked = [0] * n
-    for i, t in enumerate(times):
-        touched = []
-        for kind, k, d in sorted(changes[t]):     # ends, starts, arrivals, completions
-            if kind <= 1:
-                running[k] += d
-                add(ranks[records[k].id], d * records[k].gpus)
-            elif kind == 2:
-                arrived[k] = True
-            else:
-                done[k] = True
-            touched.append(k)
-        for k in touched:
-            if arrived[k] and not done[k] and not running[k]:
-                waiting.add(k)
-            else:
-                waiting.discard(k)
-        if i + 1 == len(times):
-            break
-        length = times[i + 1] - t
-        for k in waiting:
-            r = records[k]
-            if ahead(ranks[r.id]) <= total_gpus - r.gpus:
-                blocked[k] = blocked[k] + length
-    return {r.id: blocked[k] for k, r in enumerate(records)}
-
-
 def _lower_bounds(instance: Instance, records, who: str) -> tuple:
     """``(LB1, LB2)`` of a run's records, after checking that each record's ``P*`` is the
     instance's: LB1 = sum (a_j + P*_j), LB2 = SRPT on one machine with sizes g_j P*_j / M."""
@@ -461,7 +415,7 @@ def _lower_bounds(instance: Instance, records, who: str) -> tuple:
     return lb1, lb2
 
 
-def _virtual_run(result: SimResult) -> VirtualRun:
+def _virtual_run(result: SimResult, who: str = "certify") -> VirtualRun:
     """A-SRPT's typed record of the run (``result.policy_record``), or, for a result without one (read
     back from JSON, or built by hand), the record rebuilt from its ``policy_data``."""
     if isinstance(result.policy_record, VirtualRun):
@@ -469,24 +423,101 @@ def _virtual_run(result: SimResult) -> VirtualRun:
     data = result.policy_data
     missing = [k for k in ("virtual_completion_times", "initial_predictions", "predictions")
                if k not in data]
-    _require(not missing, f"certify: the run's policy_data lacks {', '.join(missing)}; "
+    _require(not missing, f"{who}: the run's policy_data lacks {', '.join(missing)}; "
                           f"the certificate needs an A-SRPT run (policy {result.policy!r})")
     return VirtualRun.from_policy_data(data)
 
 
-def _check_result(instance: Instance, result: SimResult) -> VirtualRun:
-    run = _virtual_run(result)
-    tables = {"virtual_completion_times": run.completion_times,
-              "initial_predictions": run.initial_predictions, "predictions": run.predictions}
-    _require(len(result.records) == instance.n_jobs,
-             f"certify: the run has {len(result.records)} records, the instance {instance.n_jobs} jobs")
-    for job, rec in zip(instance.jobs, result.records):
-        _require(job.id == rec.id and job.arrival == rec.arrival and job.gpus == rec.gpus,
-                 f"certify: record {rec.id!r} does not match job {job.id!r} of the instance")
-        _require(rec.completion is not None, f"certify: job {rec.id!r} did not complete in the run")
-        for key, table in tables.items():
-            _require(rec.id in table, f"certify: policy_data[{key!r}] has no entry for job {rec.id!r}")
-    return run
+@dataclass(frozen=True)
+class AuditedRun:
+    """A run of A-SRPT, every number recomputed (:mod:`asrpt.theory.audit`): the audited jobs,
+    the predictions (``final`` differs from ``initial`` only after adaptive updates, and
+    ``source`` says whether they were recomputed or are the run's input), the virtual machine
+    the run used, and its ``C~`` recomputed from scratch (on the final predictions after
+    adaptive updates, when the run's own virtual machine was resized mid-run and its record
+    cannot be recomputed; such a run is outside every theorem)."""
+
+    run: VirtualRun
+    jobs: tuple
+    params: Mapping[str, Any]
+    options: Mapping[str, Any]
+    initial: Mapping[str, Any]
+    final: Mapping[str, Any]
+    source: str
+    machine: str
+    virtual: Mapping[str, Any]
+    static: bool
+
+
+def _audit(instance: Instance, result: SimResult, who: str, tolerance: float) -> AuditedRun:
+    """Audit a run (records, predictions, the virtual machine's record) against ``instance``."""
+    run = _virtual_run(result, who)
+    jobs = audit_records(instance, result, who, tolerance=tolerance)
+    params = result.options.get("policy_params", {})
+    initial, final, source = recorded_predictions(instance, run, params.get("predictor"), who,
+                                                  tolerance=tolerance)
+    machine = run.virtual if run.virtual is not None else params.get("virtual")
+    _require(machine in VIRTUAL_MACHINES,
+             f"{who}: the run names no virtual machine the certificate can recompute ({machine!r}; "
+             f"known: {', '.join(VIRTUAL_MACHINES)})")
+    _require(params.get("virtual", machine) == machine,
+             f"{who}: the run's record says virtual machine {machine!r}, its options {params.get('virtual')!r}")
+    static = not run.adaptive_updates
+    virtual = virtual_completions(instance, machine, final)
+    if static:
+        check_virtual_record(run.completion_times, virtual, machine, who, tolerance=tolerance)
+    return AuditedRun(run, jobs, params, result.options, initial, final, source, machine, virtual, static)
+
+
+def _options_premises(audit: AuditedRun, failures: dict, *, order: str, machines: tuple) -> tuple:
+    """(A1)-(A4) of a run: the options the theorem names and the sweep's first failures."""
+    params, opts = audit.params, audit.options
+    premises = []
+    a1 = params.get("adaptive") == "off" and audit.static
+    premises.append(Premise("(A1)", "static predictions (adaptive='off', no re-prediction)", a1, None, None,
+                            "" if a1 else f"adaptive={params.get('adaptive')!r} with "
+                                          f"{audit.run.adaptive_updates} re-predictions"))
+    a2_opts = []
+    if params.get("backfill") is not True:
+        a2_opts.append("backfill is off")
+    if params.get("order") != order:
+        a2_opts.append(f"order={params.get('order')!r}, the theorem's is {order!r}")
+    if audit.machine not in machines:
+        a2_opts.append(f"the run followed the {audit.machine} virtual machine, the theorem is stated for "
+                       f"{' or '.join(machines)}")
+    if a2_opts:
+        premises.append(Premise("(A2)", "greedy selection with backfilling in the theorem's order", False,
+                                None, None, "; ".join(a2_opts)))
+    else:
+        premises.append(_swept("(A2)", "greedy selection with backfilling in the theorem's order", failures))
+    a3 = []
+    if params.get("preemption") is not True:
+        a3.append("preemption is off")
+    costly = [j for j in audit.jobs if j.restart]
+    if opts.get("preemption_cost", 0) != 0 or costly:
+        first = min(((s.start, j.id) for j in costly for s in j.segments if s.restart), default=(None, None))
+        premises.append(Premise("(A3)", "preemption at zero cost, taking effect at once", False, first[1],
+                                first[0], f"preemption cost {opts.get('preemption_cost', 0)}: restarts "
+                                          f"hold GPUs without progress"))
+    elif a3:
+        premises.append(Premise("(A3)", "preemption at zero cost, taking effect at once", False, None, None,
+                                "; ".join(a3)))
+    else:
+        premises.append(_swept("(A3)", "preemption at zero cost, taking effect at once", failures))
+    premises.append(_swept("(A4)", "a job starts whenever g_j GPUs are idle", failures))
+    return tuple(premises)
+
+
+def _swept(label: str, statement: str, failures: dict) -> Premise:
+    if label not in failures:
+        return Premise(label, statement, True)
+    t, job, detail = failures[label]
+    return Premise(label, statement, False, job, t, detail)
+
+
+def _late_preemption(audit: AuditedRun) -> bool:
+    """Whether a preempted job may keep its GPUs for a while (DNN jobs stopping at iteration ends)."""
+    return audit.options.get("preemption_point") != "immediate" and any(j.tau_star is not None for j in audit.jobs)
 
 
 @validate_params({
@@ -497,12 +528,18 @@ def _check_result(instance: Instance, result: SimResult) -> VirtualRun:
 def certify(instance: Instance, result: SimResult, *, tolerance: float = 1e-9) -> Certificate:
     """Check Theorem 1's certificate on a finished A-SRPT run of ``instance``.
 
+    Nothing is taken on trust: every record is audited against the instance
+    (:func:`~asrpt.theory.audit.audit_records`), the predictions are recomputed where the
+    predictor is a function of the instance, the virtual completions ``C~`` are recomputed by the
+    fluid machine of Theorem 1 (and the run's own virtual machine is recomputed and compared with
+    its record), and the premises are checked on the schedule itself.
+
     Parameters
     ----------
     instance : Instance
-        The instance the run was made on (for LB2 and the job data).
+        The instance the run was made on.
     result : SimResult
-        The run: its records and A-SRPT's ``policy_data`` (virtual completion times, predictions).
+        The run: its records and A-SRPT's record of its virtual run.
     tolerance : float in [0, 1)
         Relative tolerance of comparisons when some number is a float (exact data are compared
         exactly).
@@ -514,8 +551,8 @@ def certify(instance: Instance, result: SimResult, *, tolerance: float = 1e-9) -
     Raises
     ------
     InvalidParameterError
-        A parameter outside its constraints, a run without A-SRPT's ``policy_data``, an unfinished
-        job, or records that do not belong to ``instance`` (ids, arrivals, GPUs or ``P*``).
+        A parameter outside its constraints, a run without A-SRPT's record, an unfinished job,
+        or a record that disagrees with its recomputation (the message names the job and field).
 
     Examples
     --------
@@ -524,44 +561,45 @@ def certify(instance: Instance, result: SimResult, *, tolerance: float = 1e-9) -
     >>> cert = certify(inst, run_asrpt(inst))
     >>> [(q.name, q.holds) for q in cert.inequalities][:4]
     [('per_job', True), ('total', True), ('lemma2', True), ('theorem', True)]
+    >>> cert.not_covered
+    ''
     """
-    run = _check_result(instance, result)
+    audit = _audit(instance, result, "certify", tolerance)
+    jobs = audit.jobs
     m = instance.cluster.total_gpus
-    records = result.records
-    opts = result.options
-    params = opts.get("policy_params", {})
-    adaptive_ran = bool(run.adaptive_updates)
-    which = "final" if adaptive_ran else "initial"
-    preds = run.final_predictions()
-    c_virtual = run.completion_times
+    which = "initial" if audit.static else "final"
+    preds = audit.final
+    c_virtual = (audit.virtual if audit.machine == "fluid"
+                 else virtual_completions(instance, "fluid", preds))
 
     # --- per-job primitives -------------------------------------------------------------------
-    beta_j = {r.id: _beta(r.beta) for r in records}
+    beta_j = {j.id: j.beta for j in jobs}
     beta = max(beta_j.values(), default=1)
-    rho_j = {r.id: _div(m, m - r.gpus + 1) for r in records}
+    rho_j = {j.id: _div(m, m - j.gpus + 1) for j in jobs}
     rho = max(rho_j.values(), default=1)
     mu_over, mu_under = 1, 1
-    for r in records:
-        ratio_over = _div(preds[r.id], r.work)
-        ratio_under = _div(r.work, preds[r.id])
-        mu_over = max(mu_over, ratio_over)
-        mu_under = max(mu_under, ratio_under)
+    for j in jobs:
+        mu_over = max(mu_over, _div(preds[j.id], j.work))
+        mu_under = max(mu_under, _div(j.work, preds[j.id]))
     mu = _mul(mu_over, mu_under)
 
-    total = exact_sum(r.completion for r in records)
-    lb1, lb2 = _lower_bounds(instance, records, "certify")
+    total = exact_sum(j.completion for j in jobs)
+    lb1 = exact_sum(j.arrival + j.processing_time for j in jobs)
+    lb2 = srpt_schedule([j.arrival for j in jobs], [_div(_mul(j.gpus, j.processing_time), m) for j in jobs],
+                        ids=[j.id for j in jobs]).total_completion_time
     lower = max(lb1, lb2)
-    virtual_total = exact_sum(c_virtual[r.id] for r in records)
+    virtual_total = exact_sum(c_virtual[j.id] for j in jobs)
 
     # Ranks: the virtual finishing order (C~, then id), A-SRPT's order between jobs present together.
-    order = sorted(records, key=lambda r: (c_virtual[r.id], id_key(r.id)))
-    ranks = {r.id: i for i, r in enumerate(order)}
-    blocked = _blocked_times(records, ranks, m)
+    order = sorted(jobs, key=lambda j: (c_virtual[j.id], id_key(j.id)))
+    ranks = {j.id: i for i, j in enumerate(order)}
+    blocked, failures = premise_sweep(jobs, ranks, m, {j.id: m - j.gpus + 1 for j in jobs},
+                                      late_preemption=_late_preemption(audit), tolerance=tolerance)
 
     numbers = [total, lb1, lb2, virtual_total, beta, mu]
-    numbers += [blocked[r.id] for r in records]
-    for r in records:
-        numbers += [r.completion, r.processing_time, preds[r.id], r.work]
+    numbers += [blocked[j.id] for j in jobs]
+    for j in jobs:
+        numbers += [j.completion, j.processing_time, preds[j.id], j.work]
     exact = all(_exact(x) for x in numbers)
 
     def le(lhs, rhs) -> bool:
@@ -570,35 +608,33 @@ def certify(instance: Instance, result: SimResult, *, tolerance: float = 1e-9) -
         return lhs <= rhs + tolerance * max(1.0, abs(lhs), abs(rhs))
 
     # --- per-job inequalities -----------------------------------------------------------------
-    jobs = []
+    rows = []
     per_job_rows = {"per_job": [], "lemma3": [], "lemma3_premise": [], "running": [], "per_job_refined": []}
-    for r in records:
-        held = exact_sum(s.end - s.start for s in r.segments)
-        restart = exact_sum(s.restart for s in r.segments)
-        waiting = r.completion - r.arrival - held
-        x = blocked[r.id]
-        wait_bound = _mul(beta, mu_under, rho_j[r.id], c_virtual[r.id])
-        run_bound = _mul(beta_j[r.id], r.processing_time)
-        bound = r.arrival + run_bound + wait_bound
-        ok = le(r.completion, bound)
-        jobs.append(JobCertificate(
-            id=r.id, arrival=r.arrival, gpus=r.gpus, completion=r.completion,
-            processing_time=r.processing_time, beta=beta_j[r.id], rho=rho_j[r.id], work=r.work,
-            prediction=preds[r.id], virtual_completion=c_virtual[r.id], held=_norm(held),
-            restart=_norm(restart), waiting=_norm(waiting), blocked=_norm(x), bound=_norm(bound),
-            waiting_bound=_norm(wait_bound), slack=_norm(bound - r.completion), holds=ok))
-        per_job_rows["per_job"].append((r.id, r.completion, bound))
-        per_job_rows["lemma3"].append((r.id, waiting - x, wait_bound))
-        per_job_rows["lemma3_premise"].append((r.id, x, 0))
-        per_job_rows["running"].append((r.id, held - restart, run_bound))
-        per_job_rows["per_job_refined"].append((r.id, r.completion, bound + restart + x))
+    for j in jobs:
+        waiting = j.completion - j.arrival - j.held
+        x = blocked[j.id]
+        wait_bound = _mul(beta, mu_under, rho_j[j.id], c_virtual[j.id])
+        run_bound = _mul(beta_j[j.id], j.processing_time)
+        bound = j.arrival + run_bound + wait_bound
+        ok = le(j.completion, bound)
+        rows.append(JobCertificate(
+            id=j.id, arrival=j.arrival, gpus=j.gpus, completion=j.completion,
+            processing_time=j.processing_time, beta=beta_j[j.id], rho=rho_j[j.id], work=j.work,
+            prediction=preds[j.id], virtual_completion=c_virtual[j.id], held=_norm(j.held),
+            restart=_norm(j.restart), waiting=_norm(waiting), blocked=_norm(x), bound=_norm(bound),
+            waiting_bound=_norm(wait_bound), slack=_norm(bound - j.completion), holds=ok))
+        per_job_rows["per_job"].append((j.id, j.completion, bound))
+        per_job_rows["lemma3"].append((j.id, waiting - x, wait_bound))
+        per_job_rows["lemma3_premise"].append((j.id, x, 0))
+        per_job_rows["running"].append((j.id, j.held - j.restart, run_bound))
+        per_job_rows["per_job_refined"].append((j.id, j.completion, bound + j.restart + x))
 
     def per_job(name: str) -> Inequality:
-        rows = per_job_rows[name]
-        if not rows:
+        rows_ = per_job_rows[name]
+        if not rows_:
             return Inequality(name, _STATEMENTS[name], 0, 0, 0, True)
-        worst = min(rows, key=lambda row: row[2] - row[1])
-        holds = all(le(lhs, rhs) for _, lhs, rhs in rows)
+        worst = min(rows_, key=lambda row: row[2] - row[1])
+        holds = all(le(lhs, rhs) for _, lhs, rhs in rows_)
         return Inequality(name, _STATEMENTS[name], _norm(worst[1]), _norm(worst[2]),
                           _norm(worst[2] - worst[1]), holds, worst[0])
 
@@ -617,28 +653,20 @@ def certify(instance: Instance, result: SimResult, *, tolerance: float = 1e-9) -
         per_job("running"),
         per_job("per_job_refined"),
     )
-    assumptions = {
-        "static_predictions": params.get("adaptive") == "off" and not adaptive_ran,
-        "backfill": params.get("backfill") is True,
-        "preemption": params.get("preemption") is True,
-        "zero_preemption_cost": opts.get("preemption_cost", 0) == 0,
-        "virtual_order": params.get("order", "virtual") == "virtual",
-        "instant_preemption": (opts.get("preemption_point") == "immediate"
-                               or all(r.tau_star is None for r in records)),
-    }
+    premises = _options_premises(audit, failures, order="virtual", machines=("fluid",))
     holds = inequalities[0].holds and inequalities[1].holds
-    arrivals = exact_sum(r.arrival for r in records)
+    arrivals = exact_sum(j.arrival for j in jobs)
     flow, flow_lb = total - arrivals, lower - arrivals
     return Certificate(
         flow_time=_norm(flow), flow_lower_bound=_norm(flow_lb),
         flow_ratio_to_lb=_norm(_div(flow, flow_lb)) if flow_lb else (1 if flow == 0 else math.inf),
-        holds=holds, covered=all(assumptions.values()), assumptions=assumptions, exact=exact,
-        tolerance=tolerance, predictions=which, total_gpus=m, n_jobs=len(records),
-        total_completion_time=_norm(total), lb1=_norm(lb1), lb2=_norm(lb2), lower_bound=_norm(lower),
-        virtual_total=_norm(virtual_total), beta=beta, rho=_norm(rho), mu_over=_norm(mu_over),
-        mu_under=_norm(mu_under), mu=_norm(mu), ratio_bound=_norm(ratio_bound), bound=_norm(bound),
-        ratio_to_lb=_norm(_div(total, lower)) if lower else (1 if total == 0 else math.inf),
-        inequalities=inequalities, jobs=tuple(jobs))
+        holds=holds, covered=all(p.holds for p in premises), premises=premises, exact=exact,
+        tolerance=tolerance, predictions=which, prediction_source=audit.source, total_gpus=m,
+        n_jobs=len(jobs), total_completion_time=_norm(total), lb1=_norm(lb1), lb2=_norm(lb2),
+        lower_bound=_norm(lower), virtual_total=_norm(virtual_total), beta=beta, rho=_norm(rho),
+        mu_over=_norm(mu_over), mu_under=_norm(mu_under), mu=_norm(mu), ratio_bound=_norm(ratio_bound),
+        bound=_norm(bound), ratio_to_lb=_norm(_div(total, lower)) if lower else (1 if total == 0 else math.inf),
+        inequalities=inequalities, jobs=tuple(rows))
 
 
 # ---------------------------------------------------------------------------------------------

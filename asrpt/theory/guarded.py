@@ -46,7 +46,11 @@ from ..instance import Instance
 from ..sim.records import SimResult
 from ..single._arrays import exact_sum
 from ..sizes import integral
-from .certificate import CheckedInequalities, Inequality, _beta, _check_result, _div, _exact, _lower_bounds, _mul, _norm, _require
+from ..instance import id_key
+from ..single.srpt import srpt_schedule
+from .audit import Premise, not_covered, premise_sweep
+from .certificate import (CheckedInequalities, Inequality, _audit, _div, _exact, _late_preemption, _mul, _norm,
+                          _options_premises, _require)
 
 __all__ = ["GuardCertificate", "certify_guarded", "run_guarded", "certify_guarded_instance"]
 
@@ -54,7 +58,10 @@ _STATEMENTS = {
     "per_job": "C_j <= d_j + beta_j P*_j + beta mu_under rho'_j C~_j for every job",
     "total": "sum C_j <= sum_j (d_j + beta_j P*_j + beta mu_under rho'_j C~_j)",
     "closed_form": "sum C_j <= beta LB1 + (kappa + beta mu_under rho') sum C~_j",
-    "gang_machine": "C~_j >= a_j + P^_j for every job (the virtual machine respects gangs)",
+    "gang_machine": "C~_j >= a_j + P^_j for every job (no job finishes virtually before its own length)",
+    "virtual_area": "sum of g_k P^_k over k ahead of j in (C~, id) order <= M C~_j for every job",
+    "virtual_cost": "sum C~_j <= sum_j (a_j + P^_j) + SRPT_1(a, g P^ / M) (Lemma 7; proven for the envelope)",
+    "corollary": "sum C_j <= (beta + 2 mu_over (kappa + beta mu_under rho')) max(LB1, LB2) (Corollary 2)",
 }
 
 
@@ -67,23 +74,32 @@ class GuardCertificate(CheckedInequalities):
     holds : bool
         ``per_job`` and ``total`` hold.
     covered : bool
-        The run satisfies every assumption of Theorem 2 (``assumptions``): a failure is a bug.
+        The run satisfies every premise of Theorem 2 (``premises``): a failure is a bug.
+    premises : tuple of Premise
+        (A1)-(A4) checked on this run (:mod:`asrpt.theory.audit`); ``not_covered`` says which
+        fails, where and when.
+    virtual : str
+        The virtual machine the run followed (``gang`` or ``envelope``; ``C~`` recomputed).
     kappa, share : number
         The guard's parameters; ``rho_prime`` is ``max_j rho'_j``.
+    ratio_bound : number
+        ``beta + 2 mu_over (kappa + beta mu_under rho')``: Corollary 2's ratio to the optimum,
+        proven when ``virtual_cost`` holds (always for the envelope machine).
     flow_time, flow_lower_bound, flow_ratio_to_lb : number
         ``sum (C_j - a_j)``, ``max(LB1, LB2) - sum a_j`` and their ratio.
     virtual_flow_time : number
-        ``sum (C~_j - a_j)`` of the gang machine.
+        ``sum (C~_j - a_j)`` of the virtual machine.
     """
 
     holds: bool
     covered: bool
-    assumptions: Mapping[str, bool]
+    premises: tuple
     exact: bool
     kappa: Any
     share: Any
     total_gpus: int
     n_jobs: int
+    virtual: str
     total_completion_time: Any
     lower_bound: Any
     flow_time: Any
@@ -95,15 +111,27 @@ class GuardCertificate(CheckedInequalities):
     mu_over: Any
     mu_under: Any
     rho_prime: Any
+    ratio_bound: Any
     overdue_jobs: int
     inequalities: tuple = ()
     per_job_slack: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
+    @property
+    def assumptions(self) -> dict:
+        """Premise label -> whether it holds on this run."""
+        return {p.label: p.holds for p in self.premises}
+
+    @property
+    def not_covered(self) -> str:
+        """``""`` when covered, else ``"not covered: (A4) fails at t = ... for ...: ..."``."""
+        return not_covered(self.premises)
+
     def to_dict(self) -> dict:
         """A JSON-ready summary."""
         return {
-            "theorem": 2, "holds": self.holds, "covered": self.covered, "assumptions": dict(self.assumptions),
-            "exact": self.exact, "kappa": self.kappa, "share": self.share, "n_jobs": self.n_jobs,
+            "theorem": 2, "holds": self.holds, "covered": self.covered, "assumptions": self.assumptions,
+            "premises": [p.to_dict() for p in self.premises], "not_covered": self.not_covered,
+            "virtual": self.virtual, "ratio_bound": self.ratio_bound, "exact": self.exact, "kappa": self.kappa, "share": self.share, "n_jobs": self.n_jobs,
             "total_gpus": self.total_gpus, "total_completion_time": self.total_completion_time,
             "lower_bound": self.lower_bound, "flow_time": self.flow_time,
             "flow_lower_bound": self.flow_lower_bound, "flow_ratio_to_lb": self.flow_ratio_to_lb,
@@ -119,11 +147,17 @@ class GuardCertificate(CheckedInequalities):
 def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float = 1e-9) -> GuardCertificate:
     """Check Theorem 2's certificate on a finished guarded A-SRPT run of ``instance``.
 
+    Nothing is taken on trust (:mod:`asrpt.theory.audit`): the records are audited against the
+    instance, ``C~`` is recomputed by the run's virtual machine from the predictions (and the
+    run's record of it refused if it differs), the deadlines and the record of overdue jobs are
+    recomputed, and the premises are checked on the schedule, instant by instant: after its
+    deadline a waiting job must have overdue jobs ahead of it holding at least
+    ``max(1, floor(share M) - g_j + 1)`` GPUs.
+
     Raises
     ------
     InvalidParameterError
-        A run that is not guarded A-SRPT on the gang machine, or records that do not belong to
-        ``instance``.
+        A run that is not guarded A-SRPT, or a record that disagrees with its recomputation.
 
     Examples
     --------
@@ -132,84 +166,108 @@ def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float =
     >>> cert.holds, cert.inequality("per_job").slack
     (True, 24)
     """
-    run = _check_result(instance, result)
+    who = "certify_guarded"
     params = result.options.get("policy_params", {})
-    _require(params.get("order") == "guarded" and run.virtual == "gang",
-             f"certify_guarded: run {result.policy!r} is not guarded A-SRPT on the gang machine "
-             f"(order={params.get('order')!r}, virtual={run.virtual!r})")
+    _require(params.get("order") == "guarded",
+             f"{who}: run {result.policy!r} is not guarded A-SRPT (order={params.get('order')!r})")
+    audit = _audit(instance, result, who, tolerance)
+    jobs = audit.jobs
     m = instance.cluster.total_gpus
     kappa, share = integral(params["kappa"]), params["share"]
     share_gpus = max(1, math.floor(share * m))
-    records = result.records
-    adaptive_ran = bool(run.adaptive_updates)
-    preds = run.final_predictions()
-    c_virtual = run.completion_times
+    preds = audit.final
+    c_virtual = audit.virtual
+    taus = {j.id: j.tau_star for j in jobs}
+    p_hat = {j.id: preds[j.id] if taus[j.id] is None else _mul(preds[j.id], taus[j.id]) for j in jobs}
 
-    beta_j = {r.id: _beta(r.beta) for r in records}
+    beta_j = {j.id: j.beta for j in jobs}
     beta = max(beta_j.values(), default=1)
-    mu_over = max([1] + [_div(preds[r.id], r.work) for r in records])
-    mu_under = max([1] + [_div(r.work, preds[r.id]) for r in records])
-    rho_j = {r.id: _div(m, max(1, share_gpus - r.gpus + 1)) for r in records}
+    mu_over = max([1] + [_div(preds[j.id], j.work) for j in jobs])
+    mu_under = max([1] + [_div(j.work, preds[j.id]) for j in jobs])
+    need = {j.id: max(1, share_gpus - j.gpus + 1) for j in jobs}
+    rho_j = {j.id: _div(m, need[j.id]) for j in jobs}
     rho = max(rho_j.values(), default=1)
 
-    total = exact_sum(r.completion for r in records)
-    arrivals = exact_sum(r.arrival for r in records)
-    lb1, lb2 = _lower_bounds(instance, records, "certify_guarded")
+    total = exact_sum(j.completion for j in jobs)
+    arrivals = exact_sum(j.arrival for j in jobs)
+    lb1 = exact_sum(j.arrival + j.processing_time for j in jobs)
+    lb2 = srpt_schedule([j.arrival for j in jobs], [_div(_mul(j.gpus, j.processing_time), m) for j in jobs],
+                        ids=[j.id for j in jobs]).total_completion_time
     lower = max(lb1, lb2)
-    virtual_total = exact_sum(c_virtual[r.id] for r in records)
-    numbers = [total, lb1, lb2, virtual_total, beta, mu_over, mu_under, kappa]
-    numbers += [x for r in records for x in (r.completion, r.processing_time, preds[r.id], r.work)]
+    virtual_total = exact_sum(c_virtual[j.id] for j in jobs)
+    # the predicted lower bounds: the virtual machine's cost is at most their sum (Lemma 7, envelope)
+    lb1_hat = exact_sum(j.arrival + p_hat[j.id] for j in jobs)
+    lb2_hat = srpt_schedule([j.arrival for j in jobs], [_div(_mul(j.gpus, p_hat[j.id]), m) for j in jobs],
+                            ids=[j.id for j in jobs]).total_completion_time
+    numbers = [total, lb1, lb2, virtual_total, beta, mu_over, mu_under, kappa, lb2_hat]
+    numbers += [x for j in jobs for x in (j.completion, j.processing_time, preds[j.id], j.work)]
     exact = all(_exact(x) for x in numbers)
 
     def le(lhs, rhs) -> bool:
         return lhs <= rhs if exact else lhs <= rhs + tolerance * max(1.0, abs(lhs), abs(rhs))
 
-    rows, gang_rows, bounds = [], [], []
-    for r in records:
-        c = c_virtual[r.id]
-        deadline = r.arrival + _mul(kappa, c - r.arrival)
-        bound = deadline + _mul(beta_j[r.id], r.processing_time) + _mul(beta, mu_under, rho_j[r.id], c)
-        bounds.append(bound)
-        rows.append((r.id, r.completion, bound))
-        tau = 1 if r.tau_star is None else r.tau_star
-        gang_rows.append((r.id, r.arrival + _mul(preds[r.id], tau), c))
+    deadlines = {j.id: j.arrival + _mul(kappa, c_virtual[j.id] - j.arrival) for j in jobs}
+    if audit.static and audit.run.overdue_at is not None:
+        for j in jobs:
+            at = audit.run.overdue_at.get(j.id)
+            if at is not None and not (le(deadlines[j.id], at) and le(at, deadlines[j.id])):
+                _require(False, f"{who}: record {j.id!r} became overdue at {at}, but its deadline "
+                                f"a + kappa (C~ - a) is {deadlines[j.id]}; the run does not match the instance")
+            if at is None and not le(j.completion, deadlines[j.id]):
+                _require(False, f"{who}: record {j.id!r} completed at {j.completion}, after its deadline "
+                                f"{deadlines[j.id]}, but the run records it never overdue")
+    order = sorted(jobs, key=lambda j: (c_virtual[j.id], id_key(j.id)))
+    ranks = {j.id: i for i, j in enumerate(order)}
+    blocked, failures = premise_sweep(jobs, ranks, m, need, deadlines=deadlines,
+                                      late_preemption=_late_preemption(audit), tolerance=tolerance)
 
-    def per_job(name, rows):
-        worst = min(rows, key=lambda row: row[2] - row[1])
+    rows, length_rows, area_rows, bounds = [], [], [], []
+    area_ahead = 0
+    for j in order:
+        area_ahead = area_ahead + _mul(j.gpus, p_hat[j.id])
+        area_rows.append((j.id, area_ahead, _mul(m, c_virtual[j.id])))
+    for j in jobs:
+        c = c_virtual[j.id]
+        bound = deadlines[j.id] + _mul(beta_j[j.id], j.processing_time) + _mul(beta, mu_under, rho_j[j.id], c)
+        bounds.append(bound)
+        rows.append((j.id, j.completion, bound))
+        length_rows.append((j.id, j.arrival + p_hat[j.id], c))
+
+    def per_job(name, rows_):
+        worst = min(rows_, key=lambda row: row[2] - row[1])
         return Inequality(name, _STATEMENTS[name], _norm(worst[1]), _norm(worst[2]), _norm(worst[2] - worst[1]),
-                          all(le(lhs, rhs) for _, lhs, rhs in rows), worst[0])
+                          all(le(lhs, rhs) for _, lhs, rhs in rows_), worst[0])
 
     def whole(name, lhs, rhs):
         return Inequality(name, _STATEMENTS[name], _norm(lhs), _norm(rhs), _norm(rhs - lhs), le(lhs, rhs))
 
+    corollary = _mul(beta + _mul(2 * mu_over, kappa + _mul(beta, mu_under, rho)), lower)
     inequalities = (
         per_job("per_job", rows),
         whole("total", total, exact_sum(bounds)),
         whole("closed_form", total, _mul(beta, lb1) + _mul(kappa + _mul(beta, mu_under, rho), virtual_total)),
-        per_job("gang_machine", gang_rows),
+        per_job("gang_machine", length_rows),
+        per_job("virtual_area", area_rows),
+        whole("virtual_cost", virtual_total, lb1_hat + lb2_hat),
+        whole("corollary", total, corollary),
     )
-    placement = result.options.get("placement")
-    assumptions = {
-        "static_predictions": params.get("adaptive") == "off" and not adaptive_ran,
-        "backfill": params.get("backfill") is True,
-        "preemption": params.get("preemption") is True,
-        "zero_preemption_cost": result.options.get("preemption_cost", 0) == 0,
-        "instant_preemption": (result.options.get("preemption_point") == "immediate"
-                               or all(r.tau_star is None for r in records)),
-        "places_when_gpus_suffice": placement in ("best_fit", "first_fit", "most_free", "spread")
-        and all(job.instances is None for job in instance.jobs),
-    }
+    premises = list(_options_premises(audit, failures, order="guarded", machines=("gang", "envelope")))
+    machine_ok = inequalities[3].holds and inequalities[4].holds
+    if not machine_ok:
+        premises[1] = Premise("(A2)", premises[1].statement, False, None, None,
+                              f"the {audit.machine} virtual machine lacks C~_j >= a_j + P^_j or the area property")
     flow = total - arrivals
     flow_lb = lower - arrivals
     return GuardCertificate(
-        holds=inequalities[0].holds and inequalities[1].holds, covered=all(assumptions.values()),
-        assumptions=assumptions, exact=exact, kappa=kappa, share=share, total_gpus=m, n_jobs=len(records),
-        total_completion_time=_norm(total), lower_bound=_norm(lower), flow_time=_norm(flow),
-        flow_lower_bound=_norm(flow_lb),
+        holds=inequalities[0].holds and inequalities[1].holds, covered=all(p.holds for p in premises),
+        premises=tuple(premises), exact=exact, kappa=kappa, share=share, total_gpus=m, n_jobs=len(jobs),
+        virtual=audit.machine, total_completion_time=_norm(total), lower_bound=_norm(lower),
+        flow_time=_norm(flow), flow_lower_bound=_norm(flow_lb),
         flow_ratio_to_lb=_norm(_div(flow, flow_lb)) if flow_lb else (1 if flow == 0 else math.inf),
         virtual_total=_norm(virtual_total), virtual_flow_time=_norm(virtual_total - arrivals), beta=beta,
         mu_over=_norm(mu_over), mu_under=_norm(mu_under), rho_prime=_norm(rho),
-        overdue_jobs=len(run.overdue_at or {}), inequalities=inequalities,
+        ratio_bound=_norm(_div(corollary, lower)) if lower else None,
+        overdue_jobs=sum(1 for j in jobs if j.completion > deadlines[j.id]), inequalities=inequalities,
         per_job_slack={rid: _norm(b - c) for rid, c, b in rows})
 
 

@@ -224,7 +224,8 @@ def test_certificate_on_dnn_jobs_fails_only_where_a_job_was_blocked(inst):
     i.e. waited behind a job stopping at its iteration boundary (see proofs/theorem1.md)."""
     cert = certify_instance(inst, preemption_point="iteration")
     note(cert.to_dict(jobs=True))
-    assert not cert.assumptions["instant_preemption"]
+    # the late preemption breaks premise (A3) exactly where a job was blocked
+    assert cert.assumptions["(A3)"] == all(j.blocked == 0 for j in cert.jobs)
     for name in ("lemma2", "lemma3", "running", "per_job_refined"):
         assert cert.inequality(name).holds, name
     for job in cert.jobs:
@@ -252,7 +253,8 @@ def test_regression_dnn_iteration_boundary_preemption_breaks_theorem_1():
     it mid-iteration. With M = 1, LB2 = OPT (SRPT is optimal), and ALG > 2 OPT = beta (1 + rho mu)
     OPT. The refined inequalities with the measured blocked time X_j still hold."""
     cert = certify_instance(_dnn_boundary_instance(2), preemption_point="iteration")
-    assert not cert.covered and not cert.assumptions["instant_preemption"]
+    assert not cert.covered and not cert.assumptions["(A3)"]
+    assert cert.not_covered.startswith("not covered: (A3) fails at t = 1/100 for B0")
     assert (cert.beta, cert.rho, cert.mu, cert.ratio_bound) == (1, 1, 1, 2)
     assert cert.lower_bound == cert.lb2
     assert cert.ratio_to_lb > 2.9
@@ -336,7 +338,7 @@ def test_adaptive_run_uses_final_predictions_and_is_not_covered():
         Job("A", 0, 2, processing_time=10, predicted_processing_time=2), Job("B", 3, 2, processing_time=1)))
     cert = certify(inst, run_asrpt(inst, adaptive="doubling"))
     assert cert.predictions == "final" and not cert.covered
-    assert not cert.assumptions["static_predictions"]
+    assert not cert.assumptions["(A1)"]
     static = certify_instance(inst)
     assert static.predictions == "initial" and static.mu_under == 5 and static.covered
 
@@ -344,9 +346,10 @@ def test_adaptive_run_uses_final_predictions_and_is_not_covered():
 def test_preemption_cost_and_strict_allocation_are_flagged():
     inst = load_instance(WORKED)
     costly = certify_instance(inst, preemption_cost=1)
-    assert not costly.covered and not costly.assumptions["zero_preemption_cost"]
+    assert not costly.covered and not costly.assumptions["(A3)"]
     strict = certify_instance(inst, backfill=False)
-    assert not strict.covered and not strict.assumptions["backfill"]
+    assert not strict.covered and not strict.assumptions["(A2)"]
+    assert "backfill is off" in strict.not_covered
 
 
 def test_strict_allocation_creates_blocked_time():
@@ -373,13 +376,13 @@ def test_certify_rejects_a_run_of_another_instance():
     inst = load_instance(WORKED)
     other = inst.replace_jobs(Job(j.id, j.arrival + 1, j.gpus, processing_time=j.processing_time)
                               for j in inst.jobs)
-    with pytest.raises(InvalidParameterError, match="does not match job"):
+    with pytest.raises(InvalidParameterError, match="has arrival = 0, but the instance gives 1"):
         certify(other, run_asrpt(inst))
     with pytest.raises(InvalidParameterError, match="records"):
         certify(inst.replace_jobs(inst.jobs[:2]), run_asrpt(inst))
     longer = inst.replace_jobs(Job(j.id, j.arrival, j.gpus, processing_time=j.processing_time + 1)
                                for j in inst.jobs)
-    with pytest.raises(InvalidParameterError, match="has P\\* = 4, the instance 5"):
+    with pytest.raises(InvalidParameterError, match="has work = 4, but the instance gives 5"):
         certify(longer, run_asrpt(inst))
 
 

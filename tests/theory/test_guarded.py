@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from asrpt.errors import InvalidParameterError
-from asrpt.instance import load_instance
+from asrpt.instance import Cluster, Instance, Job, Server, load_instance
 from asrpt.sim import simulate
 from asrpt.testing.strategies import gang_instances
 from asrpt.theory.guarded import certify_guarded, certify_guarded_instance
@@ -38,16 +38,31 @@ def test_worked_example_flow_figures():
     assert cert.inequality("gang_machine").holds
 
 
-def test_a_broken_bound_is_reported():
-    # The certificate must be able to fail: a run whose records are not what guarded A-SRPT did
-    # (FIFO's, relabelled) against a tiny guard.
+def _relabelled(inst, policy, as_policy):
+    """The records of ``policy``'s run presented as a run of ``as_policy`` (its options and record)."""
+    res, other = simulate(inst, as_policy), simulate(inst, policy)
+    return type(res)(policy=res.policy, records=other.records, summary=res.summary, options=res.options,
+                     policy_data=res.policy_data, total_gpus=res.total_gpus)
+
+
+def test_a_run_that_is_not_guarded_asrpt_is_not_covered_and_says_where():
+    # FIFO's schedule (a real one: it passes the audit) presented as guarded A-SRPT's
     inst = load_instance("instances/worked-example.json")
-    res = simulate(inst, "a-srpt:adaptive=off:kappa=1")
-    slow = simulate(inst, "fifo-strict")
-    fake = type(res)(policy=res.policy, records=tuple(
-        dataclasses.replace(r, completion=r.completion + 100) for r in slow.records),
-        summary=res.summary, options=res.options, policy_data=res.policy_data, total_gpus=res.total_gpus)
-    assert "per_job" in certify_guarded(inst, fake).failures()
+    cert = certify_guarded(inst, _relabelled(inst, "fifo-strict", "a-srpt:adaptive=off:kappa=1"))
+    assert not cert.covered
+    assert cert.not_covered == (
+        "not covered: (A2) fails at t = 1 for B: B waited while the jobs ahead of it held 0 GPUs (the proof "
+        "needs 1): jobs behind it held the GPUs it needed; (A4) fails at t = 1 for C: C waited with 2 GPUs "
+        "idle (it needs 1)")
+
+
+def test_a_broken_bound_is_reported():
+    # The certificate must be able to fail: a long job ahead of a short one on one GPU, run FIFO,
+    # against guarded A-SRPT's bound with kappa = 1 (the short job's bound is 5, FIFO ends it at 101).
+    inst = Instance(Cluster((Server(1),)), (Job("A", 0, 1, processing_time=100), Job("B", 1, 1, processing_time=1)))
+    cert = certify_guarded(inst, _relabelled(inst, "fifo", "a-srpt:adaptive=off:kappa=1"))
+    assert "per_job" in cert.failures() and cert.inequality("per_job").job == "B"
+    assert not cert.covered and not cert.assumptions["(A2)"]
 
 
 def test_other_runs_are_refused():

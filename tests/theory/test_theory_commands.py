@@ -65,13 +65,15 @@ def test_certify_exits_1_when_the_certificate_fails(capsys, dnn_counterexample):
     assert code == 1
     d = json.loads(out)
     assert d["holds"] is False and "total" in d["failures"] and d["covered"] is False
-    assert d["assumptions"]["instant_preemption"] is False
+    assert d["assumptions"]["(A3)"] is False
+    assert d["not_covered"].startswith("not covered: (A3) fails at t = 1/100 for B0")
 
 
 def test_certify_outside_the_theorem_says_so(capsys):
     code, out, _ = run(capsys, "certify", WORKED, "--strict", "--preemption-cost", "1", "--adaptive", "doubling")
     assert code == 0 and "outside the theorem's assumptions" in out
-    assert "assumptions not met: static_predictions, backfill, zero_preemption_cost" in out
+    assert ("not covered: (A1) fails: adaptive='doubling' with 0 re-predictions; (A2) fails: backfill is off; "
+            "(A3) fails: preemption cost 1: restarts hold GPUs without progress") in out
 
 
 def test_certify_theorem3_table_and_json(capsys):
