@@ -400,6 +400,12 @@ def _require(cond: bool, message: str) -> None:
         raise InvalidParameterError(message)
 
 
+def _close(a, b, tolerance: float) -> bool:
+    if _exact(a) and _exact(b):
+        return a == b
+    return abs(float(a) - float(b)) <= tolerance * max(1.0, abs(float(a)), abs(float(b)))
+
+
 def _lower_bounds(instance: Instance, records, who: str) -> tuple:
     """``(LB1, LB2)`` of a run's records, after checking that each record's ``P*`` is the
     instance's: LB1 = sum (a_j + P*_j), LB2 = SRPT on one machine with sizes g_j P*_j / M."""
@@ -462,10 +468,21 @@ def _audit(instance: Instance, result: SimResult, who: str, tolerance: float) ->
              f"known: {', '.join(VIRTUAL_MACHINES)})")
     _require(params.get("virtual", machine) == machine,
              f"{who}: the run's record says virtual machine {machine!r}, its options {params.get('virtual')!r}")
+    _require(not (run.adaptive_updates and params.get("adaptive") == "off"),
+             f"{who}: the run records {run.adaptive_updates} re-predictions, but it ran with adaptive='off'")
     static = not run.adaptive_updates
     virtual = virtual_completions(instance, machine, final)
     if static:
         check_virtual_record(run.completion_times, virtual, machine, who, tolerance=tolerance)
+        taus = {j.id: j.tau_star for j in jobs}
+        m = instance.cluster.total_gpus
+        for j in jobs:
+            p = final[j.id] if taus[j.id] is None else exact_mul(final[j.id], taus[j.id])
+            size = exact_div(exact_mul(j.gpus, p), m) if machine == "fluid" else p
+            recorded = run.sizes.get(j.id)
+            _require(recorded is not None and _close(recorded, size, tolerance),
+                     f"{who}: record {j.id!r} has virtual size {recorded}, but the {machine} machine's size of "
+                     f"its prediction is {size}; the run does not match the instance")
     return AuditedRun(run, jobs, params, result.options, initial, final, source, machine, virtual, static)
 
 
