@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any, Mapping
 
-from .._validation import InstanceOf, Interval, validate_params
+from .._validation import InstanceOf, Interval, Options, validate_params
 from ..instance import Instance
 from ..sim.records import SimResult
 from ..single._arrays import exact_sum
@@ -272,11 +272,12 @@ def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float =
 
 
 @validate_params({"instance": [InstanceOf(Instance)], "predictor": "no_validation", "kappa": [Real],
-                  "share": [Real], "seed": ["seed"], "placement": [None, str]})
+                  "share": [Real], "seed": ["seed"], "placement": [None, str],
+                  "virtual": [Options(str, {"gang", "envelope"})]})
 def run_guarded(instance: Instance, *, predictor="instance", kappa=16, share=0.5, seed=0,
-                placement: str | None = None) -> SimResult:
+                placement: str | None = None, virtual: str = "gang") -> SimResult:
     """Simulate guarded A-SRPT under Theorem 2's assumptions (static predictions, immediate
-    preemption at zero cost).
+    preemption at zero cost), guided by the ``virtual`` machine (``"envelope"`` for Corollary 2).
 
     Examples
     --------
@@ -286,7 +287,7 @@ def run_guarded(instance: Instance, *, predictor="instance", kappa=16, share=0.5
     from ..policies.asrpt import ASRPT
     from ..sim import simulate
 
-    policy = ASRPT(predictor=predictor, adaptive="off", kappa=kappa, share=share)
+    policy = ASRPT(predictor=predictor, adaptive="off", kappa=kappa, share=share, virtual=virtual)
     return simulate(instance, policy, placement=placement, seed=seed, preemption_point="immediate")
 
 

@@ -13,23 +13,29 @@ if it were alone (idealized fine time slicing, assumption (A5)):
   the instance slowed to speed ``lam``, i.e. on the arrivals ``lam a_j`` with time dilated by
   ``1/lam``;
 - in the other share ``1 - lam``, the *robust copy*: water-filling
-  (:mod:`asrpt.single.waterfill`), which uses no prediction, at speed ``s = (1 - lam)/3``; its
-  fractional shares are realized by rigid gangs inside the slice (Lemma 5: a third of any
-  feasible shares fits).
+  (:mod:`asrpt.single.waterfill`), which uses no prediction, at speed ``s = (1 - lam)/3`` on the
+  times ``q_j = stretch P*_j`` (a stretch bound ``beta-bar`` fixed in advance, so the copy is
+  online); its fractional shares are realized by rigid gangs inside the slice (Lemma 5: a third of
+  any feasible shares fits).
 
 A job finishes as soon as the work it received from both copies together reaches its size; each
 copy goes on as if the job were still there until the copy itself would finish it (the slot then
 idles). So every job finishes no later than in either copy:
 
     C_j <= min(C_j^cons, C_j^rob)                                  (Theorem 3, per job)
-    sum C_j <= sum_j C_j^rob <= (beta / s) (LB1 + 2 LB2) <= 9 beta / (1 - lam) OPT   (robust)
+    sum C_j <= sum_j C_j^rob <= (beta-bar / s) (LB1 + 2 LB2) <= 9 beta-bar / (1 - lam) OPT   (robust)
     sum C_j <= sum_j C_j^cons = (1 / lam) sum_j C_j(copy)                 (consistent)
 
 and with Theorem 2 on the consistent copy, ``sum C_j(copy) <= beta LB1' + (kappa + beta
-mu_under rho') sum C~'`` on the arrivals ``lam a_j`` (whose optimum is at most the instance's).
-The robust bound holds whatever the predictions are (and whatever the consistent policy is).
+mu_under rho') sum C~'`` on the arrivals ``lam a_j`` (whose optimum is at most the instance's),
+and with the envelope machine (Corollary 2) a ratio to the optimum.
+The robust bound holds whatever the predictions are (and whatever the consistent policy is),
+under premise (A6): the robust share runs every gang at a stretch of at most ``beta-bar``.
 
-This module reads only the runs' records and ``policy_data`` (never the simulator's internals).
+The certificate recomputes everything but the consistent copy from the instance (sizes,
+water-filling, both copies' completions, the combination) and audits the copy's records
+(:mod:`asrpt.theory.audit`); a run whose numbers differ is refused. This module reads only the
+runs' records and ``policy_data`` (never the simulator's internals).
 
 Examples
 --------
@@ -52,8 +58,10 @@ from ..instance import Instance
 from ..sim.records import SimResult
 from ..single._arrays import exact_sum
 from ..single.waterfill import WaterfillSchedule, strict_list_makespan, waterfill_schedule
-from ..sizes import exact_div, exact_mul
-from .certificate import CheckedInequalities, Inequality, _beta, _exact, _lower_bounds, _norm
+from ..sizes import exact_div, exact_mul, processing_times
+from ..single.srpt import srpt_schedule
+from .audit import audit_records
+from .certificate import CheckedInequalities, Inequality, _exact, _norm
 
 __all__ = ["RobustRun", "RobustCertificate", "run_robust", "certify_robust", "certify_robust_instance",
            "as_share"]
@@ -67,6 +75,8 @@ _STATEMENTS = {
     "consistent": "sum C_j <= (1 / lam) sum_j C_j(consistent copy)",
     "consistent_closed_form": "sum C_j <= (1 / lam) (beta LB1' + (kappa + beta mu_under rho') sum C~') "
                               "(Theorem 2 on the copy)",
+    "consistent_corollary": "sum C_j <= (1 / lam) (beta + 2 mu_over (kappa + beta mu_under rho')) max(LB1', LB2') "
+                            "(Corollary 2 on the copy, envelope machine)",
 }
 
 
@@ -98,7 +108,11 @@ class RobustRun:
     waterfill : WaterfillSchedule
         The robust copy (with its pieces).
     sizes : mapping
-        ``q_j = beta_j P*_j``, the processing time each job needs (``beta_j`` from the copy).
+        ``q_j = stretch P*_j``, the processing time the robust copy gives each job: a stretch
+        bound fixed in advance (the robust copy is online), not the consistent copy's measured
+        ``beta_j``.
+    stretch : number
+        That bound (``beta-bar``; 1 for abstract jobs and consolidated placements).
     """
 
     lam: Any
@@ -109,6 +123,7 @@ class RobustRun:
     copy: SimResult = field(repr=False)
     waterfill: WaterfillSchedule = field(repr=False)
     sizes: Mapping[str, Any] = field(repr=False)
+    stretch: Any = 1
 
     @property
     def total_completion_time(self):
@@ -156,9 +171,11 @@ def _first_completion(intervals, exact: bool):
 
 @validate_params({"instance": [InstanceOf(Instance)], "lam": [Interval(Real, 0, 1, closed="neither")],
                   "policy": "no_validation", "predictor": "no_validation", "kappa": [Real],
-                  "share": [Real], "seed": ["seed"], "placement": [None, str]})
+                  "share": [Real], "seed": ["seed"], "placement": [None, str],
+                  "stretch": [Interval(Real, 1, None, closed="left")], "virtual": [None, str]})
 def run_robust(instance: Instance, *, lam: Real = Fraction(1, 2), policy=None, predictor="instance",
-               kappa=16, share=0.5, seed=0, placement: str | None = None) -> RobustRun:
+               kappa=16, share=0.5, seed=0, placement: str | None = None, stretch: Real = 1,
+               virtual: str | None = None) -> RobustRun:
     """Build Theorem 3's combined schedule of ``instance`` (module docstring).
 
     Parameters
@@ -169,8 +186,12 @@ def run_robust(instance: Instance, *, lam: Real = Fraction(1, 2), policy=None, p
         The consistent copy's policy; default guarded A-SRPT under Theorem 2's assumptions
         (static predictions from ``predictor``, ``kappa``, ``share``, immediate preemption).
         Any policy keeps the robust bound.
-    predictor, kappa, share, seed, placement
+    predictor, kappa, share, seed, placement, virtual
         As for :func:`asrpt.theory.guarded.run_guarded`.
+    stretch : number >= 1
+        The stretch bound ``beta-bar`` fixed in advance: the robust copy gives job j the
+        processing time ``q_j = stretch P*_j`` (premise (A6): every gang of the robust share runs
+        at a stretch of at most ``stretch``; always true for abstract jobs with 1).
 
     Examples
     --------
@@ -187,14 +208,22 @@ def run_robust(instance: Instance, *, lam: Real = Fraction(1, 2), policy=None, p
                                        for job in instance.jobs)
     if policy is None:
         copy = run_guarded(compressed, predictor=predictor, kappa=kappa, share=share, seed=seed,
-                           placement=placement)
+                           placement=placement, **({} if virtual is None else {"virtual": virtual}))
     else:
         copy = simulate(compressed, policy, placement=placement, seed=seed, preemption_point="immediate")
+    return _combine(instance, copy, lam, as_share(stretch), "run_robust")
+
+
+def _combine(instance: Instance, copy: SimResult, lam, stretch, who: str) -> RobustRun:
+    """The combination of ``copy`` (the consistent copy, run on the arrivals ``lam a_j``) with
+    water-filling at speed ``(1 - lam) / 3`` on ``q_j = stretch P*_j``: everything but the copy
+    is computed here, from the instance alone."""
     records = copy.records
     for rec in records:
         if rec.completion is None:
-            raise InvalidParameterError(f"run_robust: job {rec.id!r} did not complete in the consistent copy")
-    sizes = {r.id: exact_mul(_beta(r.beta), r.processing_time) for r in records}
+            raise InvalidParameterError(f"{who}: job {rec.id!r} did not complete in the consistent copy")
+    speed = exact_div(1 - lam, 3)
+    sizes = {j.id: exact_mul(stretch, p) for j, p in zip(instance.jobs, processing_times(instance))}
     m = instance.cluster.total_gpus
     wf = waterfill_schedule([job.arrival for job in instance.jobs], [sizes[j.id] for j in instance.jobs],
                             [j.gpus for j in instance.jobs], m, speed=speed,
@@ -217,7 +246,7 @@ def run_robust(instance: Instance, *, lam: Real = Fraction(1, 2), policy=None, p
         if c is None:       # float rounding left the sum a hair short of 1: the copies' bound holds
             c = min(cons[job.id], rob[job.id])
         completion[job.id] = c
-    return RobustRun(lam, speed, completion, cons, rob, copy, wf, sizes)
+    return RobustRun(lam, speed, completion, cons, rob, copy, wf, sizes, stretch)
 
 
 @dataclass(frozen=True)
@@ -232,8 +261,20 @@ class RobustCertificate(CheckedInequalities):
     covered : bool
         The consistent copy satisfies Theorem 2's assumptions, so ``consistent_closed_form`` is
         asserted too (it is part of ``holds`` then).
+    beta : number
+        The stretch bound ``beta-bar`` the robust copy was given (:func:`run_robust`'s
+        ``stretch``), fixed before the run.
     robust_ratio_bound : number
-        ``9 beta / (1 - lam)``: the proven ratio to the optimum, whatever the predictions.
+        ``9 beta-bar / (1 - lam)``: the proven ratio to the optimum, whatever the predictions
+        (premise (A6), see ``assumed``).
+    consistent_ratio_bound : number or None
+        ``(beta + 2 mu_over (kappa + beta mu_under rho')) / lam``: the proven ratio of the
+        consistent side (Corollary 2 on the copy), when the copy is guarded A-SRPT on the envelope
+        machine within Theorem 2's premises; None otherwise (with the gang machine no ratio to the
+        optimum is proven: proofs/theorem2.md, Counterexample 2).
+    assumed : tuple of str
+        Premises the certificate cannot check on a run (the robust share is computed, not
+        simulated): for DNN jobs, (A6) that its gangs run at stretch at most ``beta-bar``.
     ratio_to_lb, flow_ratio_to_lb : number
         ``sum C_j / max(LB1, LB2)`` and ``sum (C_j - a_j) / (max(LB1, LB2) - sum a_j)``.
     consistent_ratio, robust_ratio : number
@@ -261,17 +302,30 @@ class RobustCertificate(CheckedInequalities):
     robust_ratio_bound: Any
     lemma5_worst_makespan: Any
     inequalities: tuple = ()
+    consistent_ratio_bound: Any = None
+    assumed: tuple = ()
 
     def to_dict(self) -> dict:
         """A JSON-ready summary."""
         keys = ("holds", "covered", "exact", "lam", "speed", "total_gpus", "n_jobs", "total_completion_time",
                 "lower_bound", "ratio_to_lb", "flow_time", "flow_lower_bound", "flow_ratio_to_lb",
                 "consistent_total", "robust_total", "consistent_ratio", "robust_ratio", "beta",
-                "robust_ratio_bound", "lemma5_worst_makespan")
+                "robust_ratio_bound", "lemma5_worst_makespan", "consistent_ratio_bound")
         out = {"theorem": 3, **{k: getattr(self, k) for k in keys}}
         out["inequalities"] = {q.name: q.to_dict() for q in self.inequalities}
+        out["assumed"] = list(self.assumed)
         out["failures"] = self.failures()
         return out
+
+
+def _check_same(who, name, recorded, recomputed, tolerance) -> None:
+    for key, value in recomputed.items():
+        got = recorded.get(key)
+        same = got == value if _exact(got) and _exact(value) else (
+            got is not None and abs(float(got) - float(value)) <= tolerance * max(1.0, abs(float(value))))
+        if not same:
+            raise InvalidParameterError(f"{who}: the run's {name} of job {key!r} is {got}, but the combination "
+                                        f"recomputed from the instance and the consistent copy gives {value}")
 
 
 def _ratio(a, b):
@@ -289,12 +343,23 @@ def certify_robust(instance: Instance, run: RobustRun, *, tolerance: float = 1e-
     >>> cert.holds, cert.inequality("per_job").slack, cert.robust_ratio_bound
     (True, Fraction(1, 2), 18)
     """
+    who = "certify_robust"
     jobs = instance.jobs
     ids = [j.id for j in jobs]
     if set(run.completion_times) != set(ids):
-        raise InvalidParameterError("certify_robust: the run's jobs are not the instance's")
+        raise InvalidParameterError(f"{who}: the run's jobs are not the instance's")
+    lam = run.lam
+    compressed = instance.replace_jobs(replace(job, arrival=_norm(exact_mul(lam, job.arrival))) for job in jobs)
+    audit_records(compressed, run.copy, f"{who} (the consistent copy, arrivals lam a_j)", tolerance=tolerance)
+    # everything else is recomputed from the instance and the audited copy, and must match the run
+    again = _combine(instance, run.copy, lam, run.stretch, who)
+    for name in ("sizes", "robust_completions", "consistent_completions", "completion_times"):
+        _check_same(who, name, getattr(run, name), getattr(again, name), tolerance)
+    if run.speed != again.speed:
+        raise InvalidParameterError(f"{who}: the run's robust speed {run.speed} is not (1 - lam) / 3 = {again.speed}")
+    run = again
     m = instance.cluster.total_gpus
-    lam, s = run.lam, run.speed
+    s = run.speed
     records = run.copy.records
     arrivals = [j.arrival for j in jobs]
     q = [run.sizes[i] for i in ids]
@@ -302,10 +367,10 @@ def certify_robust(instance: Instance, run: RobustRun, *, tolerance: float = 1e-
     c = [run.completion_times[i] for i in ids]
     c_rob = [run.robust_completions[i] for i in ids]
     c_cons = [run.consistent_completions[i] for i in ids]
-    beta = max([1] + [_beta(r.beta) for r in records])
-    # LB1 and LB2 of the instance itself (the copy's records carry P*; arrivals differ by lam)
-    shifted = [replace(r, arrival=a, completion=None) for r, a in zip(records, arrivals)]
-    lb1, lb2 = _lower_bounds(instance, shifted, "certify_robust")
+    beta = run.stretch
+    lb1 = exact_sum(j.arrival + p for j, p in zip(jobs, processing_times(instance)))
+    lb2 = srpt_schedule(arrivals, [exact_div(exact_mul(j.gpus, p), m) for j, p in zip(jobs, processing_times(instance))],
+                        ids=ids).total_completion_time
     lower = max(lb1, lb2)
     total = exact_sum(c)
     numbers = [total, lb1, lb2, beta, lam] + c + c_rob + c_cons + q
@@ -349,16 +414,25 @@ def certify_robust(instance: Instance, run: RobustRun, *, tolerance: float = 1e-
         whole("consistent", total, exact_div(copy_total, lam)),
     ]
     covered = False
+    consistent_bound = None
     params = run.copy.options.get("policy_params", {})
     if params.get("order") == "guarded":
         from .guarded import certify_guarded
 
-        compressed = instance.replace_jobs(replace(job, arrival=rec.arrival) for job, rec in zip(jobs, records))
         guard = certify_guarded(compressed, run.copy, tolerance=tolerance)
         covered = guard.covered
         rhs = guard.inequality("closed_form").rhs
         inequalities.append(whole("consistent_closed_form", total, exact_div(rhs, lam)))
-    holds = all(q_.holds for q_ in inequalities if q_.name != "consistent_closed_form" or covered)
+        if guard.virtual == "envelope":
+            inequalities.append(whole("consistent_corollary", total,
+                                      exact_div(guard.inequality("corollary").rhs, lam)))
+            if covered:
+                consistent_bound = _norm(exact_div(guard.ratio_bound, lam))
+    conditional = ("consistent_closed_form", "consistent_corollary")
+    holds = all(q_.holds for q_ in inequalities if q_.name not in conditional or covered)
+    assumed = () if all(j.is_abstract for j in jobs) else (
+        f"(A6) every gang of the robust share runs at stretch <= {_norm(beta)} (the share is computed, "
+        f"not simulated)",)
     flow = total - exact_sum(arrivals)
     flow_lb = lower - exact_sum(arrivals)
     return RobustCertificate(
@@ -368,7 +442,7 @@ def certify_robust(instance: Instance, run: RobustRun, *, tolerance: float = 1e-
         consistent_total=_norm(exact_sum(c_cons)), robust_total=_norm(exact_sum(c_rob)),
         consistent_ratio=_ratio(exact_sum(c_cons), lower), robust_ratio=_ratio(exact_sum(c_rob), lower),
         beta=beta, robust_ratio_bound=_norm(ratio_bound), lemma5_worst_makespan=_norm(worst),
-        inequalities=tuple(inequalities))
+        inequalities=tuple(inequalities), consistent_ratio_bound=consistent_bound, assumed=assumed)
 
 
 def certify_robust_instance(instance: Instance, **options) -> RobustCertificate:

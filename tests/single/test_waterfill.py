@@ -99,12 +99,26 @@ def test_lemma5_a_third_of_any_feasible_shares_fits_one_slice(widths, m, data):
     assert strict_list_makespan(widths, [xi / 3 for xi in water_shares(widths, m)], m) <= 1
 
 
-def test_lemma5_needs_the_third():
+def test_lemma5_factor_one_fails():
     # three 3-GPU gangs on 5 GPUs at water-filling's share 5/9 run one after another: 5/3 at full
-    # length, so the fractional shares are not rigid by themselves
+    # length, so the fractional shares are not rigid by themselves; a factor c fits iff c <= 3/5
     x = water_shares([3, 3, 3], 5)
     assert strict_list_makespan([3, 3, 3], x, 5) == Fraction(5, 3)
+    assert strict_list_makespan([3, 3, 3], [xi * Fraction(3, 5) for xi in x], 5) == 1
     assert strict_list_makespan([3, 3, 3], [xi / 3 for xi in x], 5) == Fraction(5, 9)
+
+
+@pytest.mark.parametrize("m", [5, 9, 101])
+def test_lemma5_no_factor_above_about_one_half(m):
+    """proofs/theorem3.md, after Lemma 5: k gangs of width w = floor(M/2) + 1 cannot overlap, so
+    their water-filling shares M / (k w) fit one slice at a factor c iff c <= w / M, which tends to
+    1/2: the best universal factor lies between Lemma 5's 1/3 and 1/2."""
+    w, k = m // 2 + 1, 3
+    x = water_shares([w] * k, m)
+    assert x == [Fraction(m, k * w)] * k
+    c = Fraction(w, m)
+    assert strict_list_makespan([w] * k, [xi * c for xi in x], m) == 1
+    assert strict_list_makespan([w] * k, [xi * (c + Fraction(1, 1000)) for xi in x], m) > 1
 
 
 def test_floats_complete_every_job():

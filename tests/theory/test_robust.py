@@ -89,12 +89,21 @@ def test_misleading_predictions_are_capped():
     assert combined.ratio_to_lb <= combined.robust_ratio_bound == 18
 
 
-def test_a_broken_bound_is_reported():
+@pytest.mark.parametrize("field", ["completion_times", "robust_completions", "consistent_completions", "sizes"])
+def test_a_tampered_combination_is_refused(field):
+    """Every number of the combination is recomputed from the instance and the (audited)
+    consistent copy; a run whose numbers differ is refused, never certified."""
     inst = load_instance("instances/worked-example.json")
     run = run_robust(inst)
-    late = replace(run, completion_times={k: v + 1000 for k, v in run.completion_times.items()})
-    failures = certify_robust(inst, late).failures()
-    assert "per_job" in failures and "robust" in failures
+    assert certify_robust(inst, run).holds
+    late = replace(run, **{field: {k: v + 1000 for k, v in getattr(run, field).items()}})
+    with pytest.raises(InvalidParameterError, match=f"the run's {field} of job"):
+        certify_robust(inst, late)
+    copy = run.copy
+    moved = replace(copy, records=(replace(copy.records[0], completion=copy.records[0].completion + 1),)
+                    + copy.records[1:])
+    with pytest.raises(InvalidParameterError, match="consistent copy"):
+        certify_robust(inst, replace(run, copy=moved))
 
 
 def test_other_instances_are_refused():
@@ -108,3 +117,18 @@ def test_other_instances_are_refused():
 def test_lam_outside_the_open_interval_is_refused(lam):
     with pytest.raises(InvalidParameterError, match="lam"):
         run_robust(load_instance("instances/worked-example.json"), lam=lam)
+
+
+def test_the_robust_copy_is_online_with_a_stretch_bound():
+    """The robust copy uses q_j = stretch * P*_j with the stretch fixed in advance: it does not
+    depend on the consistent copy (any policy gives the same robust completions), and the robust
+    ratio bound is 9 stretch / (1 - lam)."""
+    inst = load_instance("instances/worked-example.json")
+    a, b = run_robust(inst), run_robust(inst, policy="fifo")
+    assert a.robust_completions == b.robust_completions and a.sizes == {"A": 4, "B": 1, "C": 2}
+    wider = run_robust(inst, stretch=2)
+    assert wider.sizes == {"A": 8, "B": 2, "C": 4}
+    cert = certify_robust(inst, wider)
+    assert cert.holds and cert.robust_ratio_bound == 36 and cert.beta == 2 and cert.assumed == ()
+    with pytest.raises(InvalidParameterError, match="stretch"):
+        run_robust(inst, stretch=Fraction(1, 2))

@@ -1,0 +1,56 @@
+"""The envelope virtual machine (asrpt.single.envelope): Lemma 7 of proofs/theorem2.md on every
+example (the length and area properties the proof of Theorem 2 uses, and the cost within
+LB1 + LB2), and the starvation family that defeats the gang machine costs it little."""
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+
+from asrpt.errors import InvalidParameterError
+from asrpt.single.envelope import envelope_schedule
+from asrpt.single.gang import gang_schedule
+from asrpt.single.srpt import srpt_schedule
+
+from .test_gang import _lower_bounds, gang_jobs, starvation_family
+
+
+@given(gang_jobs(max_jobs=8))
+def test_lemma7_length_area_and_cost(case):
+    m, releases, times, gpus = case
+    c = envelope_schedule(releases, times, gpus, m)
+    # length: no job finishes before its own processing time has passed
+    assert all(cj >= a + p for cj, a, p in zip(c, releases, times))
+    # area: the jobs finished by each C~_j did at most M C~_j of GPU-time
+    for cj in c:
+        assert sum(g * p for ck, g, p in zip(c, gpus, times) if ck <= cj) <= m * cj
+    # cost: at most LB1 + LB2 (so at most twice the optimum)
+    lb1, lb2 = _lower_bounds(m, releases, times, gpus)
+    assert sum(c) <= lb1 + lb2
+
+
+@given(gang_jobs(max_jobs=8))
+def test_envelope_is_the_max_of_its_two_lower_bound_schedules(case):
+    m, releases, times, gpus = case
+    fluid = srpt_schedule(releases, [Fraction(g * p, m) for g, p in zip(gpus, times)]).completion_times
+    assert envelope_schedule(releases, times, gpus, m) == tuple(
+        max(f, a + p) for f, a, p in zip(fluid, releases, times))
+
+
+@pytest.mark.parametrize("m", [6, 8, 32, 128])
+def test_envelope_absorbs_the_starvation_family(m):
+    """Where the gang machine is at 2.6-8.3 times max(LB1, LB2), the envelope stays below 1.25."""
+    releases, times, gpus = starvation_family(m)
+    lb = max(_lower_bounds(m, releases, times, gpus))
+    assert sum(envelope_schedule(releases, times, gpus, m)) <= Fraction(5, 4) * lb
+    assert sum(gang_schedule(releases, times, gpus, m)) >= 2 * lb
+
+
+@pytest.mark.parametrize("args, message", [
+    (([0], [1, 2], [1], 2), "same length"),
+    (([0], [1], [3], 2), r"every gang must be an int in \[1, 2\]"),
+    (([0], [1], [1], 0), "capacity must be an int >= 1"),
+])
+def test_bad_input_is_named(args, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        envelope_schedule(*args)
