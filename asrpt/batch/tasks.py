@@ -191,7 +191,7 @@ def opt_task(instance: Instance, *, preemptive: bool = True, slot=None, solver: 
                      "configuration_lp": None if r.configuration is None else r.configuration.value})
 
 
-_CERT_FIELDS = ("holds", "covered", "exact", "ratio_to_lb", "ratio_bound", "bound",
+_CERT_FIELDS = ("holds", "covered", "not_covered", "exact", "ratio_to_lb", "ratio_bound", "bound",
                 "total_completion_time", "lower_bound", "lb1", "lb2", "virtual_total", "beta", "rho",
                 "mu", "mu_over", "mu_under")
 
@@ -243,7 +243,8 @@ def certify_task(instance: Instance, *, predictor: str = "instance", placement: 
     Returns
     -------
     dict
-        ``holds``, ``covered``, ``exact``, ``ratio_to_lb``, ``ratio_bound``, ``bound``,
+        ``holds``, ``covered``, ``not_covered`` (which premise fails, where and when; "" when
+        covered), ``exact``, ``ratio_to_lb``, ``ratio_bound``, ``bound``,
         ``total_completion_time``, ``lower_bound``, ``lb1``, ``lb2``, ``virtual_total``, ``beta``,
         ``rho``, ``mu``, ``mu_over``, ``mu_under`` and ``failures`` (the inequalities that fail);
         with the optimum: ``opt_lower``, ``opt_upper``, ``opt_closed`` and the ratio
@@ -293,18 +294,22 @@ def _opt_figures(instance: Instance, alg, time_limit) -> dict:
     "share": [Interval(Real, 0, 1, closed="right")],
     "seed": [Interval(Integral, 0, None, closed="left")],
     "tolerance": [Interval(Real, 0, 1, closed="left")],
+    "virtual": [Options(str, {"gang", "envelope"})],
 })
 def certify_guarded_task(instance: Instance, *, predictor: str = "instance", kappa: float = 16,
-                         share: float = 0.5, seed: int = 0, tolerance: float = 1e-9) -> dict:
+                         share: float = 0.5, seed: int = 0, tolerance: float = 1e-9,
+                         virtual: str = "gang") -> dict:
     """Run the default guarded A-SRPT under Theorem 2's assumptions and check its certificate
     (``asrpt certify --theorem 2``), with the flow-time figures.
 
     Returns
     -------
     dict
-        ``holds``, ``covered``, ``exact``, ``total_completion_time``, ``lower_bound``,
-        ``flow_time``, ``flow_lower_bound``, ``flow_ratio_to_lb``, ``virtual_total``,
-        ``rho_prime``, ``mu_over``, ``mu_under``, ``overdue_jobs`` and ``failures``.
+        ``holds``, ``covered``, ``not_covered``, ``exact``, ``virtual`` (the virtual machine,
+        option ``virtual``: ``"gang"`` or ``"envelope"``), ``total_completion_time``,
+        ``lower_bound``, ``flow_time``, ``flow_lower_bound``, ``flow_ratio_to_lb``,
+        ``virtual_total``, ``rho_prime``, ``ratio_bound`` (Corollary 2's, proven for the
+        envelope), ``mu_over``, ``mu_under``, ``overdue_jobs`` and ``failures``.
 
     Examples
     --------
@@ -316,10 +321,11 @@ def certify_guarded_task(instance: Instance, *, predictor: str = "instance", kap
 
     from ..sizes import integral
 
-    cert = certify_guarded_instance(instance, predictor=predictor, kappa=integral(kappa), share=share, seed=seed)
-    fields = ("holds", "covered", "exact", "total_completion_time", "lower_bound", "flow_time",
-              "flow_lower_bound", "flow_ratio_to_lb", "virtual_total", "rho_prime", "mu_over",
-              "mu_under", "overdue_jobs")
+    cert = certify_guarded_instance(instance, predictor=predictor, kappa=integral(kappa), share=share, seed=seed,
+                                    virtual=virtual)
+    fields = ("holds", "covered", "not_covered", "exact", "virtual", "total_completion_time", "lower_bound",
+              "flow_time", "flow_lower_bound", "flow_ratio_to_lb", "virtual_total", "rho_prime", "ratio_bound",
+              "mu_over", "mu_under", "overdue_jobs")
     out = {**_common(instance), **{k: getattr(cert, k) for k in fields}}
     out["failures"] = cert.failures()
     return jsonable(out)
@@ -333,9 +339,10 @@ def certify_guarded_task(instance: Instance, *, predictor: str = "instance", kap
     "share": [Interval(Real, 0, 1, closed="right")],
     "seed": [Interval(Integral, 0, None, closed="left")],
     "tolerance": [Interval(Real, 0, 1, closed="left")],
+    "virtual": [Options(str, {"gang", "envelope"})],
 })
 def certify_robust_task(instance: Instance, *, lam: float = 0.5, predictor: str = "instance", kappa: float = 16,
-                        share: float = 0.5, seed: int = 0, tolerance: float = 1e-9) -> dict:
+                        share: float = 0.5, seed: int = 0, tolerance: float = 1e-9, virtual: str = "gang") -> dict:
     """Build Theorem 3's time-shared combination of guarded A-SRPT (share ``lam``) and water-filling
     and check its certificate (``asrpt certify --theorem 3``), with the flow-time figures.
 
@@ -344,7 +351,9 @@ def certify_robust_task(instance: Instance, *, lam: float = 0.5, predictor: str 
     dict
         ``holds``, ``covered``, ``exact``, ``lam``, ``total_completion_time``, ``lower_bound``,
         ``ratio_to_lb``, ``flow_time``, ``flow_lower_bound``, ``flow_ratio_to_lb``,
-        ``consistent_ratio``, ``robust_ratio``, ``robust_ratio_bound`` and ``failures``.
+        ``consistent_ratio``, ``robust_ratio``, ``robust_ratio_bound``,
+        ``consistent_ratio_bound`` (with the envelope machine, option ``virtual``), ``assumed``
+        (premises not checkable on a run) and ``failures``.
 
     Examples
     --------
@@ -356,10 +365,10 @@ def certify_robust_task(instance: Instance, *, lam: float = 0.5, predictor: str 
     from ..theory.robust import certify_robust_instance
 
     cert = certify_robust_instance(instance, lam=lam, predictor=predictor, kappa=integral(kappa), share=share,
-                                   seed=seed)
+                                   seed=seed, virtual=virtual)
     fields = ("holds", "covered", "exact", "lam", "total_completion_time", "lower_bound", "ratio_to_lb",
               "flow_time", "flow_lower_bound", "flow_ratio_to_lb", "consistent_ratio", "robust_ratio",
-              "robust_ratio_bound")
+              "robust_ratio_bound", "consistent_ratio_bound", "assumed")
     out = {**_common(instance), **{k: getattr(cert, k) for k in fields}}
     out["failures"] = cert.failures()
     return jsonable(out)

@@ -57,6 +57,11 @@ def register(sub) -> None:
     p.add_argument("--kappa", type=float, default=16.0, metavar="K",
                    help="Theorem 2: the guard's kappa (>= 1; default 16, the policy's)")
     p.add_argument("--share", type=float, default=0.5, metavar="S", help="Theorem 2: the guard's GPU share in (0, 1]")
+    p.add_argument("--virtual", choices=("gang", "envelope"), default="gang",
+                   help="Theorems 2 and 3: the virtual machine guiding the guard (default gang, the "
+                        "policy's; envelope: the one with a proven ratio to the optimum, Corollary 2)")
+    p.add_argument("--stretch", type=float, default=1.0, metavar="B",
+                   help="Theorem 3: the robust copy's stretch bound beta-bar >= 1, fixed in advance (default 1)")
     p.add_argument("--jobs", action="store_true", help="include the per-job rows")
     add_json(p)
     add_plot(p, "a Gantt chart of the run beside its virtual SRPT schedule")
@@ -127,12 +132,14 @@ def _run_theorem2(args, inst) -> int:
     if args.theorem == 3:
         return _run_theorem3(args, inst, kappa)
     result = run_guarded(inst, predictor=args.predictor, kappa=kappa, share=args.share, seed=args.seed,
-                         placement=args.placement)
+                         placement=args.placement, virtual=args.virtual)
     cert = certify_guarded(inst, result, tolerance=args.tolerance)
     write_plot(args.plot, lambda: _gantt_figure(inst, result))
     return _report(args, inst, cert, 2, "the theorem's assumptions", [
         ["sum C_j (A-SRPT)", cert.total_completion_time], ["lower bound", cert.lower_bound],
-        ["sum C~_j (gang machine)", cert.virtual_total], ["kappa", cert.kappa], ["share", cert.share],
+        [f"sum C~_j ({cert.virtual} machine)", cert.virtual_total], ["kappa", cert.kappa], ["share", cert.share],
+        ["ratio bound (Corollary 2" + (")" if cert.virtual == "envelope" else "; not proven for the gang machine)"),
+         cert.ratio_bound],
         ["rho'", cert.rho_prime], ["beta", cert.beta], ["mu_over", cert.mu_over], ["mu_under", cert.mu_under],
         ["overdue jobs", cert.overdue_jobs], ["flow time sum (C_j - a_j)", cert.flow_time],
         ["flow lower bound LB - sum a_j", cert.flow_lower_bound], ["flow ALG / LB", cert.flow_ratio_to_lb],
@@ -159,15 +166,19 @@ def _run_theorem3(args, inst, kappa) -> int:
 
     if not 0 < args.lam < 1:
         raise InvalidParameterError(f"--lam must be in (0, 1), got {args.lam}")
+    if not args.stretch >= 1:
+        raise InvalidParameterError(f"--stretch must be >= 1, got {args.stretch}")
     run_ = run_robust(inst, lam=args.lam, predictor=args.predictor, kappa=kappa, share=args.share,
-                      seed=args.seed, placement=args.placement)
+                      seed=args.seed, placement=args.placement, virtual=args.virtual, stretch=args.stretch)
     cert = certify_robust(inst, run_, tolerance=args.tolerance)
     write_plot(args.plot, lambda: _gantt_figure(inst, run_.copy))
     return _report(args, inst, cert, 3, f"Theorem 2's assumptions (the A-SRPT copy; lam = {cert.lam})", [
         ["sum C_j (combination)", cert.total_completion_time], ["lower bound", cert.lower_bound],
         ["ALG / LB", cert.ratio_to_lb], ["sum C_j^cons (A-SRPT copy, dilated)", cert.consistent_total],
         ["sum C_j^rob (water-filling copy)", cert.robust_total], ["A-SRPT copy / LB", cert.consistent_ratio],
-        ["water-filling copy / LB", cert.robust_ratio], ["robust bound 9 beta / (1 - lam)", cert.robust_ratio_bound],
+        ["water-filling copy / LB", cert.robust_ratio], ["robust bound 9 beta-bar / (1 - lam)", cert.robust_ratio_bound],
+        ["consistent bound (Corollary 2 / lam)", "not proven (gang machine)" if cert.consistent_ratio_bound is None
+         else cert.consistent_ratio_bound],
         ["flow time sum (C_j - a_j)", cert.flow_time], ["flow lower bound LB - sum a_j", cert.flow_lower_bound],
         ["flow ALG / LB", cert.flow_ratio_to_lb]])
 
