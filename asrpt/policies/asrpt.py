@@ -2,7 +2,7 @@
 
 At every decision point:
 
-1. advance the virtual machine to now. Two are available (``virtual``):
+1. advance the virtual machine to now. Three are available (``virtual``):
 
    - ``"gang"`` (default): the gang-aware fluid relaxation of :mod:`asrpt.single.gang`, in which
      job j is served on at most g_j of the M GPUs, by gang-capped SRPT on the predicted time
@@ -13,6 +13,13 @@ At every decision point:
      ``C~_j - a_j`` of 2 s against a median P*_j of 929 s), so nearly every active job is
      "virtually finished" and the virtual order degenerates to a preemptive FIFO (docs/asrpt.md);
      it is kept as the paper-faithful ablation ``a-srpt-fluid``;
+   - ``"envelope"``: the fluid machine, each completion held back to the job's own length,
+     ``C~_j = max(C^f_j, a_j + P^_j)`` (:mod:`asrpt.single.envelope`: unlike the gang machine's,
+     its total is within a constant of the optimum, ``proofs/theorem2.md``). ``C~_j`` is known
+     when the fluid machine finishes j (``a_j + P^_j`` is known from the arrival on). It ranks
+     no unfinished jobs, so it guides the guarded order (and the recorded certificates) only:
+     ``order="virtual"`` is refused. A new prediction of a job the fluid machine has finished
+     moves its ``C~_j``, and its deadline with it (preset ``a-srpt-envelope``);
 
 2. predict each new job's work N^_j (the ``predictor``) and add it to the virtual machine;
 3. adaptive step (``adaptive``): a running job whose work done reached its prediction without
@@ -52,7 +59,9 @@ such a decision (a deadline of a job that has since completed, say) the promise 
 without ranking the running jobs: their keys only fall while they run, so no waiting job can get ahead
 (:meth:`ASRPT._still_kept`). The guarded order's wake-ups are its deadlines: ``next_wake`` reads
 the gang machine's completions ahead for them (:meth:`ASRPT._next_deadline`) rather than waking
-at each virtual completion.
+at each virtual completion; the envelope reads the fluid machine's completions ahead the same way
+(:meth:`~asrpt.single.srpt.SRPTMachine.upcoming_completions`, with ``C~ = max(C^f, a + P^)``). The
+fluid machine wakes the policy at each fluid completion instead.
 """
 
 from __future__ import annotations
@@ -67,6 +76,7 @@ import numpy as np
 
 from .._sorted import insort, remove_sorted
 from .._validation import Interval, Options
+from ..errors import InvalidParameterError
 from ..instance import id_key
 from ..predict.base import prediction_reached
 from ..single.gang import GangSRPTMachine
@@ -100,6 +110,7 @@ def _earlier(wake, t, now):
 @register_policy("a-srpt-consolidate", placement="best_fit")
 @register_policy("a-srpt-virtual", order="virtual")
 @register_policy("a-srpt-fluid", virtual="fluid", order="virtual")
+@register_policy("a-srpt-envelope", virtual="envelope")
 class ASRPT(PredictorPolicy):
     """Adaptive SRPT guided by a virtual machine.
 
@@ -108,8 +119,9 @@ class ASRPT(PredictorPolicy):
     predictor : str or Predictor
         Source of N^_j (default ``"instance"``: the instance's own predictions, the truth where a
         job has none; ``asrpt run`` gives every policy the registry default, ``hierarchy``, instead).
-    virtual : {"gang", "fluid"}
-        The virtual machine (module docstring).
+    virtual : {"gang", "fluid", "envelope"}
+        The virtual machine (module docstring). ``"envelope"`` (``C~_j = max(C^f_j, a_j + P^_j)``)
+        goes with the orders ``"guarded"`` and ``"actual"`` only.
     order : {"guarded", "virtual", "actual"}
         The priority list (module docstring).
     kappa : float >= 1
@@ -141,13 +153,19 @@ class ASRPT(PredictorPolicy):
     ({'A': 5, 'B': 1, 'C': 3}, {'A': 5, 'B': 1, 'C': 3})
     >>> simulate(inst, "a-srpt-fluid").policy_data["virtual_completion_times"]
     {'A': Fraction(7, 2), 'B': 1, 'C': Fraction(3, 2)}
+
+    The envelope holds each fluid completion back to ``a_j + P^_j`` (A: ``max(7/2, 0 + 4)``, C:
+    ``max(3/2, 1 + 2)``):
+
+    >>> simulate(inst, "a-srpt-envelope").policy_data["virtual_completion_times"]
+    {'A': 4, 'B': 1, 'C': 3}
     """
 
     name = "a-srpt"
 
     parameter_constraints = {
         "predictor": "no_validation",
-        "virtual": [Options(str, {"gang", "fluid"})],
+        "virtual": [Options(str, {"gang", "fluid", "envelope"})],
         "order": [Options(str, {"guarded", "virtual", "actual"})],
         "kappa": [Interval(Real, 1, None, closed="left")],
         "share": [Interval(Real, 0, 1, closed="right")],
@@ -183,12 +201,18 @@ class ASRPT(PredictorPolicy):
 
     def reset(self, cluster, *, seed=None):
         super().reset(cluster, seed=seed)
+        if self.virtual == "envelope" and self.order == "virtual":
+            raise InvalidParameterError(
+                "ASRPT: virtual='envelope' needs order 'guarded' or 'actual', not 'virtual' "
+                "(the virtual order ranks unfinished jobs, which the envelope does not define)")
         m = self.total_gpus_ = cluster.total_gpus
         self.share_gpus_ = max(1, math.floor(self.share * m))
         self._kappa = integral(self.kappa)
         self._tie: dict[int, tuple] = {}
         tie = self._tie.__getitem__
         self._gang = self.virtual == "gang"
+        self._envelope = self.virtual == "envelope"  # the fluid machine, completions max(C^f, a + P^)
+        self._span: dict = {}                       # envelope: index -> a_j + P^_j (current prediction)
         self.machine_ = GangSRPTMachine(m, tie_key=tie) if self._gang else SRPTMachine(tie_key=tie)
         self._views: dict = {}
         self._active: set = set()
@@ -217,6 +241,26 @@ class ASRPT(PredictorPolicy):
     def _virtual_size(self, job, work):
         size = exact_mul(work, job.tau_star)
         return size if self._gang else exact_div(exact_mul(job.gpus, size), self.total_gpus_)
+
+    def _completion(self, i: int):
+        """The job's virtual completion C~_j (the envelope's ``max(C^f_j, a_j + P^_j)``), or None
+        while the machine has not finished it."""
+        c = self.machine_.completion_time(i)
+        if self._envelope and c is not None:
+            return max(c, self._span[i])
+        return c
+
+    def _spans(self, job, work) -> bool:
+        """Envelope: note ``P^_j`` (recorded as the job's virtual size) and ``a_j + P^_j`` for a
+        prediction ``work``; whether ``a_j + P^_j`` changed."""
+        if not self._envelope:
+            return False
+        p = exact_mul(work, job.tau_star)
+        self.virtual_sizes_[job.id] = p
+        span = job.arrival + p
+        old = self._span.get(job.index)
+        self._span[job.index] = span
+        return old is not None and old != span
 
     def _insert(self, i: int) -> None:
         entry = (self.machine_.remaining(i), self._tie[i], i, self._views[i])
@@ -252,12 +296,14 @@ class ASRPT(PredictorPolicy):
 
     def _virtually_finished(self, now) -> None:
         for i in self._newly_finished():
-            if i not in self._active:
+            # (a job noted twice, or reopened since it was noted, by new predictions in one pass:
+            # it is finished once, when the machine has it finished)
+            if i not in self._active or i in self._done_order or self.machine_.completion_time(i) is None:
                 continue
             self._done_order[i] = self._views[i]
             if self.order == "guarded":
                 job = self._views[i]
-                c = self.machine_.completion_time(i)
+                c = self._completion(i)             # (envelope: at or after now, or a late read)
                 d = job.arrival + exact_mul(self._kappa, c - job.arrival)
                 token = self._dtoken[i] = self._dtoken.get(i, 0) + 1
                 # Overdue at once only at its virtual completion (kappa = 1, or a zero size); a
@@ -271,7 +317,7 @@ class ASRPT(PredictorPolicy):
 
     def _make_overdue(self, i: int, now) -> None:
         self._edits += 1
-        entry = (self.machine_.completion_time(i), self._tie[i], i)
+        entry = (self._completion(i), self._tie[i], i)
         self._oentry[i] = entry
         insort(self._overdue, entry)
         self.overdue_at_.setdefault(self._views[i].id, now)
@@ -366,6 +412,7 @@ class ASRPT(PredictorPolicy):
         self._active.add(i)
         size = self._virtual_size(job, work)
         self.virtual_sizes_[job.id] = size
+        self._spans(job, work)
         if self._gang:
             self.machine_.add(i, now, size, job.gpus)
         else:
@@ -401,6 +448,7 @@ class ASRPT(PredictorPolicy):
             remove_sorted(self._unfinished, entry)
         m.resize(i, max(size, m.attained(i)))
         self.virtual_sizes_[job.id] = m.size(i)
+        moved = self._spans(job, work)
         if m.completion_time(i) is None:
             if was_done:
                 self._unguard(i)
@@ -408,6 +456,9 @@ class ASRPT(PredictorPolicy):
                 self._insert(i)
         elif not self._gang and not was_done:
             self._fresh.append(i)
+        elif moved:     # envelope: still finished by the fluid machine, but C~ = max(C^f, a + P^) moved
+            self._unguard(i)                    # (its old deadline's heap entry is void)
+            self._fresh.append(i)               # finished again at the next pass, with the new C~
         if not self._gang:
             self._fresh.extend(self._pop_fluid())
         if not view.is_running(job):
@@ -596,7 +647,7 @@ class ASRPT(PredictorPolicy):
                 heapq.heappop(heap)
             if heap:
                 wake = _earlier(wake, heap[0][0], view.now)
-            if self._gang:
+            if self._gang or self._envelope:
                 return self._next_deadline(view, wake)
             m = self.machine_
             if m.running is not None:
@@ -604,7 +655,7 @@ class ASRPT(PredictorPolicy):
         return wake
 
     def _next_deadline(self, view, wake):
-        """The earlier of ``wake`` and the first deadline of a job the gang machine finishes
+        """The earlier of ``wake`` and the first deadline of a job the gang (or envelope) machine finishes
         before it. A job's deadline is known from its virtual completion on, so the policy reads
         the machine's completions ahead
         (:meth:`~asrpt.single.gang.GangSRPTMachine.upcoming_completions`) instead of waking at
@@ -629,10 +680,12 @@ class ASRPT(PredictorPolicy):
         events, horizon = self.machine_.upcoming_completions(until, _READ_AHEAD)
         if horizon != until:    # the read stopped early: wake at the next completion at the latest
             wake = _earlier(wake, horizon, now)
-        active, views = self._active, self._views
+        active, views, span = self._active, self._views, self._span
         for c, i in events:
             if i in active:
                 a = views[i].arrival
+                if self._envelope:              # C~ = max(C^f, a + P^), as _completion will say
+                    c = max(c, span[i])
                 wake = _earlier(wake, a + exact_mul(kappa, c - a), now)
         return wake
 
@@ -642,10 +695,14 @@ class ASRPT(PredictorPolicy):
         m.run()
         keys = {i: self._views[i].id for i in self._views}
         predictions = super().report()
+        done = m.completion_times()
+        if self._envelope:
+            span = self._span
+            done = {i: max(c, span[i]) for i, c in done.items()}
         return VirtualRun(
             virtual=self.virtual,
             completion_times={keys[i]: c for i, c in sorted(
-                m.completion_times().items(), key=lambda item: id_key(keys[item[0]]))},
+                done.items(), key=lambda item: id_key(keys[item[0]]))},
             sizes={k: self.virtual_sizes_[k] for k in sorted(self.virtual_sizes_, key=id_key)},
             initial_predictions=predictions["initial_predictions"],
             predictions=predictions["predictions"],

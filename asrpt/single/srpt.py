@@ -591,6 +591,52 @@ class SRPTMachine:
                 keys.append(self._cur)
         return sorted(keys, key=self.priority_key)
 
+    def upcoming_completions(self, until=None, limit: int = 16) -> tuple:
+        """The completions the machine makes after :attr:`now` if no job is added or resized
+        first, read ahead without changing the machine: ``(events, horizon)``.
+
+        The same contract as :meth:`asrpt.single.gang.GangSRPTMachine.upcoming_completions`:
+        ``events`` lists ``(time, key)`` in finishing order, every completion before ``horizon``
+        and no other; ``horizon`` is ``until`` (None: no bound), or earlier where the read
+        stopped (at the next release, or at the first completion past ``limit`` listed ones).
+        The times are those :meth:`advance` will record, bit for bit (the same additions in the
+        same order), as long as the machine is next advanced from its current state.
+
+        >>> m = SRPTMachine()
+        >>> m.add("A", 0, 2); m.add("B", 0, 1); m.add("C", 5, 1)
+        >>> m.upcoming_completions()
+        ([(1, 'B'), (3, 'A')], 5)
+        >>> m.upcoming_completions(until=2), m.upcoming_completions(limit=1)
+        (([(1, 'B')], 2), ([(1, 'B')], 3))
+        >>> m.now, m.running
+        (0, 'B')
+        """
+        if self._pending:
+            release = self._pending[0][0]
+            if until is None or release < until:
+                until = release
+        if self._cur is None:
+            return [], until
+        entry = self._entry
+        queue = sorted(e for e in self._waiting if entry.get(e[3]) == e[2])
+        events = []
+        now, key, rem = self.now, self._cur, self._cur_rem
+        i = 0
+        while True:
+            finish = now + rem
+            if finish < now:  # float rounding only, as in _advance
+                finish = now
+            if until is not None and finish >= until:
+                return events, until
+            if len(events) >= limit:
+                return events, finish
+            events.append((finish, key))
+            if i == len(queue):
+                return events, until
+            now = finish
+            rem, _, _, key = queue[i]
+            i += 1
+
     @property
     def pieces(self) -> tuple:
         """Processing pieces so far; the running job's open piece ends at :attr:`now`."""

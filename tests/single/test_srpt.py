@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, strategies as st
 
 from asrpt.errors import InvalidParameterError
-from asrpt.single import Piece, Schedule, fcfs_schedule, las_schedule, ps_schedule, spt_schedule, srpt_schedule
+from asrpt.single import Piece, Schedule, SRPTMachine, fcfs_schedule, las_schedule, ps_schedule, spt_schedule, srpt_schedule
 from asrpt.testing.strategies import job_arrays
 
 
@@ -228,3 +228,47 @@ def test_weighted_total_checks_its_weights():
         s.weighted_total([1, 2])
     with pytest.raises(InvalidParameterError, match="'weights' parameter of weighted_total"):
         s.weighted_total([float("nan")])
+
+
+@st.composite
+def running_srpt_machines(draw):
+    """An SRPT machine part-way through a run, with float or exact times: jobs added at their
+    releases (some still pending), advances between events, and resizes."""
+    exact = draw(st.booleans())
+    number = (st.integers(0, 16).map(lambda k: Fraction(k, 4)) if exact
+              else st.floats(0, 4).map(lambda x: round(x, 3)))
+    mach = SRPTMachine(start=0 if exact else 0.0)
+    for j in range(draw(st.integers(1, 9))):
+        step = draw(st.sampled_from(["add", "pending", "advance", "resize"]))
+        if step == "advance":
+            mach.advance(mach.now + draw(number))
+        elif step == "resize" and len(mach):
+            key = draw(st.sampled_from(sorted(mach._size)))
+            if key not in mach._pending_keys:
+                mach.resize(key, mach.attained(key) + draw(number))
+        else:
+            release = mach.now + (draw(number) if step == "pending" else 0)
+            mach.add(j, release, draw(number))
+    return mach
+
+
+@given(running_srpt_machines(), st.data())
+def test_upcoming_completions_are_the_ones_advance_records(mach, data):
+    """What the read ahead lists is what the machine records when it is next advanced, bit for
+    bit, up to the horizon; and the read changes nothing (the envelope policy wakes by it)."""
+    until = data.draw(st.none() | st.floats(0, 12).map(lambda x: mach.now + round(x, 2)), label="until")
+    limit = data.draw(st.integers(0, 5), label="limit")
+    before = (mach.now, mach.running, dict(mach._done), sorted(mach._rem.items()))
+    events, horizon = mach.upcoming_completions(until, limit)
+    assert (mach.now, mach.running, dict(mach._done), sorted(mach._rem.items())) == before
+    assert all(horizon is None or c < horizon for c, _ in events) and len(events) <= limit
+    assert [c for c, _ in events] == sorted(c for c, _ in events)
+    done_before = set(mach._done)
+    t = data.draw(st.none() | st.floats(0, 14).map(lambda x: mach.now + round(x, 2)), label="t")
+    if t is None:
+        mach.run()
+    else:
+        mach.advance(t)
+    recorded = [(c, k) for k, c in mach._done.items() if k not in done_before]
+    assert ([e for e in recorded if horizon is None or e[0] < horizon]
+            == [e for e in events if t is None or e[0] <= t])

@@ -2,6 +2,7 @@
 example under the theorem's assumptions, exactly; and the flow-time figures are right."""
 
 import dataclasses
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -69,3 +70,26 @@ def test_other_runs_are_refused():
     inst = load_instance("instances/worked-example.json")
     with pytest.raises(InvalidParameterError, match="not guarded A-SRPT"):
         certify_guarded(inst, simulate(inst, "a-srpt-fluid"))
+
+
+@settings(max_examples=40)
+@given(gang_instances(max_jobs=9, max_mu=16), st.sampled_from([1, 2, 16]))
+def test_theorem2_with_the_envelope_machine_and_corollary_2(inst, kappa):
+    """Guarded A-SRPT on the envelope machine: covered, every inequality holds (Lemma 7's cost
+    and Corollary 2's ratio to max(LB1, LB2) included), C~ recomputed by the envelope."""
+    cert = certify_guarded_instance(inst, kappa=kappa, virtual="envelope")
+    assert cert.virtual == "envelope" and cert.covered and cert.exact
+    assert cert.failures() == [], cert.to_dict()
+    assert cert.total_completion_time <= cert.ratio_bound * cert.lower_bound
+
+
+def test_the_gang_machine_may_break_lemma_7s_cost_and_is_then_not_covered_by_corollary_2():
+    """Counterexample 3's instance run by guarded A-SRPT on the gang machine: the virtual cost
+    131 exceeds LB1 + LB2, so Corollary 2 has no proof there, yet Theorem 2 holds."""
+    inst = Instance(Cluster((Server(6),)), tuple(Job(f"n{i}", 0, 1, processing_time=8) for i in range(5))
+                    + (Job("w0", 0, 6, processing_time=7), Job("w1", 7, 6, processing_time=7)))
+    cert = certify_guarded_instance(inst)
+    assert cert.covered and cert.holds and cert.virtual_total == 131
+    assert not cert.inequality("virtual_cost").holds
+    envelope = certify_guarded_instance(inst, virtual="envelope")
+    assert envelope.inequality("virtual_cost").holds and envelope.virtual_total == Fraction(223, 3)

@@ -123,3 +123,29 @@ def test_documents_use_only_relative_links_that_exist(doc):
         if "://" in target:
             continue
         assert (PROOFS / target).exists(), f"{doc}: broken link {target}"
+
+
+LABEL = re.compile(r"^(Theorem|Lemma|Proposition|Corollary|Fact|Result|Counterexample|Finding) [\w.]+")
+STATUSES = ("proven", "cited", "counterexample", "measured")
+
+
+def _status_rows() -> dict:
+    """(document, statement label) -> (status, test reference) from the README's status table."""
+    text = (PROOFS / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Status of every statement", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0].endswith(".md"):
+            rows[(cells[0], cells[1])] = (cells[2], cells[3])
+    return rows
+
+
+def test_the_readme_gives_every_statement_a_status_and_a_test():
+    rows = _status_rows()
+    statements = {(doc, LABEL.match(title).group(0)) for doc, title, _ in _statements()}
+    assert set(rows) == statements, (sorted(statements - set(rows)), sorted(set(rows) - statements))
+    for key, (status, test) in rows.items():
+        assert status.startswith(STATUSES), (key, status)
+        path, name = REFERENCE.match(test).groups()
+        assert name in _test_names(ROOT / path), (key, test)
