@@ -2,24 +2,29 @@
 finished A-SRPT run.
 
 This module owns the certificate: given an instance and the :class:`~asrpt.sim.records.SimResult`
-of an A-SRPT run on it, it computes every quantity of Theorem 1 from the run's records and
-A-SRPT's typed record of its virtual run (:class:`~asrpt.state.VirtualRun`, ``result.policy_record``;
-rebuilt from ``policy_data`` for a result read back from JSON), never from simulator
-internals, and checks, exactly when the data are exact,
-each inequality of the proof. It also runs A-SRPT under the theorem's assumptions
-(:func:`run_asrpt`, :func:`certify_instance`).
+of an A-SRPT run on it, it computes every quantity of Theorem 1 from the instance, the
+predictions and the run's records, never from simulator internals, and trusts none of them
+(:mod:`asrpt.theory.audit`): each record is audited against the instance and its own segments,
+the predictions are recomputed where the predictor is a function of the instance, and the
+virtual completions ``C~`` are recomputed by the fluid machine of Theorem 1 (A-SRPT's record of
+its virtual run, :class:`~asrpt.state.VirtualRun`, is checked against the recomputation of the
+machine it names and refused if it differs). The premises (A1)-(A4) are checked on the run, the
+schedule-level ones instant by instant, and a broken one is reported as ``not covered: (A4)
+fails at t = 1 for C: ...``. It checks, exactly when the data are exact, each inequality of the
+proof, and runs A-SRPT under the theorem's assumptions (:func:`run_asrpt`, :func:`certify_instance`).
 
 **Quantities** (all for the unweighted objective ``sum_j C_j``; ``M`` = the cluster's GPUs):
 
-- ``C_j``, ``a_j``, ``g_j``, ``P*_j`` (the record's ``processing_time``), ``beta_j`` (the
-  record's placement stretch ``max tau / tau*``; 1 for abstract jobs) and ``beta = max_j beta_j``;
+- ``C_j``, ``a_j``, ``g_j``, ``P*_j`` (recomputed from the instance), ``beta_j`` (the placement
+  stretch ``max tau / tau*`` over the record's segments; 1 for abstract jobs) and
+  ``beta = max_j beta_j``;
 - ``rho_j = M / (M - g_j + 1)`` and ``rho = max_j rho_j``;
-- ``N_j`` (the record's true work) and ``N^_j`` (the prediction the virtual machine used:
-  ``VirtualRun.initial_predictions`` for a static run; ``VirtualRun.predictions``, the
-  last value, when the adaptive step changed a prediction); ``mu_over = max(1, max_j N^_j / N_j)``,
+- ``N_j`` (the instance's true work) and ``N^_j`` (the prediction the virtual machine used: the
+  initial one for a static run, recomputed for the ``instance`` and ``oracle`` predictors; the
+  last value when the adaptive step changed a prediction); ``mu_over = max(1, max_j N^_j / N_j)``,
   ``mu_under = max(1, max_j N_j / N^_j)``, ``mu = mu_over * mu_under``;
-- ``C~_j`` = ``VirtualRun.completion_times`` (``policy_data["virtual_completion_times"]``) and
-  ``sum_j C~_j``;
+- ``C~_j``: preemptive SRPT on one machine with releases ``a_j`` and sizes ``g_j N^_j tau*_j / M``,
+  recomputed (ties by id), and ``sum_j C~_j``;
 - ``LB1 = sum_j (a_j + P*_j)`` and ``LB2`` = SRPT on one machine with releases ``a_j`` and true
   virtual sizes ``q_j = g_j P*_j / M`` (``P*_j`` from :mod:`asrpt.sizes`, checked against the
   records; the same as :func:`asrpt.offline.bounds.squashed_area_bound` for unit weights),
@@ -44,9 +49,10 @@ ones, which also name the tightest job):
   most ``M - g_j`` GPUs);
 - ``running``: ``H_j - R_j <= beta_j P*_j`` (a job runs at most ``beta_j P*_j``).
 
-After adaptive updates the virtual machine was resized, F1 no longer holds, and "ahead" is only
-the final virtual order: ``X_j``, ``lemma3`` and ``lemma3_premise`` are then indicative, not the
-proof's quantities (the run is not ``covered``).
+After adaptive updates the virtual machine was resized mid-run, so neither its record nor F1 can
+be checked: ``C~`` is then the fluid machine run from scratch on the final predictions, "ahead"
+is that order, and ``X_j``, ``lemma3`` and ``lemma3_premise`` are indicative, not the proof's
+quantities (the run is not ``covered``: (A1) fails).
 
 ``holds`` is the certificate of Proposition 1: ``per_job`` and ``total``. Under the theorem's
 assumptions (static predictions, backfilling, preemption with zero cost, preemption taking effect
