@@ -2,11 +2,13 @@
 
 Runs :func:`asrpt.theory.worstcase.worst_case`: hypothesis ``target()`` then a local search over
 small abstract instances of one server of M GPUs, scoring A-SRPT (Theorem 1's setting) against
-the offline optimum bracketed by the slotted ILP. Prints the worst ratio found (``ALG / UB``, a
-certified lower bound on ``ALG / OPT``; ``ALG / LB`` beside it), Theorem 1's bound for that
-instance and for the cell, and the worst instance's jobs; ``--out FILE`` also saves it as an
-instance file (nothing is written unless asked). Exit status 0, or 1 when the search found
-a certified violation of Theorem 1 (``ALG / UB`` above the bound); 2 on bad input.
+the preemptive offline optimum of :func:`asrpt.offline.opt.offline_opt` (exact bounds and an
+exact branch and bound; the worst instance gets a final 60 s run). Prints ALG, OPT and
+``ALG / OPT`` when OPT is proven, else the bracket ``LB <= OPT <= UB`` and
+``ALG / UB .. ALG / LB`` (``ALG / UB`` a certified lower bound on ``ALG / OPT``), Theorem 1's bound
+for that instance and for the cell, and the worst instance's jobs; ``--out FILE`` also saves it as
+an instance file (nothing is written unless asked). Exit status 0, or 1 when the search found a
+certified violation of Theorem 1 (``ALG / UB`` above the bound); 2 on bad input.
 """
 
 from __future__ import annotations
@@ -24,15 +26,16 @@ def register(sub) -> None:
         help="search for instances that maximise A-SRPT's ratio to the offline optimum",
         description="Search small abstract instances (one server of M GPUs, integer data, "
                     "predictions with distortion <= MU) for the largest ALG / OPT, where ALG is "
-                    "A-SRPT under Theorem 1's assumptions and OPT is bracketed by lower bounds and "
-                    "the slotted ILP. Reports ALG / UB (a certified lower bound on the ratio), "
-                    "ALG / LB, Theorem 1's bound beta (1 + rho mu), and the worst instance (saved with --out). "
+                    "A-SRPT under Theorem 1's assumptions and OPT the preemptive offline optimum "
+                    "(asrpt opt: exact bounds and branch and bound). Reports ALG / OPT where OPT is "
+                    "proven, else the bracket ALG / UB .. ALG / LB (ALG / UB a certified lower bound "
+                    "on the ratio), Theorem 1's bound beta (1 + rho mu), and the worst instance (saved with --out). "
                     "The search refutes, it never proves a bound. Exit status 1 when it finds a "
                     "certified violation of Theorem 1.",
     )
     p.add_argument("--gpus", type=positive_int, required=True, metavar="M", help="GPUs of the server")
     p.add_argument("--max-jobs", type=positive_int, required=True, metavar="N",
-                   help="most jobs per instance (1..8; the ILP grows quickly)")
+                   help="most jobs per instance (1..8; proving OPT grows quickly with it)")
     p.add_argument("--mu", type=distortion, default=1, metavar="MU",
                    help="bound on the predictions' distortion mu_over * mu_under (default 1: exact)")
     p.add_argument("--max-job-gpus", type=positive_int, default=None, metavar="G",

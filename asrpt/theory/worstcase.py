@@ -2,19 +2,21 @@
 
 This module owns the search for small abstract instances that maximise ``ALG / OPT``, where ALG is
 A-SRPT's ``sum C_j`` under Theorem 1's assumptions (:func:`asrpt.theory.certificate.run_asrpt`)
-and OPT the preemptive offline optimum bracketed by :func:`asrpt.offline.ilp.offline_opt`
-(``LB <= OPT <= UB``, UB from the slotted ILP). The search **only refutes, never proves**:
-the ratio it reports is ``ALG / UB``, a certified *lower* bound on the
-instance's true ``ALG / OPT`` (OPT <= UB); ``ALG / LB`` is reported beside it as an upper bound.
-A found ``ALG / UB`` above the instance's ``beta (1 + rho mu)`` would be a certified violation of
-Theorem 1 (a bug); staying below proves nothing.
+and OPT the preemptive offline optimum of :func:`asrpt.offline.opt.offline_opt` (the M GPUs as one
+pool): its lower bounds (LB1, LB2, LB_MBT, the configuration LP) and its event-sequence branch and
+bound are exact rational arithmetic, and on the small instances searched here (at most 8 jobs,
+usually 5) the branch and bound proves OPT, typically in well under a second. Where it does,
+the ratio is ``ALG / OPT`` exactly; where the time limit stops it first, only the bracket
+``LB <= OPT <= UB`` is known and the ratio is reported as ``ALG / UB <= ALG / OPT <= ALG / LB``.
+The search maximises ``ALG / UB`` (``ALG / OPT`` where OPT is proven). It **only refutes, never
+proves**: an ``ALG / UB`` above the instance's ``beta (1 + rho mu)`` would be a certified violation
+of Theorem 1 (a bug); staying below proves nothing about the true worst case.
 
 A *cell* fixes the cluster (one server of ``gpus`` GPUs: abstract jobs run anywhere, so the
 server split does not matter), the largest gang ``max_job_gpus``, the distortion bound ``mu`` of
 the predictions and the number of jobs. Instances have integer arrivals ``0..max_arrival`` and
-processing times ``1..max_processing_time`` (so A-SRPT's completion times are integers and the
-unit-slot ILP applies), and predicted processing times ``P_j * f_j`` with factors on a grid of
-1/8 whose distortion ``max(1, max f) * max(1, max 1/f)`` is at most ``mu``.
+processing times ``1..max_processing_time``, and predicted processing times ``P_j * f_j`` with
+factors on a grid of 1/8 whose distortion ``max(1, max f) * max(1, max 1/f)`` is at most ``mu``.
 
 The search (:func:`worst_case`) runs two phases on one evaluation cache:
 
@@ -24,9 +26,12 @@ The search (:func:`worst_case`) runs two phases on one evaluation cache:
    gang or prediction; add, duplicate or remove a job), accepting moves that do not lower the
    ratio, restarting from the best after a run of failures.
 
-The final worst instance is re-solved on slots of 1/2 (a finer grid can only lower UB).
-:func:`worst_case_table` runs the search over a grid of cells and renders the Markdown table of
-``proofs/worst-case-table.md``; ``python -m asrpt.theory.worstcase table --out FILE`` regenerates it.
+Every instance scored gets ``offline_opt`` with ``time_limit`` (20 s by default); the final worst
+instance, when its OPT is not yet proven, gets a last ``offline_opt`` run of ``final_time_limit``
+(60 s by default). :func:`worst_case_table` runs the search over a grid of cells and renders the
+Markdown table of ``proofs/worst-case-table.md`` (:func:`render_table`: ALG, OPT and ALG / OPT
+exactly where OPT is proven, the bracket elsewhere); ``python -m asrpt.theory.worstcase table
+--out FILE`` regenerates it.
 
 Examples
 --------
@@ -49,7 +54,7 @@ from numbers import Integral, Real
 from typing import Any, Callable, Sequence
 
 from .._validation import Interval, Options, validate_params
-from ..instance import Cluster, Instance, Job, dumps_instance, save_instance
+from ..instance import Cluster, Instance, Job, dumps_instance, load_instance, save_instance
 from ..errors import SolverError
 from ..offline.bruteforce import bruteforce_rigid_nonpreemptive
 from ..offline.opt import offline_opt
@@ -60,6 +65,8 @@ __all__ = ["Cell", "Evaluation", "WorstCase", "evaluate", "worst_case", "worst_c
            "render_table", "DEFAULT_CELLS", "main"]
 
 _GRID = 8  # prediction factors are multiples of 1/_GRID
+_SEARCH_TIME_LIMIT = 20.0  # seconds of offline_opt per instance scored
+_FINAL_TIME_LIMIT = 60.0   # seconds of the final offline_opt run on a cell's worst instance
 _THEOREM_SETTING = {"adaptive": "off", "backfill": True, "preemption_cost": 0}
 
 
@@ -136,6 +143,10 @@ class Evaluation:
     flow_ratio, flow_ratio_upper : number
         The same bracket in flow time: ``(alg - sum a_j) / (opt_upper - sum a_j)`` and
         ``(alg - sum a_j) / (opt_lower - sum a_j)`` (every schedule has the same ``sum a_j``).
+    opt_proof : str or None
+        What proved OPT when closed: ``"exact"`` (rational arithmetic: ``offline_opt``'s exact
+        bounds and branch and bound, or the certificate's lower bound) or ``"mip"``
+        (``offline_opt``'s exact-grid ILP, HiGHS's floating-point proof); None when open.
     """
 
     instance: Instance
@@ -150,6 +161,7 @@ class Evaluation:
     failures: tuple = ()
     flow_ratio: Any = None
     flow_ratio_upper: Any = None
+    opt_proof: str | None = None
 
     @property
     def violation(self) -> bool:
@@ -159,19 +171,19 @@ class Evaluation:
 
 @dataclass(frozen=True)
 class WorstCase:
-    """The worst instance a search found, with its bracket and Theorem 1's bound.
+    """The worst instance a search found, with OPT (or its bracket) and Theorem 1's bound.
 
     Attributes
     ----------
     cell : Cell
     instance : Instance
     alg, opt_lower, opt_upper, ratio, ratio_upper, bound : number
-        As in :class:`Evaluation`, for the worst instance (after the finer-grid refinement).
+        As in :class:`Evaluation`, for the worst instance (after its final ``offline_opt`` run).
     cell_bound : number
         ``1 + rho_max mu`` for the cell.
     certificate_holds : bool
     opt_exact : bool
-        ``opt_lower == opt_upper``: OPT is known and ``ratio`` is the true ratio.
+        ``opt_lower == opt_upper``: OPT is proven and ``ratio`` is the true ratio ``ALG / OPT``.
     evaluations : int
         Distinct instances evaluated.
     seconds : float
@@ -185,6 +197,8 @@ class WorstCase:
         The certificate's failed inequalities on the worst instance.
     flow_ratio, flow_ratio_upper : number
         The bracket of ``ALG / OPT`` in flow time ``sum (C_j - a_j)`` for the worst instance.
+    opt_proof : str or None
+        As in :class:`Evaluation`: ``"exact"``, ``"mip"`` or None (open).
     """
 
     cell: Cell
@@ -205,6 +219,7 @@ class WorstCase:
     failures: tuple = ()
     flow_ratio: Any = None
     flow_ratio_upper: Any = None
+    opt_proof: str | None = None
 
     @property
     def violation(self) -> bool:
@@ -219,6 +234,7 @@ class WorstCase:
             "ratio": self.ratio, "ratio_upper": self.ratio_upper, "flow_ratio": self.flow_ratio,
             "flow_ratio_upper": self.flow_ratio_upper, "alg": self.alg,
             "opt_lower": self.opt_lower, "opt_upper": self.opt_upper, "opt_exact": self.opt_exact,
+            "opt_proof": self.opt_proof,
             "bound": self.bound, "cell_bound": self.cell_bound, "violation": self.violation,
             "certificate_holds": self.certificate_holds, "failures": list(self.failures),
             "setting": dict(self.setting), "evaluations": self.evaluations,
@@ -302,27 +318,33 @@ _SETTING_CONSTRAINTS = {
 
 @validate_params({"instance": [Instance], "time_limit": [None, Interval(Real, 0, None, closed="neither")],
                   **_SETTING_CONSTRAINTS})
-def evaluate(instance: Instance, *, time_limit: float | None = 20.0, adaptive: str = "off",
+def evaluate(instance: Instance, *, time_limit: float | None = _SEARCH_TIME_LIMIT, adaptive: str = "off",
              backfill: bool = True, preemption_cost=0) -> Evaluation:
-    """A-SRPT against the offline bracket on ``instance`` (by default in Theorem 1's setting).
+    """A-SRPT against the offline optimum on ``instance`` (by default in Theorem 1's setting).
+
+    OPT is :func:`asrpt.offline.opt.offline_opt`'s preemptive optimum (exact lower bounds and an
+    exact branch and bound, which proves OPT on small instances), its lower side raised to the
+    certificate's lower bound where that is larger.
 
     Parameters
     ----------
     instance : Instance
-        A small abstract instance (the slotted ILP must stay small).
+        A small abstract instance (a few jobs: OPT is proven quickly up to about 6).
     time_limit : float or None
-        Seconds for the ILP; when it stops early the bracket stays valid.
+        Seconds for ``offline_opt``; when it stops before proving OPT the bracket stays valid.
     adaptive, backfill, preemption_cost
         A-SRPT's options (:func:`asrpt.theory.certificate.run_asrpt`); other values than the
         defaults leave the theorem's assumptions (for the open questions). With a preemption
-        cost the upper bound comes from the non-preemptive optimum (the preemptive ILP ignores
+        cost the upper bound comes from the non-preemptive optimum (the preemptive optimum ignores
         restart costs, so only schedules without preemptions are sure to be feasible; exact by
-        brute force up to 7 jobs). When HiGHS fails without an answer the ILP is retried with CBC.
+        brute force up to 7 jobs) and the lower one from the certificate. When HiGHS fails
+        without an answer ``offline_opt`` is retried with CBC.
 
     Returns
     -------
     Evaluation
-        ``bound`` is ``beta (1 + rho mu)`` with mu from the instance's own predictions.
+        ``bound`` is ``beta (1 + rho mu)`` with mu from the instance's own predictions;
+        ``status`` is "closed" and ``opt_proof`` set where OPT is proven.
 
     Raises
     ------
@@ -334,22 +356,28 @@ def evaluate(instance: Instance, *, time_limit: float | None = 20.0, adaptive: s
     >>> e = evaluate(asrpt.instance.load_instance("instances/srpt-two-machines.json"))
     >>> e.alg, e.opt_lower, e.opt_upper, e.ratio, e.bound
     (21, 20, 20, Fraction(21, 20), 2)
+    >>> e.status, e.opt_proof
+    ('closed', 'exact')
     """
     result = run_asrpt(instance, adaptive=adaptive, backfill=backfill, preemption_cost=preemption_cost)
     cert = certify(instance, result)
     alg = cert.total_completion_time
+    proof = None
     if preemption_cost == 0:
         opt = _bracket(instance, time_limit=time_limit, preemptive=True)
         lower, upper = max(opt.lower_bound, cert.lower_bound), opt.upper_bound
-        status = "closed" if lower == upper else "open"
+        if lower == upper:
+            proof = "exact" if cert.lower_bound >= upper else opt.proof
     else:
         lower, upper = cert.lower_bound, _nonpreemptive_upper(instance, time_limit)
-        status = "closed" if lower == upper else "open"
+        if lower == upper:
+            proof = "exact"
+    status = "closed" if lower == upper else "open"
     ratio = _num(Fraction(alg) / Fraction(upper)) if upper else 1
     ratio_upper = _num(Fraction(alg) / Fraction(lower)) if lower else 1
     flow, flow_upper = _flow_ratios(instance, alg, lower, upper)
     return Evaluation(instance, alg, lower, upper, ratio, ratio_upper, _static_bound(instance, cert.beta),
-                      cert.holds, status, tuple(cert.failures()), flow, flow_upper)
+                      cert.holds, status, tuple(cert.failures()), flow, flow_upper, proof)
 
 
 def _flow_ratios(instance: Instance, alg, lower, upper) -> tuple:
@@ -403,8 +431,9 @@ class _Search:
             self.best = ev
             self.history.append((len(self.cache), float(ev.ratio)))
             if self.log:
+                opt = f"OPT {ev.opt_upper}" if ev.status == "closed" else f"UB {ev.opt_upper}"
                 self.log(f"{self.cell.name}: eval {len(self.cache)}: ratio {float(ev.ratio):.4f} "
-                         f"(ALG {ev.alg}, UB {ev.opt_upper})")
+                         f"(ALG {ev.alg}, {opt})")
         return ev
 
 
@@ -513,29 +542,35 @@ def _local_search(search: _Search, rng, patience: int = 40) -> None:
     "max_arrival": [Interval(Integral, 0, 30, closed="both")],
     "time_limit": [None, Interval(Real, 0, None, closed="neither")],
     "refine": ["boolean"],
+    "final_time_limit": [None, Interval(Real, 0, None, closed="neither")],
     "start": [None, Instance],
     "log": [None, callable],
     **_SETTING_CONSTRAINTS,
 })
 def worst_case(*, gpus: int, max_jobs: int, mu=1, max_job_gpus: int | None = None, budget: float = 60,
                max_evals: int | None = None, seed: int = 0, max_processing_time: int = 6,
-               max_arrival: int = 8, time_limit: float | None = 20.0, refine: bool = True,
-               start: Instance | None = None, log: Callable[[str], None] | None = None,
+               max_arrival: int = 8, time_limit: float | None = _SEARCH_TIME_LIMIT, refine: bool = True,
+               final_time_limit: float | None = _FINAL_TIME_LIMIT, start: Instance | None = None,
+               log: Callable[[str], None] | None = None,
                adaptive: str = "off", backfill: bool = True, preemption_cost=0) -> WorstCase:
-    """Search for an instance of the cell that maximises ``ALG / UB`` (see the module docstring).
+    """Search for an instance of the cell that maximises ``ALG / OPT`` (see the module docstring).
+
+    Instances are ranked by ``ALG / UB``, which is ``ALG / OPT`` wherever OPT is proven.
 
     Parameters
     ----------
     gpus : int in 1..64
         M (one server).
     max_jobs : int in 1..8
-        Most jobs per instance (the ILP grows quickly with it).
+        Most jobs per instance (the optimum's proof grows quickly with it: 5 close in under a
+        second, 8 may take a minute).
     mu : number >= 1
         Bound on the predictions' distortion (1: exact predictions).
     max_job_gpus : int or None
         Largest gang (default M; capped at M).
     budget : float > 0
-        Seconds for the whole search (the ILPs dominate).
+        Seconds for the whole search (the optima dominate; the final run of the worst instance
+        comes on top).
     max_evals : int or None
         Stop after this many distinct instances (for reproducible short searches).
     seed : int >= 0
@@ -543,9 +578,13 @@ def worst_case(*, gpus: int, max_jobs: int, mu=1, max_job_gpus: int | None = Non
     max_processing_time, max_arrival : int
         Ranges of the integer data.
     time_limit : float or None
-        Seconds per ILP.
+        Seconds per ``offline_opt`` call during the search.
     refine : bool
-        Re-solve the final worst instance on slots of 1/2.
+        Give the final worst instance, when its OPT is not proven yet, a last ``offline_opt`` run
+        of ``final_time_limit`` seconds (only in the preemption-free setting, where OPT is the
+        preemptive optimum).
+    final_time_limit : float or None
+        Seconds for that last run (default 60; None: until OPT is proven).
     start : Instance or None
         An instance of the cell to evaluate first (e.g. a known bad case).
     log : callable or None
@@ -565,8 +604,8 @@ def worst_case(*, gpus: int, max_jobs: int, mu=1, max_job_gpus: int | None = Non
     Examples
     --------
     >>> r = worst_case(gpus=1, max_jobs=3, budget=2, max_evals=10)
-    >>> r.ratio, r.opt_exact     # one GPU, exact predictions: A-SRPT is SRPT, which is optimal
-    (1, True)
+    >>> r.ratio, r.opt_exact, r.opt_proof  # one GPU, exact predictions: A-SRPT is SRPT, optimal
+    (1, True, 'exact')
     """
     t0 = time.monotonic()
     g_max = gpus if max_job_gpus is None else min(max_job_gpus, gpus)
@@ -584,17 +623,22 @@ def worst_case(*, gpus: int, max_jobs: int, mu=1, max_job_gpus: int | None = Non
         search.score([(0, 1, 1, _GRID)])
     _local_search(search, rng)
     best = search.best
-    lower, upper = best.opt_lower, best.opt_upper
+    lower, upper, proof = best.opt_lower, best.opt_upper, best.opt_proof
     if refine and lower != upper and preemption_cost == 0:
-        finer = _bracket(best.instance, slot=Fraction(1, 2), time_limit=time_limit, preemptive=True)
-        upper = min(upper, finer.upper_bound)
-        lower = max(lower, finer.lower_bound)
-    ratio = _num(Fraction(best.alg) / Fraction(upper))
-    ratio_upper = _num(Fraction(best.alg) / Fraction(lower))
+        final = _bracket(best.instance, time_limit=final_time_limit, preemptive=True)
+        upper = min(upper, final.upper_bound)
+        lower = max(lower, final.lower_bound)
+        if final.closed:
+            proof = final.proof
+        elif lower == upper:   # the two runs' brackets meet (an open run's lower side is exact:
+            # an exact-grid ILP optimum would have closed it with its own schedule)
+            proof = "mip" if best.opt_lower < upper and final.lower_source == "ilp" else "exact"
+    ratio = _num(Fraction(best.alg) / Fraction(upper)) if upper else 1
+    ratio_upper = _num(Fraction(best.alg) / Fraction(lower)) if lower else 1
     return WorstCase(cell, best.instance, best.alg, lower, upper, ratio, ratio_upper, best.bound,
                      _num(cell.bound), best.certificate_holds, lower == upper, len(search.cache),
                      time.monotonic() - t0, tuple(search.history), setting, best.failures,
-                     *_flow_ratios(best.instance, best.alg, lower, upper))
+                     *_flow_ratios(best.instance, best.alg, lower, upper), proof)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -621,10 +665,12 @@ DEFAULT_CELLS: tuple = _default_cells()
     "max_evals": [None, Interval(Integral, 1, None, closed="left")],
     "seed": [Interval(Integral, 0, None, closed="left")],
     "instances_dir": [None, str],
+    "start_dir": [None, str],
     "log": [None, callable],
 })
 def worst_case_table(cells: Sequence[tuple] = DEFAULT_CELLS, *, max_jobs: int = 5, budget: float = 30,
                      max_evals: int | None = None, seed: int = 0, instances_dir: str | None = None,
+                     start_dir: str | None = None,
                      log: Callable[[str], None] | None = None) -> list[WorstCase]:
     """Run :func:`worst_case` on every ``(M, max g, mu)`` cell; optionally save each worst instance.
 
@@ -642,6 +688,11 @@ def worst_case_table(cells: Sequence[tuple] = DEFAULT_CELLS, *, max_jobs: int = 
         Seed of every cell's search.
     instances_dir : str or None
         Directory to write ``<cell name>.json`` instance files into.
+    start_dir : str or None
+        Directory of earlier worst instances: a cell whose ``<cell name>.json`` is there evaluates
+        it first (the ``start`` of :func:`worst_case`), so the cell's ratio cannot fall below
+        that instance's. It may be ``instances_dir`` itself (a rerun continues from the saved
+        instances). An instance outside the cell (more jobs than ``max_jobs``, ...) is ignored.
     log : callable or None
         Progress lines.
 
@@ -662,8 +713,13 @@ def worst_case_table(cells: Sequence[tuple] = DEFAULT_CELLS, *, max_jobs: int = 
     """
     out = []
     for m, g, mu in cells:
+        start = None
+        if start_dir is not None:
+            path = os.path.join(start_dir, f"{Cell(m, min(g, m), mu, max_jobs).name}.json")
+            if os.path.isfile(path):
+                start = load_instance(path, exact=True)
         r = worst_case(gpus=m, max_jobs=max_jobs, mu=mu, max_job_gpus=g, budget=budget,
-                       max_evals=max_evals, seed=seed, log=log)
+                       max_evals=max_evals, seed=seed, start=start, log=log)
         if instances_dir is not None:
             os.makedirs(instances_dir, exist_ok=True)
             save_instance(r.instance, os.path.join(instances_dir, f"{r.cell.name}.json"))
@@ -675,9 +731,83 @@ def _f(x, digits: int = 3) -> str:
     return f"{float(x):.{digits}f}"
 
 
-@validate_params({"rows": [list, tuple], "command": [str], "instances_dir": [None, str]})
-def render_table(rows: Sequence[WorstCase], *, command: str, instances_dir: str | None = None) -> str:
+def _value(x) -> str:
+    """An exact number for the table: ``59``, ``113/4 (28.25)``; a fraction with a long
+    denominator (a bound from LP duals) only as a decimal."""
+    q = Fraction(x)
+    if q.denominator == 1:
+        return str(q.numerator)
+    if q.denominator > 1000:
+        return f"{float(q):.4f}"
+    return f"{q} ({float(q):.4g})"
+
+
+def _exact_ratio(x) -> str:
+    """``ALG / OPT`` as its decimal (4 places) and, in parentheses, the fraction it comes from."""
+    q = Fraction(x)
+    return f"{float(q):.4f} ({q})"
+
+
+def _proven(r) -> str:
+    if not r.opt_exact:
+        return "no"
+    return "yes (mip)" if r.opt_proof == "mip" else "yes"
+
+
+def _table_row(r) -> str:
+    c = r.cell
+    cell_bound = Fraction(r.cell_bound)
+    if r.opt_exact:
+        opt, ratio = _value(r.opt_upper), _exact_ratio(r.ratio)
+        to_bound = _f(Fraction(r.ratio) / cell_bound)
+    else:
+        opt = f"{_value(r.opt_lower)} .. {_value(r.opt_upper)}"
+        ratio = f"{_f(r.ratio, 4)} <= ratio <= {_f(r.ratio_upper, 4)}"
+        to_bound = f"{_f(Fraction(r.ratio) / cell_bound)} .. {_f(Fraction(r.ratio_upper) / cell_bound)}"
+    return (f"| {c.gpus} | {c.max_job_gpus} | {c.mu} | {r.instance.n_jobs} | {_value(r.alg)} | {opt} "
+            f"| {_proven(r)} | {ratio} | {_f(r.bound)} | {_f(r.cell_bound)} | {to_bound} "
+            f"| {'holds' if r.certificate_holds else 'FAILS'} | {r.evaluations} |")
+
+
+def _table_summary(rows: Sequence[WorstCase]) -> list[str]:
+    proven = [r for r in rows if r.opt_exact]
+    by_mip = sum(r.opt_proof == "mip" for r in proven)
+    open_rows = [r for r in rows if not r.opt_exact]
+    top = max(rows, key=lambda r: Fraction(r.ratio))
+    close = max(rows, key=lambda r: Fraction(r.ratio) / Fraction(r.cell_bound))
+
+    def what(r) -> str:
+        if r.opt_exact:
+            return f"ALG/OPT = {_exact_ratio(r.ratio)}"
+        return f"ALG/UB = {_f(r.ratio, 4)}, OPT not proven (ratio <= {_f(r.ratio_upper, 4)})"
+
+    out = [
+        "",
+        f"OPT proven on {len(proven)} of {len(rows)} rows"
+        + (f" ({by_mip} of them by the exact-grid ILP)" if by_mip else " (every proof in exact arithmetic)")
+        + ".",
+        f"Largest ratio found: {what(top)}, cell {top.cell.name} (instance bound {_f(top.bound)}, "
+        f"cell bound {_f(top.cell_bound)}).",
+        f"Closest to its cell bound: {_f(Fraction(close.ratio) / Fraction(close.cell_bound))} of it, "
+        f"cell {close.cell.name} ({what(close)} against {_f(close.cell_bound)}).",
+    ]
+    if open_rows:
+        worst_open = max(open_rows, key=lambda r: Fraction(r.ratio_upper))
+        out.append(f"Open rows: {len(open_rows)}; the largest upper end of a bracket is ALG/LB = "
+                   f"{_f(worst_open.ratio_upper, 4)} (cell {worst_open.cell.name}).")
+    out.append(f"Violations of Theorem 1 found: {sum(r.violation for r in rows)}.")
+    return out
+
+
+@validate_params({"rows": [list, tuple], "command": [str], "instances_dir": [None, str],
+                  "start_dir": [None, str]})
+def render_table(rows: Sequence[WorstCase], *, command: str, instances_dir: str | None = None,
+                 start_dir: str | None = None) -> str:
     """The Markdown document of the worst ratios found per cell beside Theorem 1's bound.
+
+    A row whose OPT is proven (``opt_exact``) gives ALG, OPT and ``ALG / OPT`` exactly (the
+    decimal beside the fraction it is computed from); a row whose OPT is not proven gives the
+    bracket ``LB .. UB`` of OPT and ``ALG / UB <= ratio <= ALG / LB``.
 
     Parameters
     ----------
@@ -687,6 +817,9 @@ def render_table(rows: Sequence[WorstCase], *, command: str, instances_dir: str 
         The command that regenerates the document (printed in it).
     instances_dir : str or None
         Where the worst instances were saved (mentioned in the document).
+    start_dir : str or None
+        Where the searches' starting instances came from (:func:`worst_case_table`), if anywhere
+        (mentioned in the document).
 
     Returns
     -------
@@ -710,35 +843,42 @@ def render_table(rows: Sequence[WorstCase], *, command: str, instances_dir: str 
         "",
         "Each row is one search cell: one server of M GPUs, gangs g_j <= max g, predictions with",
         "distortion mu_over * mu_under <= mu, at most the stated number of jobs, integer arrivals",
-        "and processing times. ALG is A-SRPT's sum C_j under Theorem 1's assumptions; OPT is",
-        "bracketed by the lower bounds and the slotted ILP (slot 1, then 1/2 for the worst instance).",
+        "and processing times; the row shows the worst instance the search found for the cell.",
+        "ALG is A-SRPT's sum C_j under Theorem 1's assumptions (no adaptive step, backfilling, free",
+        "preemption). OPT is the preemptive offline optimum with the M GPUs as one pool, computed by",
+        "`asrpt.offline.opt.offline_opt`: exact lower bounds (LB1, LB2, LB_MBT, the configuration LP)",
+        "and an exact branch and bound over event sequences (proofs/exact-opt.md), all in rational",
+        "arithmetic, against schedules that are re-checked and re-costed exactly. Every instance the",
+        f"search scored got `offline_opt` with {_SEARCH_TIME_LIMIT:g} s; the worst instance of each cell, "
+        "if its OPT was",
+        f"still open, a final run of {_FINAL_TIME_LIMIT:g} s. The search ranks instances by ALG/UB, "
+        "which is ALG/OPT",
+        "wherever OPT is proven.",
         "",
-        "- **ALG/UB** is a certified *lower* bound on the worst ratio ALG/OPT of the cell (OPT <= UB);",
-        "  **ALG/LB** an upper bound on that instance's ratio. `exact` marks LB = UB (OPT known).",
+        "- **OPT proven** `yes`: the bracket closed in exact arithmetic (`yes (mip)`: closed by the",
+        "  slotted ILP on an exact grid, HiGHS's floating-point optimality proof). The row then",
+        "  gives ALG, OPT and **ALG/OPT** exactly: a decimal computed from the fraction beside it.",
+        "- **OPT proven** `no`: OPT is only bracketed, `LB .. UB`, and the ratio column gives",
+        "  `ALG/UB <= ratio <= ALG/LB`; ALG/UB is then a certified lower bound on the ratio.",
         "- **instance bound** is beta (1 + rho mu) for the worst instance itself (beta = 1 for abstract",
         "  jobs); **cell bound** is 1 + rho_max mu with rho_max = M / (M - max g + 1).",
         "- The search only refutes: a ratio above the bound would be a certified violation of",
         "  Theorem 1; ratios below it prove nothing about the true worst case.",
-        "",
-        "| M | max g | mu | jobs | ALG | UB | LB | ALG/UB | ALG/LB | exact | instance bound | cell bound | ALG/UB / cell bound | certificate | evals |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in rows:
-        c = r.cell
-        lines.append(
-            f"| {c.gpus} | {c.max_job_gpus} | {c.mu} | {r.instance.n_jobs} | {_f(r.alg, 2)} | {_f(r.opt_upper, 2)} "
-            f"| {_f(r.opt_lower, 2)} | {_f(r.ratio)} | {_f(r.ratio_upper)} | {'yes' if r.opt_exact else 'no'} "
-            f"| {_f(r.bound)} | {_f(r.cell_bound)} | {_f(Fraction(r.ratio) / Fraction(r.cell_bound))} "
-            f"| {'holds' if r.certificate_holds else 'FAILS'} | {r.evaluations} |")
-    if rows:
-        worst = max(rows, key=lambda r: Fraction(r.ratio) / Fraction(r.cell_bound))
-        top = max(rows, key=lambda r: r.ratio)
+    if start_dir:
         lines += [
-            "",
-            f"Largest ALG/UB found: {_f(top.ratio)} (cell {top.cell.name}); closest to its cell bound: "
-            f"{_f(Fraction(worst.ratio) / Fraction(worst.cell_bound))} of it (cell {worst.cell.name}).",
-            f"Violations of Theorem 1 found: {sum(r.violation for r in rows)}.",
+            f"- Each cell's search first evaluated the worst instance saved for it in `{start_dir}/`",
+            "  by an earlier run (where there was one), so a row never falls below that instance's ratio.",
         ]
+    lines += [
+        "",
+        "| M | max g | mu | jobs | ALG | OPT | OPT proven | ALG/OPT | instance bound | cell bound "
+        "| ALG/OPT / cell bound | certificate | evals |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    lines += [_table_row(r) for r in rows]
+    if rows:
+        lines += _table_summary(rows)
     if instances_dir:
         lines += ["", f"The worst instance of each cell is saved as `{instances_dir}/<M..-g..-mu..>.json`."]
     return "\n".join(lines) + "\n"
@@ -781,6 +921,9 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--max-jobs", type=int, default=5)
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--max-evals", type=int, default=None, help="distinct instances per cell at most")
+    t.add_argument("--start-from", default=None, metavar="DIR",
+                   help="start each cell's search from DIR/<cell>.json where present (e.g. the "
+                        "--instances directory of an earlier run: a rerun then keeps its bad cases)")
     t.add_argument("--cells", default=None,
                    help='comma-separated M:g:mu cells, e.g. "2:1:1,4:3:4" (default: the full grid)')
     args = parser.parse_args(argv)
@@ -788,13 +931,14 @@ def main(argv: list[str] | None = None) -> int:
         tuple(Fraction(x) if i == 2 else int(x) for i, x in enumerate(c.split(":"))) for c in args.cells.split(","))
     cells = tuple((m, g, _num(Fraction(mu))) for m, g, mu in cells)
     rows = worst_case_table(cells, max_jobs=args.max_jobs, budget=args.budget, max_evals=args.max_evals,
-                            seed=args.seed,
-                            instances_dir=args.instances, log=lambda s: print(s, file=sys.stderr))
+                            seed=args.seed, instances_dir=args.instances, start_dir=args.start_from,
+                            log=lambda s: print(s, file=sys.stderr))
     command = (f"python -m asrpt.theory.worstcase table --out {args.out} --instances {args.instances} "
                f"--budget {args.budget:g} --max-jobs {args.max_jobs} --seed {args.seed}"
+               + (f" --start-from {args.start_from}" if args.start_from else "")
                + (f" --max-evals {args.max_evals}" if args.max_evals else "")
                + (f" --cells {args.cells}" if args.cells else ""))
-    text = render_table(rows, command=command, instances_dir=args.instances)
+    text = render_table(rows, command=command, instances_dir=args.instances, start_dir=args.start_from)
     with open(args.out, "w", encoding="utf-8") as fh:
         fh.write(text)
     print(f"wrote {args.out}", file=sys.stderr)

@@ -17,8 +17,8 @@ from asrpt.instance import Cluster, Instance, Job, load_instance
 from asrpt.offline.opt import offline_opt
 from asrpt.testing.strategies import gang_instances
 from asrpt.theory import certify_instance
-from asrpt.theory.worstcase import (DEFAULT_CELLS, Cell, _cell_rows_strategy, _make, evaluate, main,
-                                    render_table, worst_case, worst_case_table)
+from asrpt.theory.worstcase import (DEFAULT_CELLS, Cell, WorstCase, _cell_rows_strategy, _make, evaluate,
+                                    main, render_table, worst_case, worst_case_table)
 
 TWO_MACHINES = "instances/srpt-two-machines.json"
 
@@ -94,12 +94,100 @@ def test_table_renders_and_main_writes_it(tmp_path):
     rows = worst_case_table([(1, 1, 1), (2, 2, 4)], max_jobs=2, budget=30, max_evals=8)
     text = render_table(rows, command="cmd", instances_dir="dir")
     assert text.count("\n| ") == 3 and "Violations of Theorem 1 found: 0." in text
+    assert all(r.opt_exact for r in rows) and "OPT proven on 2 of 2 rows" in text
     out = tmp_path / "table.md"
     assert main(["table", "--out", str(out), "--instances", str(tmp_path / "inst"), "--cells", "1:1:1",
                  "--budget", "30", "--max-evals", "5", "--max-jobs", "2"]) == 0
     assert "| 1 | 1 | 1 |" in out.read_text()
     assert load_instance(tmp_path / "inst" / "M1-g1-mu1.json").n_jobs >= 1
     assert (1, 1, 1) in DEFAULT_CELLS and (8, 5, 100) in DEFAULT_CELLS
+
+
+def _row(alg, lower, upper, proof="exact", cell=(2, 1, 1)):
+    """A WorstCase with a given bracket, built by hand (no search)."""
+    m, g, mu = cell
+    inst = Instance(Cluster.homogeneous(1, m), (Job("a", 0, 1, processing_time=2),))
+    closed, c = lower == upper, Cell(m, g, mu, 5)
+    return WorstCase(c, inst, alg, lower, upper, Fraction(alg) / Fraction(upper),
+                     Fraction(alg) / Fraction(lower), c.bound, c.bound, True, closed, 7, 0.1,
+                     opt_proof=proof if closed else None)
+
+
+def _table_lines(text):
+    return [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| M ")]
+
+
+def test_a_proven_row_reports_alg_over_opt_exactly_and_no_bracket():
+    text = render_table([_row(75, 59, 59)], command="cmd")
+    [line] = _table_lines(text)
+    assert line.split(" | ")[4:8] == ["75", "59", "yes", "1.2712 (75/59)"]
+    assert "<= ratio <=" not in text.split("| M |")[1] and " .. " not in line
+    assert "OPT proven on 1 of 1 rows (every proof in exact arithmetic)." in text
+    assert "Largest ratio found: ALG/OPT = 1.2712 (75/59), cell M2-g1-mu1" in text
+    assert "Open rows" not in text
+    # a fractional OPT is shown as its fraction, a proof by the exact-grid ILP is marked
+    [line] = _table_lines(render_table([_row(30, Fraction(113, 4), Fraction(113, 4), "mip")], command="c"))
+    assert line.split(" | ")[5:8] == ["113/4 (28.25)", "yes (mip)", "1.0619 (120/113)"]
+
+
+def test_an_open_row_reports_the_bracket():
+    text = render_table([_row(48, 43, 46), _row(75, 59, 59, cell=(1, 1, 4))], command="cmd")
+    open_line, proven_line = _table_lines(text)
+    assert open_line.split(" | ")[4:8] == ["48", "43 .. 46", "no", "1.0435 <= ratio <= 1.1163"]
+    assert open_line.split(" | ")[10] == "0.522 .. 0.558"      # against the cell bound 2
+    assert "<= ratio <=" not in proven_line
+    assert "OPT proven on 1 of 2 rows" in text
+    assert "Open rows: 1; the largest upper end of a bracket is ALG/LB = 1.1163 (cell M2-g1-mu1)." in text
+    assert "Closest to its cell bound: 0.522 of it, cell M2-g1-mu1 (ALG/UB = 1.0435, OPT not proven" in text
+
+
+def test_the_table_says_how_opt_is_computed():
+    text = render_table([_row(21, 20, 20)], command="cmd", instances_dir="dir")
+    assert "`asrpt.offline.opt.offline_opt`" in text and "branch and bound" in text
+    assert "slotted ILP (slot 1" not in text and "ALG/UB | ALG/LB" not in text
+    assert "The search only refutes" in text
+    assert "| ALG | OPT | OPT proven | ALG/OPT | instance bound | cell bound |" in text
+
+
+def test_the_worst_instance_gets_a_final_offline_opt_run(monkeypatch):
+    """The search's bracket is left open on purpose (its lower side lowered); the final run of
+    final_time_limit seconds proves OPT, and the result reports ALG / OPT exactly."""
+    import dataclasses
+
+    import asrpt.theory.worstcase as wc
+
+    real, calls = wc._bracket, []
+
+    def bracket(instance, *, time_limit, preemptive, slot=None):
+        calls.append(time_limit)
+        r = real(instance, time_limit=time_limit, preemptive=preemptive, slot=slot)
+        if time_limit != 45:     # the search's runs: open
+            return dataclasses.replace(r, lower_bound=r.lower_bound - 2, closed=False, proof=None)
+        return r
+
+    monkeypatch.setattr(wc, "_bracket", bracket)
+    r = worst_case(gpus=2, max_jobs=5, budget=30, max_evals=1, start=load_instance(TWO_MACHINES),
+                   time_limit=7, final_time_limit=45)
+    assert calls == [7, 45]
+    assert r.opt_exact and r.opt_proof == "exact" and (r.alg, r.opt_upper, r.ratio) == (21, 20, Fraction(21, 20))
+    calls.clear()
+    r = worst_case(gpus=2, max_jobs=5, budget=30, max_evals=1, start=load_instance(TWO_MACHINES),
+                   time_limit=7, refine=False)
+    assert calls == [7] and not r.opt_exact and r.opt_proof is None and r.ratio_upper > r.ratio
+
+
+def test_a_table_rerun_starts_from_the_saved_worst_instances(tmp_path):
+    """start_dir: each cell evaluates its saved instance first (here the only evaluation), so a
+    rerun cannot report less; an instance outside the cell (too many jobs) is ignored."""
+    import shutil
+
+    shutil.copy(TWO_MACHINES, tmp_path / "M2-g1-mu1.json")
+    [r] = worst_case_table([(2, 1, 1)], max_jobs=5, budget=30, max_evals=1, start_dir=str(tmp_path))
+    assert (r.ratio, r.opt_exact, r.evaluations) == (Fraction(21, 20), True, 1)
+    [r] = worst_case_table([(2, 1, 1)], max_jobs=2, budget=30, max_evals=1, start_dir=str(tmp_path))
+    assert r.instance.n_jobs <= 2
+    text = render_table([r], command="cmd", start_dir="saved")
+    assert "worst instance saved for it in `saved/`" in text
 
 
 @pytest.mark.parametrize("kwargs, message", [
