@@ -618,10 +618,9 @@ class SRPTMachine:
         if self._cur is None:
             return [], until
         entry = self._entry
-        queue = sorted(e for e in self._waiting if entry.get(e[3]) == e[2])
+        queue = None            # a copy of the waiting heap, made only if the read goes past the running job
         events = []
         now, key, rem = self.now, self._cur, self._cur_rem
-        i = 0
         while True:
             finish = now + rem
             if finish < now:  # float rounding only, as in _advance
@@ -631,11 +630,14 @@ class SRPTMachine:
             if len(events) >= limit:
                 return events, finish
             events.append((finish, key))
-            if i == len(queue):
+            if queue is None:
+                queue = list(self._waiting)
+            while queue and entry.get(queue[0][3]) != queue[0][2]:     # stale entries, as _top drops them
+                heapq.heappop(queue)
+            if not queue:
                 return events, until
             now = finish
-            rem, _, _, key = queue[i]
-            i += 1
+            rem, _, _, key = heapq.heappop(queue)
 
     @property
     def pieces(self) -> tuple:

@@ -58,10 +58,13 @@ _STATEMENTS = {
     "per_job": "C_j <= d_j + beta_j P*_j + beta mu_under rho'_j C~_j for every job",
     "total": "sum C_j <= sum_j (d_j + beta_j P*_j + beta mu_under rho'_j C~_j)",
     "closed_form": "sum C_j <= beta LB1 + (kappa + beta mu_under rho') sum C~_j",
-    "gang_machine": "C~_j >= a_j + P^_j for every job (no job finishes virtually before its own length)",
-    "virtual_area": "sum of g_k P^_k over k ahead of j in (C~, id) order <= M C~_j for every job",
-    "virtual_cost": "sum C~_j <= sum_j (a_j + P^_j) + SRPT_1(a, g P^ / M) (Lemma 7; proven for the envelope)",
-    "corollary": "sum C_j <= (beta + 2 mu_over (kappa + beta mu_under rho')) max(LB1, LB2) (Corollary 2)",
+    "virtual_area": "(V2) sum of g_k P^_k over k ahead of j in (C~, id) order <= M C~_j for every job",
+    "virtual_length": "(V1) C~_j >= a_j + P^_j for every job (not needed by the bound; keeps deadlines late "
+                      "enough to mean something; fails for the fluid machine)",
+    "virtual_cost": "sum C~_j <= SRPT_1(a, g P^ / M) (fluid, Lemma 2) or <= sum_j (a_j + P^_j) + SRPT_1(a, g P^ / M) "
+                    "(envelope, Lemma 7); reported only for the gang machine",
+    "corollary": "sum C_j <= (beta + c mu_over (kappa + beta mu_under rho')) max(LB1, LB2), c = 1 (fluid), "
+                 "2 (envelope) (Corollary 2; not proven for the gang machine)",
 }
 
 
@@ -100,6 +103,7 @@ class GuardCertificate(CheckedInequalities):
     total_gpus: int
     n_jobs: int
     virtual: str
+    virtual_source: str
     total_completion_time: Any
     lower_bound: Any
     flow_time: Any
@@ -206,20 +210,42 @@ def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float =
     def le(lhs, rhs) -> bool:
         return lhs <= rhs if exact else lhs <= rhs + tolerance * max(1.0, abs(lhs), abs(rhs))
 
-    deadlines = {j.id: j.arrival + _mul(kappa, c_virtual[j.id] - j.arrival) for j in jobs}
+    # d_j = a_j + kappa (C~_j - a_j), never below C~_j (the same number in exact arithmetic)
+    deadlines = {j.id: max(c_virtual[j.id], j.arrival + _mul(kappa, c_virtual[j.id] - j.arrival)) for j in jobs}
+    guard_problem = None          # the run's record of overdue jobs against the deadlines
     if audit.static and audit.run.overdue_at is not None:
         for j in jobs:
             at = audit.run.overdue_at.get(j.id)
+            problem = None
             if at is not None and not (le(deadlines[j.id], at) and le(at, deadlines[j.id])):
-                _require(False, f"{who}: record {j.id!r} became overdue at {at}, but its deadline "
-                                f"a + kappa (C~ - a) is {deadlines[j.id]}; the run does not match the instance")
-            if at is None and not le(j.completion, deadlines[j.id]):
-                _require(False, f"{who}: record {j.id!r} completed at {j.completion}, after its deadline "
-                                f"{deadlines[j.id]}, but the run records it never overdue")
+                problem = (at, j.id, f"{j.id} became overdue at {at}, but its deadline a + kappa (C~ - a) is "
+                                     f"{deadlines[j.id]}")
+            elif at is None and not le(j.completion, deadlines[j.id]):
+                problem = (deadlines[j.id], j.id, f"{j.id} completed at {j.completion}, after its deadline "
+                                                  f"{deadlines[j.id]}, but the run never made it overdue")
+            if problem is not None:
+                # exact data: the record is not this run's (refused); floats: the policy's guard
+                # rounded differently, and the run is outside the theorem's order (not covered)
+                _require(not exact, f"{who}: record {problem[2]}; the run does not match the instance")
+                guard_problem = guard_problem or problem
+    # When each job became overdue: the deadline, or in floats the run's own record of it where that
+    # agrees with the deadline within the tolerance (a deadline and a decision time that round
+    # apart must not read as a broken order)
+    overdue_from = dict(deadlines)
+    if not exact and audit.static and audit.run.overdue_at is not None:
+        for j in jobs:
+            at = audit.run.overdue_at.get(j.id)
+            if at is not None and le(deadlines[j.id], at) and le(at, deadlines[j.id]):
+                overdue_from[j.id] = at
     order = sorted(jobs, key=lambda j: (c_virtual[j.id], id_key(j.id)))
     ranks = {j.id: i for i, j in enumerate(order)}
-    blocked, failures = premise_sweep(jobs, ranks, m, need, deadlines=deadlines,
-                                      late_preemption=_late_preemption(audit), tolerance=tolerance)
+    late = _late_preemption(audit)
+    blocked, failures = premise_sweep(jobs, ranks, m, need, deadlines=overdue_from, late_preemption=late,
+                                      tolerance=tolerance)
+    order_failure = _guarded_order_failure(jobs, preds, overdue_from, c_virtual, share_gpus, m, exact, tolerance)
+    for label, problem in (("(A2)", guard_problem), ("(A3)" if late else "(A2)", order_failure)):
+        if problem is not None and label not in failures:
+            failures[label] = problem
 
     rows, length_rows, area_rows, bounds = [], [], [], []
     area_ahead = 0
@@ -241,41 +267,117 @@ def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float =
     def whole(name, lhs, rhs):
         return Inequality(name, _STATEMENTS[name], _norm(lhs), _norm(rhs), _norm(rhs - lhs), le(lhs, rhs))
 
-    corollary = _mul(beta + _mul(2 * mu_over, kappa + _mul(beta, mu_under, rho)), lower)
+    # Corollary 2: sum C~ <= c mu_over max(LB1, LB2) with c = 1 for the fluid machine (Lemma 2:
+    # its cost is LB2 on the predicted sizes), 2 for the envelope (Lemma 7); none for the gang one
+    factor = 1 if audit.machine == "fluid" else 2
+    virtual_rhs = lb2_hat if audit.machine == "fluid" else lb1_hat + lb2_hat
+    ratio_bound = beta + _mul(factor * mu_over, kappa + _mul(beta, mu_under, rho))
     inequalities = (
         per_job("per_job", rows),
         whole("total", total, exact_sum(bounds)),
         whole("closed_form", total, _mul(beta, lb1) + _mul(kappa + _mul(beta, mu_under, rho), virtual_total)),
-        per_job("gang_machine", length_rows),
         per_job("virtual_area", area_rows),
-        whole("virtual_cost", virtual_total, lb1_hat + lb2_hat),
-        whole("corollary", total, corollary),
+        per_job("virtual_length", length_rows),
+        whole("virtual_cost", virtual_total, virtual_rhs),
+        whole("corollary", total, _mul(ratio_bound, lower)),
     )
-    premises = list(_options_premises(audit, failures, order="guarded", machines=("gang", "envelope")))
-    machine_ok = inequalities[3].holds and inequalities[4].holds
-    if not machine_ok:
-        premises[1] = Premise("(A2)", premises[1].statement, False, None, None,
-                              f"the {audit.machine} virtual machine lacks C~_j >= a_j + P^_j or the area property")
+    premises = list(_options_premises(audit, failures, order="guarded", machines=("gang", "envelope", "fluid")))
+    if not inequalities[3].holds:
+        premises[1] = Premise("(A2)", premises[1].statement, False, inequalities[3].job, None,
+                              f"the {audit.machine} virtual machine's C~ lack the area property (V2)")
     flow = total - arrivals
     flow_lb = lower - arrivals
     return GuardCertificate(
         holds=inequalities[0].holds and inequalities[1].holds, covered=all(p.holds for p in premises),
         premises=tuple(premises), exact=exact, kappa=kappa, share=share, total_gpus=m, n_jobs=len(jobs),
-        virtual=audit.machine, total_completion_time=_norm(total), lower_bound=_norm(lower),
-        flow_time=_norm(flow), flow_lower_bound=_norm(flow_lb),
+        virtual=audit.machine, virtual_source=audit.virtual_source, total_completion_time=_norm(total),
+        lower_bound=_norm(lower), flow_time=_norm(flow), flow_lower_bound=_norm(flow_lb),
         flow_ratio_to_lb=_norm(_div(flow, flow_lb)) if flow_lb else (1 if flow == 0 else math.inf),
         virtual_total=_norm(virtual_total), virtual_flow_time=_norm(virtual_total - arrivals), beta=beta,
         mu_over=_norm(mu_over), mu_under=_norm(mu_under), rho_prime=_norm(rho),
-        ratio_bound=_norm(_div(corollary, lower)) if lower else None,
+        ratio_bound=None if audit.machine == "gang" else _norm(ratio_bound),
         overdue_jobs=sum(1 for j in jobs if j.completion > deadlines[j.id]), inequalities=inequalities,
         per_job_slack={rid: _norm(b - c) for rid, c, b in rows})
 
 
+def _work_done(job, t):
+    """Work a job did by time ``t`` (its segments' running time, over ``tau`` for DNN jobs)."""
+    done = 0
+    for s in job.segments:
+        if s.start >= t:
+            break
+        run = min(t, s.end) - s.start - s.restart
+        if run > 0:
+            done = done + (run if s.tau is None else run / s.tau)
+    return done
+
+
+def _guarded_order_failure(jobs, preds, deadlines, c_virtual, share_gpus: int, m: int, exact: bool,
+                           tolerance: float):
+    """The first decision at which the running set is not the greedy selection, with
+    backfilling, in the guarded order (premise (A2)), or None.
+
+    At every event time ``t`` the order is rebuilt from the instance, the predictions and the
+    work the segments did: the overdue jobs (``d_k <= t``) by ``(C~, id)``, admitted first-fit
+    with skipping within ``floor(share M)`` GPUs (the first always), then every other active job
+    by predicted remaining GPU-time ``g (N^ - n(t)) tau*`` (ties by arrival, then id). The running
+    set is that greedy selection iff every waiting job fails to fit beside the running jobs
+    ahead of it. With floats a running job counts as ahead of a waiting one whose key it is
+    within the tolerance of (no false alarm from rounding). Cost O(events x active log active).
+    """
+    times = sorted({t for j in jobs for t in (j.arrival, j.completion, deadlines[j.id])}
+                   | {t for j in jobs for s in j.segments for t in (s.start, s.end)})
+    for t in times:
+        active = [j for j in jobs if j.arrival <= t < j.completion]
+        if not active:
+            continue
+        running = {j.id for j in active if any(s.start <= t < s.end for s in j.segments)}
+        admitted, budget = [], share_gpus
+        for j in sorted((j for j in active if deadlines[j.id] <= t), key=lambda j: (c_virtual[j.id], id_key(j.id))):
+            if j.gpus <= budget or not admitted:
+                admitted.append(j.id)
+                budget -= j.gpus
+                if budget <= 0:
+                    break
+        rank = {k: i for i, k in enumerate(admitted)}
+
+        def key(j):
+            left = preds[j.id] - _work_done(j, t)
+            left = left if left > 0 else 0
+            return left * (1 if j.tau_star is None else j.tau_star) * j.gpus
+
+        keys = {j.id: key(j) for j in active if j.id not in rank}
+        idle = m - sum(j.gpus for j in active if j.id in running)
+        for j in active:
+            if j.id in running or j.gpus <= idle:    # (a job that fits in idle GPUs breaks (A4) instead)
+                continue
+            held = 0
+            for k in active:
+                if k.id not in running:
+                    continue
+                if j.id in rank:
+                    ahead = k.id in rank and rank[k.id] < rank[j.id]
+                elif k.id in rank:
+                    ahead = True
+                else:
+                    kk, kj = keys[k.id], keys[j.id]
+                    if exact:
+                        ahead = (kk, k.arrival, id_key(k.id)) < (kj, j.arrival, id_key(j.id))
+                    else:
+                        ahead = kk <= kj + tolerance * max(1.0, abs(kk), abs(kj))
+                if ahead:
+                    held += k.gpus
+            if held + j.gpus <= m:
+                return (t, j.id, f"{j.id} waited though it fits beside the jobs ahead of it in the guarded order "
+                                 f"(they hold {held} of {m} GPUs, it needs {j.gpus})")
+    return None
+
+
 @validate_params({"instance": [InstanceOf(Instance)], "predictor": "no_validation", "kappa": [Real],
                   "share": [Real], "seed": ["seed"], "placement": [None, str],
-                  "virtual": [Options(str, {"gang", "envelope"})]})
+                  "virtual": [Options(str, {"envelope", "gang", "fluid"})]})
 def run_guarded(instance: Instance, *, predictor="instance", kappa=16, share=0.5, seed=0,
-                placement: str | None = None, virtual: str = "gang") -> SimResult:
+                placement: str | None = None, virtual: str = "envelope") -> SimResult:
     """Simulate guarded A-SRPT under Theorem 2's assumptions (static predictions, immediate
     preemption at zero cost), guided by the ``virtual`` machine (``"envelope"`` for Corollary 2).
 

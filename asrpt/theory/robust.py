@@ -271,7 +271,7 @@ class RobustCertificate(CheckedInequalities):
         ``(beta + 2 mu_over (kappa + beta mu_under rho')) / lam``: the proven ratio of the
         consistent side (Corollary 2 on the copy), when the copy is guarded A-SRPT on the envelope
         machine within Theorem 2's premises; None otherwise (with the gang machine no ratio to the
-        optimum is proven: proofs/theorem2.md, Counterexample 2).
+        optimum is proven: proofs/theorem2.md, Counterexample 3).
     assumed : tuple of str
         Premises the certificate cannot check on a run (the robust share is computed, not
         simulated): for DNN jobs, (A6) that its gangs run at stretch at most ``beta-bar``.
@@ -419,11 +419,20 @@ def certify_robust(instance: Instance, run: RobustRun, *, tolerance: float = 1e-
     if params.get("order") == "guarded":
         from .guarded import certify_guarded
 
-        guard = certify_guarded(compressed, run.copy, tolerance=tolerance)
+        try:
+            guard = certify_guarded(compressed, run.copy, tolerance=tolerance)
+        except InvalidParameterError:
+            if exact:
+                raise
+            guard = None        # floats: the copy's record rounded apart from its recomputation; the
+            #                     robust side needs none of it, the consistent closed form is not reported
+    else:
+        guard = None
+    if guard is not None:
         covered = guard.covered
         rhs = guard.inequality("closed_form").rhs
         inequalities.append(whole("consistent_closed_form", total, exact_div(rhs, lam)))
-        if guard.virtual == "envelope":
+        if guard.ratio_bound is not None:       # fluid or envelope machine (Corollary 2)
             inequalities.append(whole("consistent_corollary", total,
                                       exact_div(guard.inequality("corollary").rhs, lam)))
             if covered:

@@ -345,8 +345,14 @@ def test_adaptive_run_uses_final_predictions_and_is_not_covered():
 
 def test_preemption_cost_and_strict_allocation_are_flagged():
     inst = load_instance(WORKED)
-    costly = certify_instance(inst, preemption_cost=1)
+    # a cost that no preemption pays leaves the run as it is: still covered
+    assert certify_instance(inst, preemption_cost=1).covered
+    preempted = Instance(Cluster((Server(1),)), (Job("j0", 0, 1, processing_time=2),
+                                                 Job("j1", Fraction(1, 2), 1, processing_time=1)))
+    costly = certify_instance(preempted, preemption_cost=1)
     assert not costly.covered and not costly.assumptions["(A3)"]
+    assert costly.not_covered == ("not covered: (A3) fails at t = 3/2 for j0: preemption cost 1: j0 restarted, "
+                                  "holding GPUs without progress")
     strict = certify_instance(inst, backfill=False)
     assert not strict.covered and not strict.assumptions["(A2)"]
     assert "backfill is off" in strict.not_covered

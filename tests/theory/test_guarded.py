@@ -34,9 +34,11 @@ def test_theorem2_holds_when_the_guard_fires(inst):
 def test_worked_example_flow_figures():
     inst = load_instance("instances/worked-example.json")
     cert = certify_guarded_instance(inst)
-    # completions 5, 1, 3 minus arrivals 0, 0, 1; LB = max(8, 6) = 8 minus 1
-    assert (cert.flow_time, cert.flow_lower_bound, cert.virtual_flow_time) == (8, 7, 8)
-    assert cert.inequality("gang_machine").holds
+    # completions 5, 1, 3 minus arrivals 0, 0, 1; LB = max(8, 6) = 8 minus 1; the envelope's
+    # C~ = 4, 1, 3 (the gang machine's 5, 1, 3)
+    assert (cert.flow_time, cert.flow_lower_bound, cert.virtual_flow_time) == (8, 7, 7)
+    assert certify_guarded_instance(inst, virtual="gang").virtual_flow_time == 8
+    assert cert.inequality("virtual_length").holds
 
 
 def _relabelled(inst, policy, as_policy):
@@ -47,14 +49,17 @@ def _relabelled(inst, policy, as_policy):
 
 
 def test_a_run_that_is_not_guarded_asrpt_is_not_covered_and_says_where():
-    # FIFO's schedule (a real one: it passes the audit) presented as guarded A-SRPT's
+    # FIFO's schedule (a real one: it passes the audit) presented as guarded A-SRPT's, with the
+    # default kappa = 16 (no deadline is reached: only the order check can see it)
     inst = load_instance("instances/worked-example.json")
-    cert = certify_guarded(inst, _relabelled(inst, "fifo-strict", "a-srpt:adaptive=off:kappa=1"))
-    assert not cert.covered
+    cert = certify_guarded(inst, _relabelled(inst, "fifo", "a-srpt:adaptive=off"))
+    assert cert.holds and not cert.covered
     assert cert.not_covered == (
-        "not covered: (A2) fails at t = 1 for B: B waited while the jobs ahead of it held 0 GPUs (the proof "
-        "needs 1): jobs behind it held the GPUs it needed; (A4) fails at t = 1 for C: C waited with 2 GPUs "
-        "idle (it needs 1)")
+        "not covered: (A2) fails at t = 0 for B: B waited though it fits beside the jobs ahead of it in the "
+        "guarded order (they hold 0 of 4 GPUs, it needs 4)")
+    # with exact data, a record of overdue jobs that the schedule contradicts is refused
+    with pytest.raises(InvalidParameterError, match="after its deadline 3, but the run never made it overdue"):
+        certify_guarded(inst, _relabelled(inst, "fifo-strict", "a-srpt:adaptive=off:kappa=1"))
 
 
 def test_a_broken_bound_is_reported():
@@ -88,8 +93,19 @@ def test_the_gang_machine_may_break_lemma_7s_cost_and_is_then_not_covered_by_cor
     131 exceeds LB1 + LB2, so Corollary 2 has no proof there, yet Theorem 2 holds."""
     inst = Instance(Cluster((Server(6),)), tuple(Job(f"n{i}", 0, 1, processing_time=8) for i in range(5))
                     + (Job("w0", 0, 6, processing_time=7), Job("w1", 7, 6, processing_time=7)))
-    cert = certify_guarded_instance(inst)
+    cert = certify_guarded_instance(inst, virtual="gang")
     assert cert.covered and cert.holds and cert.virtual_total == 131
     assert not cert.inequality("virtual_cost").holds
-    envelope = certify_guarded_instance(inst, virtual="envelope")
+    envelope = certify_guarded_instance(inst)
     assert envelope.inequality("virtual_cost").holds and envelope.virtual_total == Fraction(223, 3)
+
+
+@settings(max_examples=30)
+@given(gang_instances(max_jobs=8, max_mu=16), st.sampled_from([1, 16]))
+def test_corollary_2_with_the_fluid_machine(inst, kappa):
+    """The fluid machine has (V2) and is online, so Theorem 2 covers guarded A-SRPT on it, with
+    Corollary 2's constant beta + mu_over (kappa + beta mu_under rho'); it lacks (V1), which the
+    certificate reports without needing."""
+    cert = certify_guarded_instance(inst, kappa=kappa, virtual="fluid")
+    assert cert.virtual == "fluid" and cert.covered and cert.failures() in ([], ["virtual_length"])
+    assert cert.ratio_bound == cert.beta + cert.mu_over * (cert.kappa + cert.beta * cert.mu_under * cert.rho_prime)

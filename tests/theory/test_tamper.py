@@ -107,14 +107,14 @@ def test_a_tampered_overdue_record_is_refused():
     inst = Instance(Cluster((Server(4),)), tuple(
         Job(n, a, g, processing_time=p, predicted_processing_time=q)
         for n, a, g, p, q in [("J0", 1, 1, 3, 1), ("J1", 3, 4, 4, 6), ("J2", 3, 2, 1, 4), ("J3", 0, 4, 4, 5)]))
-    result = run_guarded(inst, kappa=1)
+    result = run_guarded(inst, kappa=1, virtual="gang")
     assert certify_guarded(inst, result).covered
     run = result.policy_record
     assert set(run.overdue_at) == {"J0", "J3"}
     late = {k: v + 1 for k, v in run.overdue_at.items()}
     with pytest.raises(InvalidParameterError, match="became overdue at"):
         certify_guarded(inst, _with_run(result, overdue_at=late))
-    with pytest.raises(InvalidParameterError, match="never overdue"):
+    with pytest.raises(InvalidParameterError, match="never made it overdue"):
         certify_guarded(inst, _with_run(result, overdue_at={}))
 
 
