@@ -294,11 +294,11 @@ def _opt_figures(instance: Instance, alg, time_limit) -> dict:
     "share": [Interval(Real, 0, 1, closed="right")],
     "seed": [Interval(Integral, 0, None, closed="left")],
     "tolerance": [Interval(Real, 0, 1, closed="left")],
-    "virtual": [Options(str, {"gang", "envelope"})],
+    "virtual": [Options(str, {"envelope", "gang", "fluid"})],
 })
 def certify_guarded_task(instance: Instance, *, predictor: str = "instance", kappa: float = 16,
                          share: float = 0.5, seed: int = 0, tolerance: float = 1e-9,
-                         virtual: str = "gang") -> dict:
+                         virtual: str = "envelope") -> dict:
     """Run the default guarded A-SRPT under Theorem 2's assumptions and check its certificate
     (``asrpt certify --theorem 2``), with the flow-time figures.
 
@@ -339,10 +339,10 @@ def certify_guarded_task(instance: Instance, *, predictor: str = "instance", kap
     "share": [Interval(Real, 0, 1, closed="right")],
     "seed": [Interval(Integral, 0, None, closed="left")],
     "tolerance": [Interval(Real, 0, 1, closed="left")],
-    "virtual": [Options(str, {"gang", "envelope"})],
+    "virtual": [Options(str, {"envelope", "gang", "fluid"})],
 })
 def certify_robust_task(instance: Instance, *, lam: float = 0.5, predictor: str = "instance", kappa: float = 16,
-                        share: float = 0.5, seed: int = 0, tolerance: float = 1e-9, virtual: str = "gang") -> dict:
+                        share: float = 0.5, seed: int = 0, tolerance: float = 1e-9, virtual: str = "envelope") -> dict:
     """Build Theorem 3's time-shared combination of guarded A-SRPT (share ``lam``) and water-filling
     and check its certificate (``asrpt certify --theorem 3``), with the flow-time figures.
 

@@ -4,22 +4,27 @@ At every decision point:
 
 1. advance the virtual machine to now. Three are available (``virtual``):
 
-   - ``"gang"`` (default): the gang-aware fluid relaxation of :mod:`asrpt.single.gang`, in which
-     job j is served on at most g_j of the M GPUs, by gang-capped SRPT on the predicted time
-     ``P^_j = N^_j tau*_j``; its completions satisfy ``C~_j >= a_j + P^_j``;
+   - ``"envelope"`` (default): the fluid machine below, each completion held back to the job's
+     own length, ``C~_j = max(C^f_j, a_j + P^_j)`` with ``P^_j = N^_j tau*_j``
+     (:mod:`asrpt.single.envelope`): its total is within ``2 mu_over`` of the optimum, so the
+     guarded order has a proven ratio (``proofs/theorem2.md``, Lemma 7, Corollary 2), and its
+     deadlines never come before a job could finish alone. ``C~_j`` is known when the fluid
+     machine finishes j (``a_j + P^_j`` from the arrival on). It ranks no unfinished jobs, so it
+     guides the guarded and actual orders only (``order="virtual"`` needs ``"gang"`` or
+     ``"fluid"``). A new prediction of a job the fluid machine has finished moves its ``C~_j``,
+     and its deadline with it;
+   - ``"gang"``: the gang-aware fluid relaxation of :mod:`asrpt.single.gang`, in which job j is
+     served on at most g_j of the M GPUs, by gang-capped SRPT on ``P^_j``; its completions
+     satisfy ``C~_j >= a_j + P^_j``, but a stream of wide jobs starves narrow ones and its total is
+     not within any constant of the optimum (``proofs/theorem2.md``, Counterexample 3). The
+     default until issue 43; the same decisions as the envelope on every measured workload at
+     ``kappa = 16`` (docs/asrpt.md); preset ``a-srpt-gang``;
    - ``"fluid"``: the single machine of the reference model (every job may use all M GPUs; size
      ``p~_j = g_j N^_j tau*_j / M``, preemptive SRPT, :class:`~asrpt.single.srpt.SRPTMachine`).
      Its completions come far earlier than any real one can (on the Philly window, median
      ``C~_j - a_j`` of 2 s against a median P*_j of 929 s), so nearly every active job is
      "virtually finished" and the virtual order degenerates to a preemptive FIFO (docs/asrpt.md);
      it is kept as the paper-faithful ablation ``a-srpt-fluid``;
-   - ``"envelope"``: the fluid machine, each completion held back to the job's own length,
-     ``C~_j = max(C^f_j, a_j + P^_j)`` (:mod:`asrpt.single.envelope`: unlike the gang machine's,
-     its total is within a constant of the optimum, ``proofs/theorem2.md``). ``C~_j`` is known
-     when the fluid machine finishes j (``a_j + P^_j`` is known from the arrival on). It ranks
-     no unfinished jobs, so it guides the guarded order (and the recorded certificates) only:
-     ``order="virtual"`` is refused. A new prediction of a job the fluid machine has finished
-     moves its ``C~_j``, and its deadline with it (preset ``a-srpt-envelope``);
 
 2. predict each new job's work N^_j (the ``predictor``) and add it to the virtual machine;
 3. adaptive step (``adaptive``): a running job whose work done reached its prediction without
@@ -88,11 +93,26 @@ from ._running import (ArrayRun, JobTable, RunningLeft, SortedCrossings, TupleRu
                        running_inputs)
 from .base import Decision, PredictorPolicy, register_policy
 
-__all__ = ["ASRPT"]
+__all__ = ["ASRPT", "deadline"]
 
 _READ_AHEAD = 16  # virtual completions next_wake reads ahead for their deadlines (_next_deadline)
 _MARGIN = 1e-9    # _next_deadline reads up to the wake-up where it is this close to now (relative)
 _VIEW = itemgetter(3)  # the JobView in an entry (r~, tie, index, view) of the fluid unfinished list
+
+
+def deadline(arrival, virtual_completion, kappa):
+    """The guard's deadline ``d_j = a_j + kappa (C~_j - a_j)``, never before ``C~_j``: with
+    ``kappa >= 1`` that is the same number in exact arithmetic, and in floats it keeps a rounding
+    from putting the deadline before the virtual completion that reveals it (a job would then
+    never be seen overdue).
+
+    >>> deadline(0.1, 0.35000000000000003, 1)
+    0.35000000000000003
+    >>> deadline(0, 2, 16)
+    32
+    """
+    d = arrival + exact_mul(kappa, virtual_completion - arrival)
+    return d if d >= virtual_completion else virtual_completion
 
 
 def _earlier(wake, t, now):
@@ -108,9 +128,9 @@ def _earlier(wake, t, now):
 @register_policy("a-srpt-srsf-order", order="actual")
 @register_policy("a-srpt-strict", backfill=False)
 @register_policy("a-srpt-consolidate", placement="best_fit")
-@register_policy("a-srpt-virtual", order="virtual")
+@register_policy("a-srpt-virtual", order="virtual", virtual="gang")
 @register_policy("a-srpt-fluid", virtual="fluid", order="virtual")
-@register_policy("a-srpt-envelope", virtual="envelope")
+@register_policy("a-srpt-gang", virtual="gang")
 class ASRPT(PredictorPolicy):
     """Adaptive SRPT guided by a virtual machine.
 
@@ -142,23 +162,21 @@ class ASRPT(PredictorPolicy):
 
     Examples
     --------
-    The worked example of the reference model: the gang machine finishes each job exactly when
-    the cluster does; the fluid machine finishes them earlier.
+    The worked example of the reference model. The fluid machine finishes the jobs far earlier
+    than the cluster can; the default envelope holds each fluid completion back to ``a_j + P^_j``
+    (A: ``max(7/2, 0 + 4)``, C: ``max(3/2, 1 + 2)``); the gang machine here finishes each job
+    when the cluster does.
 
     >>> from asrpt.instance import load_instance
     >>> from asrpt.sim import simulate
     >>> inst = load_instance("instances/worked-example.json")
     >>> res = simulate(inst, "a-srpt")
     >>> res.completion_times, res.policy_data["virtual_completion_times"]
-    ({'A': 5, 'B': 1, 'C': 3}, {'A': 5, 'B': 1, 'C': 3})
+    ({'A': 5, 'B': 1, 'C': 3}, {'A': 4, 'B': 1, 'C': 3})
     >>> simulate(inst, "a-srpt-fluid").policy_data["virtual_completion_times"]
     {'A': Fraction(7, 2), 'B': 1, 'C': Fraction(3, 2)}
-
-    The envelope holds each fluid completion back to ``a_j + P^_j`` (A: ``max(7/2, 0 + 4)``, C:
-    ``max(3/2, 1 + 2)``):
-
-    >>> simulate(inst, "a-srpt-envelope").policy_data["virtual_completion_times"]
-    {'A': 4, 'B': 1, 'C': 3}
+    >>> simulate(inst, "a-srpt-gang").policy_data["virtual_completion_times"]
+    {'A': 5, 'B': 1, 'C': 3}
     """
 
     name = "a-srpt"
@@ -175,7 +193,7 @@ class ASRPT(PredictorPolicy):
         "placement": [None, str],
     }
 
-    def __init__(self, *, predictor="instance", virtual: str = "gang", order: str = "guarded",
+    def __init__(self, *, predictor="instance", virtual: str = "envelope", order: str = "guarded",
                  kappa: float = 16.0, share: float = 0.5, backfill: bool = True,
                  preemption: bool = True, adaptive: str = "doubling", placement: str | None = None):
         self.predictor = predictor
@@ -204,7 +222,8 @@ class ASRPT(PredictorPolicy):
         if self.virtual == "envelope" and self.order == "virtual":
             raise InvalidParameterError(
                 "ASRPT: virtual='envelope' needs order 'guarded' or 'actual', not 'virtual' "
-                "(the virtual order ranks unfinished jobs, which the envelope does not define)")
+                "(the virtual order ranks unfinished jobs, which the envelope does not define; "
+                "pass virtual='gang' or 'fluid')")
         m = self.total_gpus_ = cluster.total_gpus
         self.share_gpus_ = max(1, math.floor(self.share * m))
         self._kappa = integral(self.kappa)
@@ -304,13 +323,13 @@ class ASRPT(PredictorPolicy):
             if self.order == "guarded":
                 job = self._views[i]
                 c = self._completion(i)             # (envelope: at or after now, or a late read)
-                d = job.arrival + exact_mul(self._kappa, c - job.arrival)
+                d = deadline(job.arrival, c, self._kappa)
                 token = self._dtoken[i] = self._dtoken.get(i, 0) + 1
                 # Overdue at once only at its virtual completion (kappa = 1, or a zero size); a
                 # completion read at a later pass (next_wake reads ahead) waits in the heap for
                 # _promote, after this pass's real completions are forgotten, as it did when
                 # the policy woke at every virtual completion.
-                if d <= now and c == now:
+                if d <= now and self.machine_.completion_time(i) == now:
                     self._make_overdue(i, now)
                 else:
                     heapq.heappush(self._deadlines, (d, self._tie[i], i, token))
@@ -686,7 +705,7 @@ class ASRPT(PredictorPolicy):
                 a = views[i].arrival
                 if self._envelope:              # C~ = max(C^f, a + P^), as _completion will say
                     c = max(c, span[i])
-                wake = _earlier(wake, a + exact_mul(kappa, c - a), now)
+                wake = _earlier(wake, deadline(a, c, kappa), now)
         return wake
 
     def record(self) -> VirtualRun:

@@ -3,7 +3,7 @@ GPU-time *and* its own length has passed since its release.
 
 The gang-aware machine of :mod:`asrpt.single.gang` ranks jobs by remaining time whatever their
 width, so a stream of wide jobs starves narrow ones and its total ``sum C~_j`` is not within any
-constant of the optimum (``proofs/theorem2.md``, Counterexample 2: the ratio grows like
+constant of the optimum (``proofs/theorem2.md``, Counterexample 3: the ratio grows like
 ``sqrt(M / 2)``). The envelope of the two lower-bound schedules has a proven constant:
 
     C~_j = max(C^f_j, a_j + P_j)

@@ -1,5 +1,5 @@
 """The A-SRPT ablation presets, each pinned on a tiny instance where it decides differently from
-plain ``a-srpt`` (predictor "instance", gang virtual machine, guarded order, backfill, preemption,
+plain ``a-srpt`` (predictor "instance", envelope virtual machine, guarded order, backfill, preemption,
 doubling, the simulator's default placement), and the reference model's order (``a-srpt-fluid``,
 ``a-srpt-virtual``)."""
 
@@ -25,7 +25,7 @@ def test_presets_set_one_option_each():
                "a-srpt-static": {"adaptive": "off"}, "a-srpt-no-preemption": {"preemption": False},
                "a-srpt-srsf-order": {"order": "actual"}, "a-srpt-strict": {"backfill": False},
                "a-srpt-consolidate": {"placement": "best_fit"},
-               "a-srpt-virtual": {"order": "virtual"},
+               "a-srpt-virtual": {"order": "virtual", "virtual": "gang"}, "a-srpt-gang": {"virtual": "gang"},
                "a-srpt-fluid": {"virtual": "fluid", "order": "virtual"}}
     for name, diff in changed.items():
         assert POLICIES[name][1] == diff
@@ -111,7 +111,7 @@ def test_gang_machine_respects_gangs_on_the_gang_instance():
     # Every C~_j >= a_j + P_j. The default (guarded) order ranks by predicted remaining GPU-time:
     # B 4, A 6, D 6 (D after A by id): B and D run, A waits; no job is overdue (A's deadline is
     # 2 * 3 = 6, and A starts at 4 when B ends), so the run equals SRSF-PRED: A 6-9 behind D.
-    res = simulate(GANGS, "a-srpt:kappa=2", check_invariants=True)
+    res = simulate(GANGS, "a-srpt-gang:kappa=2", check_invariants=True)
     assert res.policy_data["virtual_completion_times"] == {"A": 3, "B": 7, "D": 9}
     assert segments(res) == {"A": [(6, 9)], "B": [(0, 4)], "D": [(0, 6)]}
     assert res.policy_data["overdue_at"] == {"A": 6}
@@ -131,7 +131,7 @@ def test_guard_runs_an_overdue_job_first():
     # By GPU-time the 1-GPU jobs (3) beat W (4): S1, S2 0-3, then S3, S4 from 3. At W's deadline 4
     # it is overdue and first: it preempts S3 and S4 and runs 4-6; they resume 6-8. Without the
     # guard (SRSF order) W waits until 6.
-    res = simulate(GUARD, "a-srpt:kappa=2", check_invariants=True)
+    res = simulate(GUARD, "a-srpt-gang:kappa=2", check_invariants=True)
     assert res.completion_times == {"W": 6, "S1": 3, "S2": 3, "S3": 8, "S4": 8}
     assert res.policy_data["overdue_at"] == {"W": 4}
     srsf = simulate(GUARD, "a-srpt-srsf-order", check_invariants=True)
@@ -173,18 +173,43 @@ STREAM = Instance(Cluster.homogeneous(1, 2), (Job("W", 0, 2, processing_time=1),
     Job(f"s{k}{x}", Fraction(3 * k, 2), 1, processing_time=Fraction(3, 2)) for k in range(15) for x in "ab"))
 
 
-def test_default_guard_fires_at_sixteen_times_the_virtual_flow_time():
-    res = simulate(STREAM, "a-srpt", check_invariants=True)
+def test_gang_guard_fires_at_sixteen_times_the_virtual_flow_time():
+    res = simulate(STREAM, "a-srpt-gang", check_invariants=True)
     assert res.policy_data["overdue_at"] == {"W": 16}
     assert res.record("W").completion == 17
     assert simulate(STREAM, "a-srpt-srsf-order").record("W").completion == Fraction(47, 2)
+
+
+def test_the_envelope_does_not_protect_a_wide_job_against_a_narrow_stream():
+    """The mirror image of the gang machine's Counterexample 3 (proofs/theorem2.md): the envelope
+    ranks by GPU-time (W's 2 against the pairs' 3/2 each), so in its fluid machine the stream keeps
+    W waiting as it does in the cluster; C~_W comes after the stream and the default guard never
+    fires. W waits for the whole stream, as under SRSF (the gang machine's guard runs it at 16)."""
+    res = simulate(STREAM, "a-srpt", check_invariants=True)
+    assert res.policy_data["overdue_at"] == {}
+    assert res.policy_data["virtual_completion_times"]["W"] > 16
+    assert res.completion_times == simulate(STREAM, "a-srpt-srsf-order").completion_times
+
+
+# Nine jobs on 4 GPUs (found by a random search: 1 of 466 instances where the default envelope guard
+# changes a decision under the doubling step): j7 (4 GPUs, P = 35, predicted 2) becomes overdue at 45.
+FIRES = Instance(Cluster.homogeneous(1, 4), tuple(
+    Job(n, a, g, processing_time=p, predicted_processing_time=q) for n, a, g, p, q in [
+        ("j0", 8, 1, 30, 14), ("j1", 0, 1, 35, 27), ("j2", 3, 1, 29, 7), ("j3", 0, 1, 32, 22), ("j4", 10, 1, 32, 1),
+        ("j5", 0, 1, 12, 1), ("j6", 9, 2, 2, 1), ("j7", 1, 4, 35, 2), ("j8", 5, 1, 30, 2)]))
+
+
+def test_default_envelope_guard_fires():
+    res = simulate(FIRES, "a-srpt", check_invariants=True)
+    assert res.policy_data["overdue_at"] == {"j7": 45}
+    assert res.records != simulate(FIRES, "a-srpt-srsf-order").records
 
 
 @pytest.mark.parametrize("name", ["a-srpt-oracle", "a-srpt-static", "a-srpt-mean", "a-srpt-no-preemption",
                                   "a-srpt-srsf-order", "a-srpt-strict"])
 def test_each_ablation_differs_from_plain_a_srpt_on_one_of_the_instances(name):
     differs = [simulate(inst, name).records != simulate(inst, "a-srpt").records
-               for inst in (UNDER, NO_PRED, LATE, GANGS, GUARD, STREAM)]
+               for inst in (UNDER, NO_PRED, LATE, GANGS, GUARD, STREAM, FIRES)]
     assert any(differs)
 
 

@@ -41,11 +41,11 @@ class _Checked(ASRPT):
         else:
             reference = sorted(active, key=lambda j: _srsf_key(self, view, j))
             if self.order == "guarded":
-                def overdue(j):
-                    c = m.completion_time(j.index)
-                    return c is not None and view.now >= j.arrival + self._kappa * (c - j.arrival)
+                def overdue(j):      # (C~: the envelope's max(C^f, a + P^), else the machine's)
+                    c = self._completion(j.index)
+                    return c is not None and view.now >= asrpt_module.deadline(j.arrival, c, self._kappa)
                 admitted, budget = [], max(1, int(self.share * view.total_gpus))
-                for j in sorted(filter(overdue, active), key=lambda j: (m.completion_time(j.index), j.key)):
+                for j in sorted(filter(overdue, active), key=lambda j: (self._completion(j.index), j.key)):
                     if j.gpus <= budget or not admitted:
                         admitted.append(j)
                         budget -= j.gpus
@@ -62,8 +62,9 @@ class _Checked(ASRPT):
 @given(instances(max_jobs=8, exact=True, predictions=True))
 def test_incremental_order_equals_the_virtual_machine_priority_order(instance):
     for kwargs in ({}, {"adaptive": "off"}, {"preemption": False}, {"backfill": False},
-                   {"kappa": 1, "share": 0.25}, {"kappa": 1.5, "adaptive": "off"},
-                   {"order": "virtual"}, {"order": "actual"}, {"order": "guarded", "virtual": "fluid"},
+                   {"kappa": 1, "share": 0.25}, {"kappa": 1.5, "adaptive": "off"}, {"virtual": "gang"},
+                   {"virtual": "gang", "kappa": 1, "adaptive": "off"},
+                   {"order": "virtual", "virtual": "gang"}, {"order": "actual"}, {"order": "guarded", "virtual": "fluid"},
                    {"virtual": "fluid", "order": "virtual"}, {"virtual": "fluid", "order": "virtual", "adaptive": "off"},
                    {"virtual": "fluid", "order": "virtual", "preemption": False}):
         simulate(instance, _Checked(**kwargs), check_invariants=True)
@@ -84,9 +85,9 @@ def test_static_virtual_machine_is_srpt_on_the_virtual_sizes(instance):
 
 @given(instances(max_jobs=8, exact=True, predictions=True))
 def test_static_gang_machine_is_gang_srpt_on_the_predicted_times(instance):
-    """The default virtual machine: C~ recorded by the run equals gang-capped SRPT on the
+    """The gang virtual machine: C~ recorded by the run equals gang-capped SRPT on the
     predicted times P^_j with caps g_j, independent of the real schedule."""
-    res = simulate(instance, "a-srpt:adaptive=off")
+    res = simulate(instance, "a-srpt-gang:adaptive=off")
     times = predicted_processing_times(instance)
     expected = gang_schedule([j.arrival for j in instance.jobs], times, [j.gpus for j in instance.jobs],
                              instance.cluster.total_gpus, ids=[j.id for j in instance.jobs])
@@ -166,11 +167,16 @@ def test_per_decision_state_is_bounded_by_active_jobs_not_finished_ones(instance
 
 
 class _WakesAtEveryVirtualCompletion(ASRPT):
-    """A-SRPT as it was before it read the gang machine ahead: it wakes at the machine's next
-    virtual completion, to learn the job's deadline then."""
+    """A-SRPT as it was before it read its machine ahead: it wakes at the machine's next
+    completion (the gang machine's, or the envelope's fluid machine's), to learn the job's
+    deadline then."""
 
     def _next_deadline(self, view, wake):
-        finish = self.machine_.next_completion()
+        m = self.machine_
+        if self._gang:
+            finish = m.next_completion()
+        else:
+            finish = None if m.running is None else m.now + m.remaining(m.running)
         if finish is not None and finish > view.now and (wake is None or finish < wake):
             wake = finish
         return wake
@@ -179,13 +185,14 @@ class _WakesAtEveryVirtualCompletion(ASRPT):
 @settings(max_examples=60, deadline=None)
 @given(gang_instances(max_jobs=9, max_mu=4, arrivals="bunched") | gang_instances(max_jobs=9, max_mu=4),
        st.sampled_from([1, 2, 4, 16]),
-       st.sampled_from([0.25, 1]), st.sampled_from(["doubling", "off"]), st.sampled_from([1, 2, 16]))
-def test_reading_ahead_for_deadlines_makes_the_same_run(inst, kappa, share, adaptive, read_ahead):
-    """Waking at the first deadline of the jobs the gang machine finishes (read ahead) instead of
+       st.sampled_from([0.25, 1]), st.sampled_from(["doubling", "off"]), st.sampled_from([1, 2, 16]),
+       st.sampled_from(["gang", "envelope"]))
+def test_reading_ahead_for_deadlines_makes_the_same_run(inst, kappa, share, adaptive, read_ahead, virtual):
+    """Waking at the first deadline of the jobs the virtual machine finishes (read ahead) instead of
     at every virtual completion changes no decision: the same completions, virtual completions
     and overdue times, exactly. (Only the passes differ: the virtual completions' are gone, and a
     deadline asked for may still bring a pass after its job completed for real.)"""
-    params = dict(kappa=kappa, share=share, adaptive=adaptive)
+    params = dict(kappa=kappa, share=share, adaptive=adaptive, virtual=virtual)
     with pytest.MonkeyPatch.context() as patch:    # (a short read stops early: its horizon counts)
         patch.setattr(asrpt_module, "_READ_AHEAD", read_ahead)
         ahead = simulate(inst, ASRPT(**params))
@@ -196,7 +203,7 @@ def test_reading_ahead_for_deadlines_makes_the_same_run(inst, kappa, share, adap
 
 
 @pytest.mark.parametrize("read_ahead", [1, 2, 16])
-def test_a_short_read_ahead_wakes_at_its_horizon(read_ahead):
+def test_a_short_read_ahead_wakes_at_its_horizon(read_ahead):  # (the gang machine)
     """One GPU, kappa = 2: j1 finishes virtually at 3.5, after j2 (1) and j0 (2.5), and its
     deadline is 2 + 2 (3.5 - 2) = 5. A read that stops after one completion must wake at the
     next one, or j1's deadline passes unseen."""
@@ -206,8 +213,8 @@ def test_a_short_read_ahead_wakes_at_its_horizon(read_ahead):
     inst = Instance(cluster=Cluster(servers=(Server(gpus=1),)), jobs=jobs)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(asrpt_module, "_READ_AHEAD", read_ahead)
-        ahead = simulate(inst, ASRPT(kappa=2, adaptive="off"))
-    every = simulate(inst, _WakesAtEveryVirtualCompletion(kappa=2, adaptive="off"))
+        ahead = simulate(inst, ASRPT(kappa=2, adaptive="off", virtual="gang"))
+    every = simulate(inst, _WakesAtEveryVirtualCompletion(kappa=2, adaptive="off", virtual="gang"))
     assert ahead.policy_data["overdue_at"] == every.policy_data["overdue_at"] == {"j1": 5}
     assert ahead.policy_data["virtual_completion_times"] == {"j0": Fraction(5, 2), "j1": Fraction(7, 2), "j2": 1}
     assert ahead.records == every.records
@@ -221,7 +228,7 @@ def test_the_read_ahead_reaches_every_deadline_before_the_wake_up():
     jobs = (Job(id="k", arrival=0, gpus=1, processing_time=10, predicted_processing_time=1),
             Job(id="j", arrival=2, gpus=1, processing_time=10, predicted_processing_time=Fraction(1, 4)))
     inst = Instance(cluster=Cluster(servers=(Server(gpus=1),)), jobs=jobs)
-    ahead = simulate(inst, ASRPT(kappa=4, adaptive="off"))
-    every = simulate(inst, _WakesAtEveryVirtualCompletion(kappa=4, adaptive="off"))
+    ahead = simulate(inst, ASRPT(kappa=4, adaptive="off", virtual="gang"))
+    every = simulate(inst, _WakesAtEveryVirtualCompletion(kappa=4, adaptive="off", virtual="gang"))
     assert ahead.policy_data["overdue_at"] == every.policy_data["overdue_at"] == {"k": 4, "j": 3}
     assert ahead.records == every.records

@@ -1,4 +1,4 @@
-"""A-SRPT guided by the envelope virtual machine (``virtual="envelope"``, ``a-srpt-envelope``):
+"""A-SRPT guided by the envelope virtual machine (``virtual="envelope"``, ``a-srpt``, the default):
 ``C~_j = max(C^f_j, a_j + P^_j)`` with ``C^f`` the fluid machine's completion
 (:func:`asrpt.single.envelope.envelope_schedule`, the batch version)."""
 
@@ -26,12 +26,12 @@ def _expected(instance):
 
 
 def test_preset_and_validation():
-    assert POLICIES["a-srpt-envelope"][1] == {"virtual": "envelope"}
-    assert make_policy("a-srpt-envelope").get_params() == {**make_policy("a-srpt").get_params(),
-                                                           "virtual": "envelope"}
+    assert make_policy("a-srpt").get_params()["virtual"] == "envelope"      # the default since issue 43
+    assert POLICIES["a-srpt-gang"][1] == {"virtual": "gang"}
+    assert POLICIES["a-srpt-virtual"][1] == {"order": "virtual", "virtual": "gang"}
     inst = Instance(Cluster.homogeneous(1, 1), (Job("a", 0, 1, processing_time=1),))
     with pytest.raises(InvalidParameterError, match="virtual='envelope' needs order 'guarded' or 'actual'"):
-        simulate(inst, "a-srpt-envelope:order=virtual")
+        simulate(inst, "a-srpt:order=virtual")
     with pytest.raises(InvalidParameterError, match="virtual='envelope' needs order"):
         ASRPT(virtual="envelope", order="virtual").reset(inst.cluster)
     with pytest.raises(Exception, match="The 'virtual' parameter of ASRPT must be a str among"):
@@ -82,14 +82,14 @@ def test_kappa_one_guard_fires_on_the_envelope_example():
     jobs = tuple(Job(f"n{i}", 0, 1, processing_time=8) for i in range(5)) + (
         Job("w0", 0, 6, processing_time=7), Job("w1", 7, 6, processing_time=7))
     inst = Instance(Cluster((Server(6),)), jobs)
-    res = simulate(inst, "a-srpt-envelope:kappa=1", check_invariants=True)
+    res = simulate(inst, "a-srpt:kappa=1", check_invariants=True)
     data = res.policy_data
     assert data["virtual_completion_times"] == {**{f"n{i}": 8 for i in range(5)},
                                                 "w0": Fraction(41, 3), "w1": Fraction(62, 3)}
     assert data["overdue_at"] == {"w0": Fraction(41, 3), "w1": Fraction(62, 3)}
     assert res.completion_times == {**{f"n{i}": 8 for i in range(5)}, "w0": 15, "w1": 22}
     # kappa = 2: w0's deadline 82/3 > 15 and w1's 7 + 2 (62/3 - 7) = 103/3 > 22: no overdue job.
-    assert simulate(inst, "a-srpt-envelope:kappa=2").policy_data["overdue_at"] == {}
+    assert simulate(inst, "a-srpt:kappa=2").policy_data["overdue_at"] == {}
 
 
 class _Checked(ASRPT):

@@ -96,7 +96,8 @@ SRSF_VARIANTS = [
 ASRPT_VARIANTS = [
     {},
     {"order": "actual"},
-    {"order": "virtual"},
+    {"order": "virtual", "virtual": "gang"},
+    {"virtual": "gang"},
     {"virtual": "fluid", "order": "virtual"},
     {"kappa": 1.0, "share": 0.25},
     {"adaptive": "repredict", "predictor": "noisy:sigma=1.0"},
