@@ -127,8 +127,8 @@ def _lower_bounds(m, releases, times, gpus):
     return lb1, lb2
 
 
-def test_counterexample_2_the_gang_machine_costs_more_than_twice_the_lower_bound():
-    """proofs/theorem2.md, Counterexample 2 (the retracted Finding 1): on 6 GPUs, five one-GPU
+def test_counterexample_3_the_gang_machine_costs_more_than_twice_the_lower_bound():
+    """proofs/theorem2.md, Counterexample 3 (the retracted Finding 1): on 6 GPUs, five one-GPU
     jobs of length 8 and two 6-GPU jobs of length 7 released at 0 and 7. The wide jobs rank
     ahead (7 < 8) and take the whole machine until 14: sum C~ = 131 > 2 max(LB1, LB2) = 122."""
     m, releases, times, gpus = 6, [0] * 5 + [0, 7], [8] * 5 + [7, 7], [1] * 5 + [6, 6]
@@ -149,7 +149,7 @@ def starvation_family(m: int):
 
 @pytest.mark.parametrize("m, at_least", [(8, 2.1), (32, 4.0), (128, 7.7)])
 def test_the_gang_machine_is_not_within_a_constant_of_the_optimum(m, at_least):
-    """Counterexample 2's family: sum C~ of the gang machine against a feasible schedule (the
+    """Counterexample 3's family: sum C~ of the gang machine against a feasible schedule (the
     simulated guarded A-SRPT run, so against OPT at least as much) grows like sqrt(m / 2)."""
     from asrpt.instance import Cluster, Instance, Job, Server
     from asrpt.sim import simulate
