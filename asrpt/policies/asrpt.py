@@ -291,7 +291,9 @@ class ASRPT(PredictorPolicy):
         if self._gang:
             return self.machine_.pop_finished()
         out, self._fresh = self._fresh, []
-        out.extend(self._pop_fluid())
+        # the envelope reads the fluid machine's own log (it keeps no list of unfinished jobs);
+        # the fluid machine's virtual order keeps one, whose front is its finished jobs
+        out.extend(self.machine_.pop_finished() if self._envelope else self._pop_fluid())
         return out
 
     def _pop_fluid(self) -> list:
@@ -434,6 +436,8 @@ class ASRPT(PredictorPolicy):
         self._spans(job, work)
         if self._gang:
             self.machine_.add(i, now, size, job.gpus)
+        elif self._envelope:                    # (a zero-size job lands in the machine's log at once)
+            self.machine_.add(i, now, size)
         else:
             self._fresh.extend(self._pop_fluid())
             self.machine_.add(i, now, size)
@@ -468,17 +472,18 @@ class ASRPT(PredictorPolicy):
         m.resize(i, max(size, m.attained(i)))
         self.virtual_sizes_[job.id] = m.size(i)
         moved = self._spans(job, work)
+        listed = not self._gang and not self._envelope      # the fluid machine's unfinished list
         if m.completion_time(i) is None:
             if was_done:
                 self._unguard(i)
-            if not self._gang:
+            if listed:
                 self._insert(i)
-        elif not self._gang and not was_done:
+        elif listed and not was_done:
             self._fresh.append(i)
-        elif moved:     # envelope: still finished by the fluid machine, but C~ = max(C^f, a + P^) moved
+        elif moved and was_done:    # envelope: still finished by the fluid machine, but C~ moved
             self._unguard(i)                    # (its old deadline's heap entry is void)
             self._fresh.append(i)               # finished again at the next pass, with the new C~
-        if not self._gang:
+        if listed:
             self._fresh.extend(self._pop_fluid())
         if not view.is_running(job):
             self._wait(view, job)

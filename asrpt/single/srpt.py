@@ -501,6 +501,7 @@ class SRPTMachine:
         self._rem: dict = {}            # remaining of waiting jobs
         self._entry: dict = {}          # key -> seq of its live heap entry
         self._done: dict = {}           # key -> completion time, in finishing order
+        self._log: list = []            # finished since the last pop_finished()
         self._cur = None
         self._cur_rem = None
         self._since = None
@@ -562,6 +563,18 @@ class SRPTMachine:
     def completion_times(self) -> dict:
         """Completion times of the finished jobs, in finishing order."""
         return dict(self._done)
+
+    def pop_finished(self) -> list:
+        """Keys of the jobs that finished since the previous call, in finishing order (a job
+        reopened by :meth:`resize` and finished again appears again).
+
+        >>> m = SRPTMachine()
+        >>> m.add("a", 0, 1); m.add("b", 0, 2); m.advance(3)
+        >>> m.pop_finished(), m.pop_finished()
+        (['a', 'b'], [])
+        """
+        out, self._log = self._log, []
+        return out
 
     @property
     def finishing_order(self) -> tuple:
@@ -733,6 +746,7 @@ class SRPTMachine:
             del self._rem[key]
             del self._entry[key]
             self._done[key] = self.now
+            self._log.append(key)
         else:
             self._enqueue(key, self._rem[key] + delta)
         self._rebalance()
@@ -759,6 +773,7 @@ class SRPTMachine:
         size = self._size[key]
         if size == 0:
             self._done[key] = self.now
+            self._log.append(key)
             return
         if self._cur is None:  # e.g. right after a completion at this instant
             self._pick()
@@ -787,6 +802,7 @@ class SRPTMachine:
         if self.now > self._since:
             self._pieces.append(Piece(cur, self._since, self.now))
         self._done[cur] = self.now
+        self._log.append(cur)
         self._cur = None
         self._cur_rem = None
 

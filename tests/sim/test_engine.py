@@ -23,7 +23,10 @@ def test_worked_example_model_md_section_9():
     res = simulate(load_instance("instances/worked-example.json"), "a-srpt", check_invariants=True)
     assert res.completion_times == {"A": 5, "B": 1, "C": 3}
     assert res.summary["total_completion_time"] == 9
-    assert res.policy_data["virtual_completion_times"] == {"A": 5, "B": 1, "C": 3}   # the gang machine
+    assert res.policy_data["virtual_completion_times"] == {"A": 4, "B": 1, "C": 3}   # the envelope (default)
+    gang = simulate(load_instance("instances/worked-example.json"), "a-srpt-gang", check_invariants=True)
+    assert gang.completion_times == res.completion_times
+    assert gang.policy_data["virtual_completion_times"] == {"A": 5, "B": 1, "C": 3}
     fluid = simulate(load_instance("instances/worked-example.json"), "a-srpt-fluid", check_invariants=True)
     assert fluid.completion_times == res.completion_times
     assert fluid.policy_data["virtual_completion_times"] == {"A": Fraction(7, 2), "B": 1, "C": Fraction(3, 2)}
@@ -210,11 +213,12 @@ def test_a_job_the_placer_refuses_does_not_hold_the_gpus_it_was_counted_on():
 
 
 def test_a_preemption_undone_in_the_same_pass_is_no_preemption():
-    # j3 of the first test is left out at t=15 (A-SRPT's guard puts the overdue j4 first) but gets
-    # its GPUs back in the same pass: one segment, no preemption, no restart cost.
+    # j3 of the first test is left out at t=15 (A-SRPT's guard, on the gang machine, puts the
+    # overdue j4 first) but gets its GPUs back in the same pass: one segment, no preemption, no
+    # restart cost.
     jobs = (Job("j1", 3, 4, processing_time=8), Job("j3", 5, 6, processing_time=9),
             Job("j4", 5, 8, processing_time=5), Job("j5", 5, 2, model="gpt3-6.7b", iterations=1))
-    res = simulate(Instance(Cluster.homogeneous(2, 4), jobs), "a-srpt:kappa=2", preemption_cost=30,
+    res = simulate(Instance(Cluster.homogeneous(2, 4), jobs), "a-srpt-gang:kappa=2", preemption_cost=30,
                    check_invariants=True)
     assert res.policy_data["overdue_at"]["j4"] == 15
     assert _spans(res)["j3"] == [(11, 20)] and res.record("j3").preemptions == 0
