@@ -710,7 +710,10 @@ class ASRPT(PredictorPolicy):
                 a = views[i].arrival
                 if self._envelope:              # C~ = max(C^f, a + P^), as _completion will say
                     c = max(c, span[i])
-                wake = _earlier(wake, deadline(a, c, kappa), now)
+                d = deadline(a, c, kappa)
+                if not d > now:     # floats only: a remaining time below now's rounding finishes "now",
+                    d = math.nextafter(now, math.inf)   # after this pass's advance: wake just after
+                wake = _earlier(wake, d, now)
         return wake
 
     def record(self) -> VirtualRun:

@@ -462,13 +462,19 @@ class AuditedRun:
     virtual_source: str = "recomputed"
 
 
-def _virtual_properties(recorded, jobs, p_hat, m, machine, tolerance) -> bool:
-    """Whether recorded float ``C~`` have the properties the proofs use: ``C~_j >= a_j``
-    (and ``>= a_j + P^_j`` for the gang and envelope machines), (V2) the jobs finished by each
-    ``C~_j`` hold at most ``M C~_j`` of predicted GPU-time. (Their total enters only inequalities
-    the certificate checks anyway: ``lemma2``, ``virtual_cost``.)"""
+def _virtual_properties(recorded, recomputed, jobs, p_hat, m, machine, tolerance) -> bool:
+    """Whether recorded float ``C~`` are the recomputed ones up to a near-tie: the same values
+    as a multiset (within the tolerance: two jobs whose order a rounding flipped swap their
+    completions), and the properties the proofs use: ``C~_j >= a_j`` (``>= a_j + P^_j`` for the
+    gang and envelope machines) and (V2), the jobs finished by each ``C~_j`` hold at most
+    ``M C~_j`` of predicted GPU-time."""
     def le(a, b):
         return a <= b + tolerance * max(1.0, abs(a), abs(b))
+
+    mine = sorted(recorded[j.id] for j in jobs if j.id in recorded)
+    again = sorted(recomputed[j.id] for j in jobs)
+    if len(mine) != len(again) or not all(le(x, y) and le(y, x) for x, y in zip(mine, again)):
+        return False
 
     for j in jobs:
         floor = j.arrival + (p_hat[j.id] if machine != "fluid" else 0)
@@ -511,9 +517,13 @@ def _audit(instance: Instance, result: SimResult, who: str, tolerance: float) ->
             # differently, and a near-tie can flip two jobs' order. Such a record is accepted
             # if it has the properties the proofs use; exact data must match exactly.
             recorded = run.completion_times
-            if all(_exact(x) for x in list(recorded.values()) + list(p_hat.values())) or not _virtual_properties(
-                    recorded, jobs, p_hat, m, machine, tolerance):
+            if all(_exact(x) for x in list(recorded.values()) + list(p_hat.values())):
                 raise
+            if not _virtual_properties(recorded, virtual, jobs, p_hat, m, machine, tolerance):
+                raise InvalidParameterError(
+                    f"{who}: the run's virtual completions C~ differ from the {machine} machine's recomputation "
+                    f"beyond a near-tie of floats (a tampered record, or floats that rounded two jobs apart); "
+                    f"certify the instance in exact arithmetic (asrpt certify --exact) to decide") from None
             virtual = {j.id: recorded[j.id] for j in jobs}
             virtual_source = "recorded (floats: a near-tie ordered differently; its properties checked)"
         for j in jobs:

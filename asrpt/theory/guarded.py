@@ -361,10 +361,10 @@ def _guarded_order_failure(jobs, preds, deadlines, c_virtual, share_gpus: int, m
                     ahead = True
                 else:
                     kk, kj = keys[k.id], keys[j.id]
-                    if exact:
+                    if exact or kk == kj:       # the policy's tie-break: arrival, then id
                         ahead = (kk, k.arrival, id_key(k.id)) < (kj, j.arrival, id_key(j.id))
-                    else:
-                        ahead = kk <= kj + tolerance * max(1.0, abs(kk), abs(kj))
+                    else:                       # floats: keys within rounding of each other may go either way
+                        ahead = kk < kj + tolerance * max(1.0, abs(kk), abs(kj))
                 if ahead:
                     held += k.gpus
             if held + j.gpus <= m:

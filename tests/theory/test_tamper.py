@@ -180,3 +180,35 @@ def test_theorem_1_names_the_virtual_machine_it_is_stated_for():
     cert = certify(inst, run)
     assert cert.not_covered == ("not covered: (A2) fails: the run followed the gang virtual machine, the theorem "
                                 "is stated for fluid")
+
+
+# --- floats ---------------------------------------------------------------------------------------
+
+def test_float_virtual_completions_inflated_are_refused():
+    """With float data a C~ record may differ from the recomputation by a near-tie (two jobs whose
+    order a rounding flipped swap their completions); anything else is refused, however well it
+    satisfies the proofs' properties (every C~ x 100 does)."""
+    inst = Instance(Cluster((Server(2),)), (Job("A", 0.0, 2, processing_time=3.3, predicted_processing_time=3.3),
+                                            Job("B", 0.1, 1, processing_time=0.7, predicted_processing_time=0.7),
+                                            Job("C", 0.2, 1, processing_time=0.7, predicted_processing_time=0.7)))
+    for check, result in ((certify, run_asrpt(inst)), (certify_guarded, run_guarded(inst, kappa=1))):
+        assert check(inst, result).covered
+        run = result.policy_record
+        bad = _with_run(result, completion_times={k: v * 100 for k, v in run.completion_times.items()},
+                        **({"overdue_at": {}} if run.overdue_at is not None else {}))
+        with pytest.raises(InvalidParameterError, match="beyond a near-tie of floats"):
+            check(inst, bad)
+
+
+def test_a_remaining_time_below_rounding_still_wakes_the_guard():
+    """Floats: at 0.45 j3's fluid remaining time (5.5e-17) is below now's rounding, so its virtual
+    completion reads as "now" after the decision's advance; the policy wakes just after, and j3 is
+    overdue at its deadline (within rounding), not at the next event (0.85)."""
+    spec = [("j0", 0.45, 2, 1.1, 0.55), ("j1", 0, 2, 2.8, 5.6), ("j2", 0, 1, 2.1, 1.05), ("j3", 0.05, 2, 0.8, 0.4),
+            ("j4", 0.15, 1, 0.7, 0.7)]
+    inst = Instance(Cluster((Server(2),)), tuple(Job(n, a, g, processing_time=p, predicted_processing_time=q)
+                                                 for n, a, g, p, q in spec))
+    result = run_guarded(inst, kappa=1, share=0.5)
+    assert result.policy_record.overdue_at["j3"] == pytest.approx(0.45, rel=1e-12)
+    cert = certify_guarded(inst, result)
+    assert cert.covered and cert.holds
