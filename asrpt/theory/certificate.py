@@ -274,8 +274,24 @@ class CheckedInequalities:
         return [q.name for q in self.inequalities if not q.holds]
 
 
+class CheckedPremises:
+    """What the certificates of Theorems 1 and 2 offer over their ``premises`` tuple."""
+
+    premises: tuple
+
+    @property
+    def assumptions(self) -> dict:
+        """Premise label -> whether it holds on this run."""
+        return {p.label: p.holds for p in self.premises}
+
+    @property
+    def not_covered(self) -> str:
+        """``""`` when covered, else ``"not covered: (A4) fails at t = 1 for C: ..."``."""
+        return not_covered(self.premises)
+
+
 @dataclass(frozen=True)
-class Certificate(CheckedInequalities):
+class Certificate(CheckedInequalities, CheckedPremises):
     """Theorem 1's certificate for one A-SRPT run (see the module docstring).
 
     Attributes
@@ -350,16 +366,6 @@ class Certificate(CheckedInequalities):
     flow_time: Any = None
     flow_lower_bound: Any = None
     flow_ratio_to_lb: Any = None
-
-    @property
-    def assumptions(self) -> dict:
-        """Premise label -> whether it holds on this run."""
-        return {p.label: p.holds for p in self.premises}
-
-    @property
-    def not_covered(self) -> str:
-        """``""`` when covered, else ``"not covered: (A4) fails at t = 1 for C: ..."``."""
-        return not_covered(self.premises)
 
     def job(self, job_id: str) -> JobCertificate:
         """The per-job quantities of ``job_id``.

@@ -48,8 +48,8 @@ from ..single._arrays import exact_sum
 from ..sizes import integral
 from ..instance import id_key
 from ..single.srpt import srpt_schedule
-from .audit import Premise, not_covered, premise_sweep
-from .certificate import (CheckedInequalities, Inequality, _audit, _div, _exact, _late_preemption, _mul, _norm,
+from .audit import Premise, premise_sweep
+from .certificate import (CheckedInequalities, CheckedPremises, Inequality, _audit, _div, _exact, _late_preemption, _mul, _norm,
                           _options_premises, _require)
 
 __all__ = ["GuardCertificate", "certify_guarded", "run_guarded", "certify_guarded_instance"]
@@ -69,7 +69,7 @@ _STATEMENTS = {
 
 
 @dataclass(frozen=True)
-class GuardCertificate(CheckedInequalities):
+class GuardCertificate(CheckedInequalities, CheckedPremises):
     """Theorem 2's certificate of one guarded A-SRPT run, with flow-time figures.
 
     Attributes
@@ -119,16 +119,6 @@ class GuardCertificate(CheckedInequalities):
     overdue_jobs: int
     inequalities: tuple = ()
     per_job_slack: Mapping[str, Any] = field(default_factory=dict, repr=False)
-
-    @property
-    def assumptions(self) -> dict:
-        """Premise label -> whether it holds on this run."""
-        return {p.label: p.holds for p in self.premises}
-
-    @property
-    def not_covered(self) -> str:
-        """``""`` when covered, else ``"not covered: (A4) fails at t = ... for ...: ..."``."""
-        return not_covered(self.premises)
 
     def to_dict(self) -> dict:
         """A JSON-ready summary."""

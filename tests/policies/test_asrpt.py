@@ -41,11 +41,19 @@ class _Checked(ASRPT):
         else:
             reference = sorted(active, key=lambda j: _srsf_key(self, view, j))
             if self.order == "guarded":
-                def overdue(j):      # (C~: the envelope's max(C^f, a + P^), else the machine's)
-                    c = self._completion(j.index)
+                pred = self.tracker_.predicted
+
+                def ctilde(j):      # the envelope's max(C^f, a + P^) from the current prediction, else C~
+                    c = m.completion_time(j.index)
+                    if c is None or self.virtual != "envelope":
+                        return c
+                    return max(c, j.arrival + pred[j.index] * j.tau_star)
+
+                def overdue(j):
+                    c = ctilde(j)
                     return c is not None and view.now >= asrpt_module.deadline(j.arrival, c, self._kappa)
                 admitted, budget = [], max(1, int(self.share * view.total_gpus))
-                for j in sorted(filter(overdue, active), key=lambda j: (self._completion(j.index), j.key)):
+                for j in sorted(filter(overdue, active), key=lambda j: (ctilde(j), j.key)):
                     if j.gpus <= budget or not admitted:
                         admitted.append(j)
                         budget -= j.gpus

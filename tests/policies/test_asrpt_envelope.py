@@ -9,13 +9,15 @@ from hypothesis import given, settings, strategies as st
 
 from asrpt.errors import InvalidParameterError
 from asrpt.instance import Cluster, Instance, Job, Server
-from asrpt.policies import Decision, POLICIES, make_policy
+from asrpt.policies import POLICIES, make_policy
 from asrpt.policies.asrpt import ASRPT
 from asrpt.sim import simulate
 from asrpt.single.envelope import envelope_schedule
-from asrpt.sizes import exact_mul, predicted_processing_times
+from asrpt.sizes import predicted_processing_times
 from asrpt.state import Predictor
 from asrpt.testing.strategies import gang_instances, instances
+
+from .test_asrpt import _Checked
 
 
 def _expected(instance):
@@ -92,49 +94,13 @@ def test_kappa_one_guard_fires_on_the_envelope_example():
     assert simulate(inst, "a-srpt:kappa=2").policy_data["overdue_at"] == {}
 
 
-class _Checked(ASRPT):
-    """The envelope-guided A-SRPT that compares its incremental order with a full sort at every
-    decision, C~ read from the fluid machine and the current predictions."""
-
-    def decide(self, view):
-        decision = super().decide(view)
-        order = list(decision.order)
-        m = self.machine_
-        active = list(view.active())
-        pred = self.tracker_.predicted
-
-        def ctilde(j):
-            c = m.completion_time(j.index)
-            return None if c is None else max(c, j.arrival + exact_mul(pred[j.index], j.tau_star))
-
-        def srsf(j):
-            left = max(pred[j.index] - view.attained_work(j), 0)
-            return (left * j.tau_star * j.gpus, j.arrival, j.key)
-
-        reference = sorted(active, key=srsf)
-        if self.order == "guarded":
-            def overdue(j):
-                c = ctilde(j)
-                return c is not None and view.now >= j.arrival + self._kappa * (c - j.arrival)
-            admitted, budget = [], max(1, int(self.share * view.total_gpus))
-            for j in sorted(filter(overdue, active), key=lambda j: (ctilde(j), j.key)):
-                if j.gpus <= budget or not admitted:
-                    admitted.append(j)
-                    budget -= j.gpus
-                    if budget <= 0:
-                        break
-            reference = admitted + [j for j in reference if j not in admitted]
-        if not self.preemption:
-            reference = [j for j in reference if not view.is_running(j)]
-        assert [j.id for j in order] == [j.id for j in reference], view.now
-        return Decision(order, decision.backfill, decision.wake_at)
-
-
 @settings(max_examples=30, deadline=None)
 @given(instances(max_jobs=8, exact=True, predictions=True))
 def test_incremental_order_equals_a_full_sort(instance):
     """Adaptive (doubling, repredict) and static runs: the guarded order with the envelope's C~
-    (moved by every new prediction) equals a full sort at every decision."""
+    (moved by every new prediction) equals a full sort at every decision (test_asrpt's check,
+    which recomputes C~ from the fluid machine and the current predictions)."""
+
     for kwargs in ({}, {"adaptive": "off"}, {"kappa": 1, "share": 0.25}, {"kappa": 1.5},
                    {"kappa": 2, "adaptive": "repredict"}, {"preemption": False}, {"backfill": False},
                    {"order": "actual"}):
