@@ -3,8 +3,10 @@
 Guarded A-SRPT (the default ``a-srpt``, :mod:`asrpt.policies.asrpt`) runs every job that is not
 overdue in any order it likes (predicted remaining GPU-time), but from its deadline
 ``d_j = a_j + kappa (C~_j - a_j)`` on, a job is overdue and the overdue jobs, by virtual
-completion ``C~``, are admitted first within ``floor(share M)`` GPUs (the first always). The
-virtual machine is the gang-aware one (:mod:`asrpt.single.gang`), whose ``C~_j >= a_j + P^_j``.
+completion ``C~``, are admitted first-fit with skipping within ``floor(share M)`` GPUs (the first
+always). The virtual machine is the envelope (default, :mod:`asrpt.single.envelope`), the
+gang-aware one (:mod:`asrpt.single.gang`) or the fluid one; the proof needs only (V2): the jobs
+finished virtually by ``C~_j`` hold at most ``M C~_j`` of predicted GPU-time.
 
 **Theorem 2** (``proofs/theorem2.md``). With static predictions, backfilling, preemption at zero
 cost taking effect at once, a placer that places a job whenever enough GPUs are idle, and
@@ -24,7 +26,17 @@ lower bound ``max(LB1, LB2) - sum_j a_j`` (both LBs are lower bounds on the opti
 time ``sum (C~_j - a_j)``; the ratio is what users see (on traces ``sum a_j`` dwarfs the flow
 time, so completion-time ratios are all near 1).
 
-This module reads only the run's records and ``policy_data`` (never the simulator's internals).
+**Corollary 2.** With the envelope machine ``sum C~_j <= mu_over (LB1 + LB2)`` (Lemma 7), with
+the fluid one ``<= mu_over LB2`` (Lemma 2), so ``sum C_j <= (beta + c mu_over (kappa + beta
+mu_under rho')) max(LB1, LB2)`` with ``c = 2`` or 1; the gang machine has no such bound
+(Counterexample 3).
+
+**What is checked, not trusted** (:mod:`asrpt.theory.audit`): the records against the instance,
+``C~`` recomputed by the run's machine, the deadlines and the run's record of overdue jobs, (V2),
+and at every decision the running set against the greedy selection with backfilling in the
+guarded order rebuilt from the instance, the predictions and the work done; a broken premise is
+reported as ``not covered: (A2) fails at t = ... for ...``. This module reads only the run's
+records and ``policy_data`` (never the simulator's internals).
 
 Examples
 --------
@@ -42,12 +54,11 @@ from numbers import Real
 from typing import Any, Mapping
 
 from .._validation import InstanceOf, Interval, Options, validate_params
-from ..instance import Instance
+from ..instance import Instance, id_key
 from ..sim.records import SimResult
 from ..single._arrays import exact_sum
-from ..sizes import integral
-from ..instance import id_key
 from ..single.srpt import srpt_schedule
+from ..sizes import integral
 from .audit import Premise, premise_sweep
 from .certificate import (CheckedInequalities, CheckedPremises, Inequality, _audit, _div, _exact, _late_preemption, _mul, _norm,
                           _options_premises, _require)
@@ -82,12 +93,17 @@ class GuardCertificate(CheckedInequalities, CheckedPremises):
         (A1)-(A4) checked on this run (:mod:`asrpt.theory.audit`); ``not_covered`` says which
         fails, where and when.
     virtual : str
-        The virtual machine the run followed (``gang`` or ``envelope``; ``C~`` recomputed).
+        The virtual machine the run followed (``envelope``, ``gang`` or ``fluid``; ``C~``
+        recomputed).
+    virtual_source : str
+        ``"recomputed"``, or, with float data, the run's record accepted as the recomputed
+        values up to a near-tie swap.
     kappa, share : number
         The guard's parameters; ``rho_prime`` is ``max_j rho'_j``.
-    ratio_bound : number
-        ``beta + 2 mu_over (kappa + beta mu_under rho')``: Corollary 2's ratio to the optimum,
-        proven when ``virtual_cost`` holds (always for the envelope machine).
+    ratio_bound : number or None
+        ``beta + c mu_over (kappa + beta mu_under rho')``, Corollary 2's proven ratio to the
+        optimum (``c = 2`` for the envelope machine, 1 for the fluid one); None for the gang
+        machine, which has no such bound.
     flow_time, flow_lower_bound, flow_ratio_to_lb : number
         ``sum (C_j - a_j)``, ``max(LB1, LB2) - sum a_j`` and their ratio.
     virtual_flow_time : number
