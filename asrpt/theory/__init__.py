@@ -1,5 +1,9 @@
-"""Theory for A-SRPT: Theorem 1's certificate, the worst-case search and the classical checks.
+"""Theory for A-SRPT: the certificates of Theorems 1-3, the worst-case search and the classical checks.
 
+- :mod:`asrpt.theory.audit`: what every certificate recomputes instead of trusting: a run's
+  records audited against its instance, the predictions and the virtual completions recomputed,
+  the premises checked instant by instant (:class:`~asrpt.theory.audit.Premise`, reported as
+  ``not covered: (A4) fails at t = 1 for C: ...``);
 - :mod:`asrpt.theory.certificate`: :func:`certify` (Theorem 1's certificate, proofs/theorem1.md, on
   a finished run, exact for exact data), :func:`run_asrpt` and :func:`certify_instance` (A-SRPT
   under the theorem's assumptions);
@@ -9,7 +13,8 @@
   for the classical checks of proofs/classical.md (Results 5, 7, 8, 12, Counterexample 2);
 - :mod:`asrpt.theory.queueing`: the M/M/1 queue with predictions, simulated and analytic
   (proofs/classical.md, Result 13);
-- :mod:`asrpt.theory.guarded`: Theorem 2's certificate of the default guarded A-SRPT;
+- :mod:`asrpt.theory.guarded`: Theorem 2's certificate of the default guarded A-SRPT (and
+  Corollary 2's ratio to the optimum with the envelope or fluid machine);
 - :mod:`asrpt.theory.robust`: Theorem 3, guarded A-SRPT time-shared with prediction-free
   water-filling (a bound that does not grow with prediction errors) and its certificate.
 
