@@ -91,11 +91,18 @@ def _enumerable(pb: PlacementProblem, rs: RingStructure) -> bool:
 
 @lru_cache(maxsize=4)
 def _patterns(n_groups: int, cap: int, fmax: int):
-    """Every vector in {0..cap}^n_groups with sum <= fmax (int8 rows, sorted by sum), and
-    their sums; None when there would be more than ``_MAX_PATTERNS``."""
+    """Every vector in {0..cap}^n_groups with sum <= fmax (rows of the smallest integer type
+    that holds ``cap``: int8 up to 127, sorted by sum), and their sums; None when there would be
+    more than ``_MAX_PATTERNS``.
+
+    >>> P, sums = _patterns(1, 200, 200)      # a ring of 200 on a server with 200 free GPUs
+    >>> P.dtype, int(P[-1, 0]), int(sums[-1])
+    (dtype('int16'), 200, 200)
+    """
     if _pattern_count(n_groups, cap, fmax) > _MAX_PATTERNS:
         return None
-    P = np.zeros((1, 0), dtype=np.int8)
+    dtype = np.int8 if cap <= 127 else np.int16 if cap <= 32767 else np.int32
+    P = np.zeros((1, 0), dtype=dtype)
     sums = np.zeros(1, dtype=np.int64)
     for _ in range(n_groups):
         parts, psums = [], []
@@ -103,7 +110,7 @@ def _patterns(n_groups: int, cap: int, fmax: int):
             keep = sums + v <= fmax
             if not keep.any():
                 break
-            parts.append(np.concatenate([P[keep], np.full((int(keep.sum()), 1), v, np.int8)],
+            parts.append(np.concatenate([P[keep], np.full((int(keep.sum()), 1), v, dtype)],
                                         axis=1))
             psums.append(sums[keep] + v)
         P = np.concatenate(parts)
