@@ -46,15 +46,20 @@ def old_bracket(inst, time_limit: float) -> tuple:
     return lower, upper
 
 
+def _timed_opt(n, cluster, seed, limit):
+    """The seeded uniform instance, its ``offline_opt`` result and the wall seconds it took."""
+    inst = uniform_instance(n, cluster=cluster, seed=seed)
+    t = time.perf_counter()
+    r = offline_opt(inst, time_limit=limit)
+    return inst, r, time.perf_counter() - t
+
+
 def proof_rows(sizes, clusters, seeds, limit) -> list:
     rows = []
     for cluster in clusters:
         for n in sizes:
             for seed in range(seeds):
-                inst = uniform_instance(n, cluster=cluster, seed=seed)
-                t = time.perf_counter()
-                r = offline_opt(inst, time_limit=limit)
-                wall = time.perf_counter() - t
+                inst, r, wall = _timed_opt(n, cluster, seed, limit)
                 assert schedule_problems(inst, r.schedule, exact=True) == []
                 rows.append({"kind": "proof", "cluster": cluster, "n": n, "seed": seed,
                              "closed": r.closed, "proof": r.proof, "wall": wall,
@@ -69,10 +74,7 @@ def gap_rows(sizes, cluster, seeds, limit) -> list:
     rows = []
     for n in sizes:
         for seed in range(seeds):
-            inst = uniform_instance(n, cluster=cluster, seed=seed)
-            t = time.perf_counter()
-            r = offline_opt(inst, time_limit=limit)
-            wall = time.perf_counter() - t
+            inst, r, wall = _timed_opt(n, cluster, seed, limit)
             lo, up = old_bracket(inst, limit)
             old_gap = float((up - lo) / up)
             rows.append({"kind": "gap", "cluster": cluster, "n": n, "seed": seed, "wall": wall,

@@ -722,10 +722,7 @@ class ASRPT(PredictorPolicy):
         m.run()
         keys = {i: self._views[i].id for i in self._views}
         predictions = super().report()
-        done = m.completion_times()
-        if self._envelope:
-            span = self._span
-            done = {i: max(c, span[i]) for i, c in done.items()}
+        done = {i: self._completion(i) for i in m.completion_times()}
         return VirtualRun(
             virtual=self.virtual,
             completion_times={keys[i]: c for i, c in sorted(

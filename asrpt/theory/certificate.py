@@ -92,9 +92,9 @@ from ..instance import Instance, id_key
 from ..sim.records import SimResult
 from ..single._arrays import exact_sum
 from ..single.srpt import srpt_schedule
-from ..sizes import exact_div, exact_mul, processing_times
+from ..sizes import exact_div, exact_mul
 from ..state import VirtualRun
-from .audit import (VIRTUAL_MACHINES, Premise, audit_records, check_virtual_record, not_covered, premise_sweep,
+from .audit import (VIRTUAL_MACHINES, Premise, _same, audit_records, check_virtual_record, not_covered, premise_sweep,
                     recorded_predictions, virtual_completions)
 
 __all__ = [
@@ -132,11 +132,6 @@ def _norm(x):
     if isinstance(x, Fraction) and x.denominator == 1:
         return x.numerator
     return x
-
-
-def _beta(value):
-    """A record's stretch: 1.0 (abstract jobs, consolidated placements) counts as the exact 1."""
-    return 1 if value == 1 else value
 
 
 def _div(a, b):
@@ -412,24 +407,13 @@ def _require(cond: bool, message: str) -> None:
         raise InvalidParameterError(message)
 
 
-def _close(a, b, tolerance: float) -> bool:
-    if _exact(a) and _exact(b):
-        return a == b
-    return abs(float(a) - float(b)) <= tolerance * max(1.0, abs(float(a)), abs(float(b)))
-
-
-def _lower_bounds(instance: Instance, records, who: str) -> tuple:
-    """``(LB1, LB2)`` of a run's records, after checking that each record's ``P*`` is the
-    instance's: LB1 = sum (a_j + P*_j), LB2 = SRPT on one machine with sizes g_j P*_j / M."""
-    m = instance.cluster.total_gpus
-    sizes = processing_times(instance)
-    for rec, p in zip(records, sizes):
-        same = rec.processing_time == p if _exact(p) and _exact(rec.processing_time) else (
-            abs(rec.processing_time - p) <= 1e-9 * max(1.0, abs(p)))
-        _require(same, f"{who}: record {rec.id!r} has P* = {rec.processing_time}, the instance {p}")
-    lb1 = exact_sum(r.arrival + r.processing_time for r in records)
-    q = [exact_div(exact_mul(r.gpus, p), m) for r, p in zip(records, sizes)]
-    lb2 = srpt_schedule([r.arrival for r in records], q, ids=[r.id for r in records]).total_completion_time
+def _lower_bounds(jobs, times, m: int) -> tuple:
+    """``(LB1, LB2)`` of ``jobs`` (anything with ``id``, ``arrival``, ``gpus``) for the processing
+    times ``times`` (by job id): ``sum (a_j + P_j)`` and SRPT on one machine with sizes
+    ``g_j P_j / M`` (true times give Lemma 1's bounds, predicted ones the virtual machines' costs)."""
+    lb1 = exact_sum(j.arrival + times[j.id] for j in jobs)
+    lb2 = srpt_schedule([j.arrival for j in jobs], [exact_div(exact_mul(j.gpus, times[j.id]), m) for j in jobs],
+                        ids=[j.id for j in jobs]).total_completion_time
     return lb1, lb2
 
 
@@ -536,7 +520,7 @@ def _audit(instance: Instance, result: SimResult, who: str, tolerance: float) ->
             p = p_hat[j.id]
             size = exact_div(exact_mul(j.gpus, p), m) if machine == "fluid" else p
             recorded = run.sizes.get(j.id)
-            _require(recorded is not None and _close(recorded, size, tolerance),
+            _require(recorded is not None and _same(recorded, size, tolerance),
                      f"{who}: record {j.id!r} has virtual size {recorded}, but the {machine} machine's size of "
                      f"its prediction is {size}; the run does not match the instance")
     return AuditedRun(run, jobs, params, result.options, initial, final, source, machine, virtual, static,
@@ -658,9 +642,7 @@ def certify(instance: Instance, result: SimResult, *, tolerance: float = 1e-9) -
     mu = _mul(mu_over, mu_under)
 
     total = exact_sum(j.completion for j in jobs)
-    lb1 = exact_sum(j.arrival + j.processing_time for j in jobs)
-    lb2 = srpt_schedule([j.arrival for j in jobs], [_div(_mul(j.gpus, j.processing_time), m) for j in jobs],
-                        ids=[j.id for j in jobs]).total_completion_time
+    lb1, lb2 = _lower_bounds(jobs, {j.id: j.processing_time for j in jobs}, m)
     lower = max(lb1, lb2)
     virtual_total = exact_sum(c_virtual[j.id] for j in jobs)
 

@@ -57,11 +57,10 @@ from .._validation import InstanceOf, Interval, Options, validate_params
 from ..instance import Instance, id_key
 from ..sim.records import SimResult
 from ..single._arrays import exact_sum
-from ..single.srpt import srpt_schedule
 from ..sizes import integral
 from .audit import Premise, premise_sweep
-from .certificate import (CheckedInequalities, CheckedPremises, Inequality, _audit, _div, _exact, _late_preemption, _mul, _norm,
-                          _options_premises, _require)
+from .certificate import (CheckedInequalities, CheckedPremises, Inequality, _audit, _div, _exact, _late_preemption,
+                          _lower_bounds, _mul, _norm, _options_premises, _require)
 
 __all__ = ["GuardCertificate", "certify_guarded", "run_guarded", "certify_guarded_instance"]
 
@@ -200,15 +199,12 @@ def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float =
 
     total = exact_sum(j.completion for j in jobs)
     arrivals = exact_sum(j.arrival for j in jobs)
-    lb1 = exact_sum(j.arrival + j.processing_time for j in jobs)
-    lb2 = srpt_schedule([j.arrival for j in jobs], [_div(_mul(j.gpus, j.processing_time), m) for j in jobs],
-                        ids=[j.id for j in jobs]).total_completion_time
+    lb1, lb2 = _lower_bounds(jobs, {j.id: j.processing_time for j in jobs}, m)
     lower = max(lb1, lb2)
     virtual_total = exact_sum(c_virtual[j.id] for j in jobs)
     # the predicted lower bounds: the virtual machine's cost is at most their sum (Lemma 7, envelope)
-    lb1_hat = exact_sum(j.arrival + p_hat[j.id] for j in jobs)
-    lb2_hat = srpt_schedule([j.arrival for j in jobs], [_div(_mul(j.gpus, p_hat[j.id]), m) for j in jobs],
-                            ids=[j.id for j in jobs]).total_completion_time
+    lb1_hat, lb2_hat = _lower_bounds(jobs, p_hat, m)
+
     numbers = [total, lb1, lb2, virtual_total, beta, mu_over, mu_under, kappa, lb2_hat]
     numbers += [x for j in jobs for x in (j.completion, j.processing_time, preds[j.id], j.work)]
     exact = all(_exact(x) for x in numbers)

@@ -59,9 +59,8 @@ from ..sim.records import SimResult
 from ..single._arrays import exact_sum
 from ..single.waterfill import WaterfillSchedule, strict_list_makespan, waterfill_schedule
 from ..sizes import exact_div, exact_mul, processing_times
-from ..single.srpt import srpt_schedule
 from .audit import audit_records
-from .certificate import CheckedInequalities, Inequality, _exact, _norm
+from .certificate import CheckedInequalities, Inequality, _exact, _lower_bounds, _norm
 
 __all__ = ["RobustRun", "RobustCertificate", "run_robust", "certify_robust", "certify_robust_instance",
            "as_share"]
@@ -203,7 +202,6 @@ def run_robust(instance: Instance, *, lam: Real = Fraction(1, 2), policy=None, p
     from .guarded import run_guarded
 
     lam = as_share(lam)
-    speed = exact_div(1 - lam, 3)
     compressed = instance.replace_jobs(replace(job, arrival=_norm(exact_mul(lam, job.arrival)))
                                        for job in instance.jobs)
     if policy is None:
@@ -368,9 +366,7 @@ def certify_robust(instance: Instance, run: RobustRun, *, tolerance: float = 1e-
     c_rob = [run.robust_completions[i] for i in ids]
     c_cons = [run.consistent_completions[i] for i in ids]
     beta = run.stretch
-    lb1 = exact_sum(j.arrival + p for j, p in zip(jobs, processing_times(instance)))
-    lb2 = srpt_schedule(arrivals, [exact_div(exact_mul(j.gpus, p), m) for j, p in zip(jobs, processing_times(instance))],
-                        ids=ids).total_completion_time
+    lb1, lb2 = _lower_bounds(jobs, dict(zip(ids, processing_times(instance))), m)
     lower = max(lb1, lb2)
     total = exact_sum(c)
     numbers = [total, lb1, lb2, beta, lam] + c + c_rob + c_cons + q
