@@ -204,7 +204,7 @@ def gantt(result, *, virtual=None, cluster=None, labels: bool | None = None,
     (2, 'GPU (by server)')
     """
     from .instance import Cluster
-    from .sim.records import SimResult
+    from .engine.records import SimResult
     from .single.srpt import Schedule
 
     if not isinstance(result, SimResult):
@@ -433,7 +433,7 @@ def _short(x: float) -> str:
 
 
 def _stat(jcts: list, name: str) -> float | None:
-    from .sim.metrics import percentile
+    from .engine.metrics import percentile
 
     if not jcts:
         return None
@@ -450,7 +450,7 @@ def jct_bars(results, *, stats: Sequence[str] = ("mean", "p99"), log_y: bool = F
              title: str | None = None) -> Figure:
     """Bars of JCT statistics per policy: by default the mean and the 99th percentile.
 
-    Percentiles are nearest-rank, as in the runs' summaries (:func:`asrpt.sim.metrics.percentile`),
+    Percentiles are nearest-rank, as in the runs' summaries (:func:`asrpt.engine.metrics.percentile`),
     so the bars show the numbers of ``asrpt simulate``'s table. Each bar carries its value.
 
     Parameters

@@ -16,8 +16,8 @@ import pytest
 
 from asrpt._json import dumps_indented, jsonable
 from asrpt.instance import Cluster, Instance, Job, Server, _instance_problems_by_job, _no_instance_problems, id_key
-from asrpt.sim.engine import _Smallest
-from asrpt.sim.records import ROW_COLUMNS, JobRecord, Segment, SimResult
+from asrpt.engine.core import _Smallest
+from asrpt.engine.records import ROW_COLUMNS, JobRecord, Segment, SimResult
 from asrpt.state import _id_key
 from asrpt.traces.base import TraceReport, abstract_job, read_csv_rows, trace_status
 from asrpt.traces.pai import PAI_COLUMNS, _number, read_pai
@@ -293,7 +293,7 @@ def test_slot_builders_equal_the_constructors():
 
 def _summarize_reference(records, total_gpus):
     """summarize as it was, a generator per figure (the slow twin of its list passes)."""
-    from asrpt.sim.metrics import percentile
+    from asrpt.engine.metrics import percentile
 
     done = [r for r in records if r.completion is not None]
     jcts = sorted([r.completion - r.arrival for r in done])
@@ -318,7 +318,7 @@ def _summarize_reference(records, total_gpus):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_summarize_equals_its_reference(seed):
-    from asrpt.sim.metrics import summarize
+    from asrpt.engine.metrics import summarize
 
     rng = random.Random(50 + seed)
     for size in (0, 1, 7, 400):

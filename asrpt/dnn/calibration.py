@@ -341,7 +341,7 @@ class Measurement:
 
 
 def default_traces_dir() -> str | None:
-    """The shared traces folder, ``$ASRPT_SHARED/traces`` (:func:`asrpt.traces.base.shared_path`);
+    """The shared traces folder, ``$ASRPT_SHARED/traces`` (:func:`asrpt.shared_data.shared_path`);
     None when it does not exist.
 
     Returns
@@ -353,7 +353,7 @@ def default_traces_dir() -> str | None:
     >>> default_traces_dir() is None or os.path.isdir(default_traces_dir())
     True
     """
-    from ..traces.base import shared_path
+    from ..shared_data import shared_path
 
     path = shared_path("traces")
     return path if os.path.isdir(path) else None

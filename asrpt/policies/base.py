@@ -3,7 +3,7 @@
 A policy is a small plugin: ``decide(view) -> Decision`` (:class:`~asrpt.state.Policy`,
 :class:`~asrpt.state.Decision`). It sees a read-only :class:`~asrpt.state.ClusterView` (never the true job sizes unless it declares
 ``clairvoyant = True``) and returns a priority order of jobs. The engine
-(:mod:`asrpt.sim.engine`) turns the order into starts and preemptions:
+(:mod:`asrpt.engine.core`) turns the order into starts and preemptions:
 
 - **preemptive** policies list the jobs they want running, best first; the engine selects greedily
   by GPU count in that order (``backfill=True``: a job that does not fit is skipped and the scan

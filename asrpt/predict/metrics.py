@@ -46,8 +46,8 @@ import numpy as np
 from .._validation import InstanceOf, Options, validate_params
 from ..errors import InvalidParameterError
 from ..instance import Instance
-from ..sim.metrics import percentile
-from ..sim.records import SimResult
+from ..engine.metrics import percentile
+from ..engine.records import SimResult
 from ..sizes import exact_div, exact_mul
 from ..state import CompletedJob, Predictor, job_views
 from . import make_predictor

@@ -2,7 +2,7 @@
 
 This module owns the one step that turns what a user names (a policy spec such as
 ``"tiresias:thresholds=[3250]"``, a placement name) into the objects the engine
-(:func:`asrpt.sim.engine.run_engine`) takes, and it copies the policy so that runs never share
+(:func:`asrpt.engine.core.run_engine`) takes, and it copies the policy so that runs never share
 state. The engine itself knows no names.
 """
 
@@ -12,8 +12,8 @@ from typing import Callable
 
 from .._validation import validate_params
 from ..instance import Instance
-from .engine import RUN_OPTIONS, run_engine
-from .records import SimResult
+from ..engine.core import RUN_OPTIONS, run_engine
+from ..engine.records import SimResult
 
 __all__ = ["simulate"]
 
@@ -51,7 +51,7 @@ def simulate(instance: Instance, policy, placement=None, *, preemption_cost=0,
     progress : callable or None
         Called as ``progress(jobs_done, jobs_total)`` from time to time.
     observer : callable, Observer or None
-        Sees every decision pass read-only (:class:`asrpt.sim.engine.Observer`).
+        Sees every decision pass read-only (:class:`asrpt.engine.core.Observer`).
     label : str or None
         The run's display label (:attr:`SimResult.label`); None: the policy's name.
 

@@ -18,7 +18,7 @@
 - :mod:`asrpt.theory.robust`: Theorem 3, guarded A-SRPT time-shared with prediction-free
   water-filling (a bound that does not grow with prediction errors) and its certificate.
 
-Everything here reads run records (:class:`~asrpt.sim.records.SimResult`) and the instance, never
+Everything here reads run records (:class:`~asrpt.engine.records.SimResult`) and the instance, never
 simulator internals. The proofs are in ``proofs/`` at the repository root; every statement there
 names the test that checks it.
 

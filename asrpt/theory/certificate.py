@@ -1,7 +1,7 @@
 """The per-instance certificate of Theorem 1 (proofs/theorem1.md, Proposition 1), read from a
 finished A-SRPT run.
 
-This module owns the certificate: given an instance and the :class:`~asrpt.sim.records.SimResult`
+This module owns the certificate: given an instance and the :class:`~asrpt.engine.records.SimResult`
 of an A-SRPT run on it, it computes every quantity of Theorem 1 from the instance, the
 predictions and the run's records, never from simulator internals, and trusts none of them
 (:mod:`asrpt.theory.audit`): each record is audited against the instance and its own segments,
@@ -89,7 +89,7 @@ from typing import Any, Mapping
 from .._validation import InstanceOf, Interval, Options, validate_params
 from ..errors import InvalidParameterError
 from ..instance import Instance, id_key
-from ..sim.records import SimResult
+from ..engine.records import SimResult
 from ..single._arrays import exact_sum
 from ..single.srpt import srpt_schedule
 from ..sizes import exact_div, exact_mul

@@ -55,7 +55,7 @@ from typing import Any, Mapping
 
 from .._validation import InstanceOf, Interval, Options, validate_params
 from ..instance import Instance, id_key
-from ..sim.records import SimResult
+from ..engine.records import SimResult
 from ..single._arrays import exact_sum
 from ..sizes import integral
 from .audit import Premise, premise_sweep

@@ -55,7 +55,7 @@ from typing import Any, Mapping
 from .._validation import InstanceOf, Interval, validate_params
 from ..errors import InvalidParameterError
 from ..instance import Instance
-from ..sim.records import SimResult
+from ..engine.records import SimResult
 from ..single._arrays import exact_sum
 from ..single.waterfill import WaterfillSchedule, strict_list_makespan, waterfill_schedule
 from ..sizes import exact_div, exact_mul, processing_times

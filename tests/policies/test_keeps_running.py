@@ -20,7 +20,7 @@ from asrpt.policies.gittins import TiresiasGittins
 from asrpt.policies.srsf import SRSF
 from asrpt.policies.themis import Themis
 from asrpt.policies.tiresias import Tiresias
-from asrpt.sim import engine as engine_module
+from asrpt.engine import core as engine_module
 from asrpt.sim import simulate
 from asrpt.state import Decision, job_views
 

@@ -10,7 +10,7 @@ from asrpt.errors import AsrptError
 from asrpt.instance import Cluster, Instance, Job, Server, load_instance
 from asrpt.policies.base import Decision, Policy
 from asrpt.sim import simulate
-from asrpt.sim.records import check_records
+from asrpt.engine.records import check_records
 from asrpt.sim.view import NotClairvoyantError
 from asrpt.testing.strategies import instances
 

@@ -71,7 +71,7 @@ def test_the_idle_fill_stops_at_what_no_waiting_job_fits_in(policy, monkeypatch)
     """With DNN jobs that run on to an iteration boundary when preempted, the engine's idle fill
     stops once no waiting job fits in what the reservations leave (``boundary_only``): the same
     decisions as walking every candidate, and the stop is taken."""
-    from asrpt.sim import engine
+    from asrpt.engine import core as engine
 
     fits, init, stops = engine._Engine._some_waiting_fits, engine._Engine.__init__, []
 
@@ -148,7 +148,7 @@ def test_a_running_job_listed_again_after_the_running_head_is_refused():
 def _no_carry(monkeypatch):
     """The engine with the carried selection off: every same_keys decision is read in full (and
     the policy asked at every pass: no standing decision)."""
-    from asrpt.sim import engine
+    from asrpt.engine import core as engine
 
     monkeypatch.setattr(engine._Engine, "_apply_carried",
                         lambda self, decision: self._apply_preemptive(decision, decision.backfill))
@@ -176,7 +176,7 @@ def test_a_carried_selection_changes_no_decision(policy, seed, trace, monkeypatc
     previous pass's selection over instead of reading the order: the same run as reading every
     order in full, the promise checked at every pass (``check_invariants``), and the carried
     path taken."""
-    from asrpt.sim import engine
+    from asrpt.engine import core as engine
 
     inst = trace(80, seed)
     carried, apply = [], engine._Engine._apply_carried
@@ -242,7 +242,7 @@ def test_a_standing_decision_changes_no_run(policy, seed, trace, monkeypatch):
     same order, only grouped; ``check_invariants`` asks anyway and checks the promise at every
     such pass; and the shortcut is taken."""
     from asrpt.policies import make_policy
-    from asrpt.sim import engine
+    from asrpt.engine import core as engine
 
     inst = (_gang_trace if trace == "gang" else trace)(80, seed)
     stood, stands = [], engine._Engine._stands
@@ -279,7 +279,7 @@ def test_a_standing_decision_changes_no_run_on_small_dnn_instances(instance):
     """Drawn DNN instances (shrunk to a smallest one that differs, if any): Gavel and Themis
     with short rounds make the same runs whether their decisions stand or they are asked at
     every pass, and the promise holds at every pass under ``check_invariants``."""
-    from asrpt.sim import engine
+    from asrpt.engine import core as engine
 
     for policy in ("gavel:round_length=5", "themis:round_length=7"):
         fast = simulate(instance, policy, seed=0)
@@ -331,7 +331,7 @@ def test_the_idle_fill_skipped_where_every_blocked_job_reserves_changes_no_run(p
     (every other blocked job reserves its placement, and no job left out fits in what that
     leaves): the same runs as filling at every pass; ``check_invariants`` runs fill and check
     that nothing started."""
-    from asrpt.sim import engine
+    from asrpt.engine import core as engine
 
     skipped, idle_fill = [], engine._Engine._idle_fill
 
@@ -364,7 +364,7 @@ def test_running_chunks_change_no_decision(policy, run, monkeypatch):
     the selection keeps every running job and none is stopping, the engine neither builds the
     set of the selected jobs nor walks them (not under ``check_invariants``, which always does):
     the same runs as reading the orders as plain lists, and that lean path taken."""
-    from asrpt.sim import engine
+    from asrpt.engine import core as engine
 
     lean, apply = [], engine._Engine._apply_preemptive
 
@@ -431,7 +431,7 @@ def test_a_running_chunk_that_miscounts_its_gpus_is_caught():
 def test_array_runs_count_the_gpus_of_their_running_chunks(monkeypatch):
     """The running chunks of SRSF's and A-SRPT's orders carry the GPUs their jobs hold (the
     engine reads that sum instead of summing the jobs), every one of them right."""
-    from asrpt.sim import engine
+    from asrpt.engine import core as engine
     from asrpt.state import RunningChunk
 
     counted, select = [], engine._Engine._select
@@ -480,7 +480,7 @@ def test_running_chunks_that_miscount_the_running_jobs_after_them_change_no_run(
 def test_wrong_running_jobs_after_the_last_running_chunk_are_caught(monkeypatch):
     """``check_invariants`` runs compare the running jobs read after the last running chunk with
     the ones every running job's lookup leaves out."""
-    from asrpt.sim import engine
+    from asrpt.engine import core as engine
 
     later = engine._Engine._left_out_later
 
@@ -501,7 +501,7 @@ def test_the_running_jobs_left_out_read_after_the_last_running_chunk_change_no_r
     chunk it read (its ``later``), among the jobs it skipped and in the piece it stopped in,
     instead of looking up every selected job: the same runs as looking them all up, and that
     path taken at every such pass (``check_invariants`` runs also compare the two there)."""
-    from asrpt.sim import engine
+    from asrpt.engine import core as engine
 
     read, later = [], engine._Engine._left_out_later
 

@@ -1,7 +1,7 @@
 """What a simulation run produces: frozen per-job records and the run result.
 
-The engine (:mod:`asrpt.sim.engine`) emits one :class:`JobRecord` per job; metrics
-(:mod:`asrpt.sim.metrics`), the Theorem 1 certificate (:mod:`asrpt.theory`), plots and batch
+The engine (:mod:`asrpt.engine.core`) emits one :class:`JobRecord` per job; metrics
+(:mod:`asrpt.engine.metrics`), the Theorem 1 certificate (:mod:`asrpt.theory`), plots and batch
 results read these records only, never the engine's internals.
 
 A record keeps every run segment of its job (start, end, GPUs per server, iteration time), so
