@@ -52,6 +52,15 @@ The engine takes objects only and knows no policy or placement by name (it impor
 :mod:`asrpt.state`; :func:`asrpt.sim.simulate` turns names into objects); an ``observer`` sees each
 decision pass read-only (:class:`Observer`). It checks at the end that the policy left no job
 waiting forever (a stalled run raises :class:`~asrpt.errors.AsrptError`).
+
+Guard rails for policies under development: the run ends at the pass of the last completion
+(wake-ups asked for after it cannot change a record, so a policy that always asks for one ends);
+a policy that keeps waking itself while jobs wait, none runs and no arrival is left, starting
+nothing (:data:`WAKE_STORM_PASSES` passes in a row), and one whose preemptions keep no work with
+no job completing (:data:`LIVELOCK_STOPS` stops in a row: ranks that flip at an iteration
+boundary, which a preempted job's work is snapped back onto, or a restart cost paid again and
+again) both raise :class:`~asrpt.errors.AsrptError` naming the policy and the time, instead of
+running for ever.
 """
 
 from __future__ import annotations
@@ -80,6 +89,11 @@ from .records import _RECORD_BUILD, _SEGMENT_BUILD, Segment, SimResult, check_re
 __all__ = ["run_engine", "Observer"]
 
 _COMPLETE, _STOP, _WAKE = 0, 1, 3
+#: Guard rails (module docstring): consecutive passes woken by the policy alone, with jobs waiting,
+#: none running and no arrival left, after which the run is a wake-up storm; consecutive stops that
+#: kept no work, with no job completing, after which it is a livelock.
+WAKE_STORM_PASSES = 100_000
+LIVELOCK_STOPS = 100_000
 # the job statuses as plain ints (the engine's inner loops compare them)
 _ARRIVED, _WAITING, _RUNNING, _STOPPING, _DONE = (int(s) for s in (
     JobStatus.ARRIVED, JobStatus.WAITING, JobStatus.RUNNING, JobStatus.STOPPING, JobStatus.DONE))
@@ -182,7 +196,7 @@ class _WaitingArrays:
 class _JobState:
     """Engine-private mutable state of one job."""
 
-    __slots__ = ("work", "done", "tau", "t_last", "restart_until", "status", "servers", "seg_start",
+    __slots__ = ("work", "done", "tau", "t_last", "restart_until", "status", "servers", "seg_start", "seg_done",
                  "first_start", "completion", "preemptions", "executed", "segments", "version",
                  "stop_token", "stop_target", "beta")
 
@@ -195,6 +209,7 @@ class _JobState:
         self.status = _ARRIVED
         self.servers: tuple = ()
         self.seg_start = 0
+        self.seg_done = 0        # work done when the current segment started (guard rail: futile stops)
         self.first_start = None
         self.completion = None
         self.preemptions = 0
@@ -291,6 +306,8 @@ class _Engine:
         self.cluster = instance.cluster
         self.job_status = [job.status for job in instance.jobs]
         self.policy = policy
+        # what errors call the policy: its name, or its class's for a user's object left unnamed
+        self.policy_name = policy.name if policy.name != Policy.name else type(policy).__name__
         self.placer = placer
         self.c_pre = preemption_cost
         self.immediate = preemption_point == "immediate"
@@ -320,6 +337,13 @@ class _Engine:
         self.arrival_order = sorted(range(len(self.views)),
                                     key=[(v.arrival, v.key) for v in self.views].__getitem__)
         self.passes = 0
+        # guard rails (module docstring): consecutive stops that kept no work, the last such job,
+        # and consecutive passes woken by the policy alone with jobs waiting and nothing else to happen
+        self.futile = 0
+        self.futile_job = -1
+        self.futile_since = 0
+        self.storm = 0
+        self.storm_since = 0
         self.clairvoyant = bool(policy.clairvoyant)
         # per-instance-size capacity (sum of free // per, for per > 1), kept up to date as GPUs are
         # taken or freed
@@ -544,6 +568,7 @@ class _Engine:
         if st.tau is not None and jv.tau_star:
             st.beta = max(st.beta, st.tau / jv.tau_star)
         st.seg_start = now
+        st.seg_done = st.done
         st.t_last = now
         st.restart_until = now + self.c_pre if (st.preemptions and self.c_pre) else now
         if st.first_start is None:
@@ -691,6 +716,8 @@ class _Engine:
         if self.waiting_shapes is not None:
             self._shape_leaves(i)
         st.segments.pop()
+        if st.done == st.seg_done and self.futile:
+            self.futile -= 1        # (the stop that never was is not counted)
         st.executed = executed      # as it was (subtracting the segment back may round)
         st.status = _RUNNING
         st.servers = seg.servers
@@ -737,12 +764,18 @@ class _Engine:
         st.status = _DONE
         st.completion = self.now
         self.n_done += 1
+        self.futile = 0
         # CompletedJob(view, now, work, status), without the frozen setattr
         self.completed.append(_completed(self.views[i], self.now, st.work, self.job_status[i]))
 
     def _stop_now(self, i: int, st: _JobState) -> None:
         if st.status == _STOPPING:
             del self.stopping[i]
+        if st.done == st.seg_done:   # the segment kept no work: a futile stop (guard rail: livelock)
+            self.futile += 1
+            self.futile_job = i
+        else:
+            self.futile = 0
         self._release(i, st)
         st.status = _WAITING
         st.preemptions += 1
@@ -847,7 +880,7 @@ class _Engine:
         decision = policy.decide(view)
         if stood is not None and (decision.keeps_running != stood or not decision.same_keys
                                   or decision.wake_at != self.standing_wake):
-            raise AssertionError(f"t={self.now}: policy {policy.name} promised that its decision stands until "
+            raise AssertionError(f"t={self.now}: policy {self.policy_name} promised that its decision stands until "
                                  f"{standing}, but it answers differently (keeps_running "
                                  f"{decision.keeps_running}, settled {stood}, same_keys {decision.same_keys}, "
                                  f"wake_at {decision.wake_at} against {self.standing_wake})")
@@ -890,7 +923,7 @@ class _Engine:
                 for jv in order:
                     i = jv.index
                     if states[i].status != _WAITING or i in running:
-                        raise AsrptError(f"non-preemptive policy {policy.name} listed job {jv.id}, "
+                        raise AsrptError(f"non-preemptive policy {self.policy_name} listed job {jv.id}, "
                                          "which is not waiting")
                     if jv.gpus > free_total:
                         if not backfill:
@@ -959,6 +992,23 @@ class _Engine:
             self.started.clear()
         if self.free_total and self.waiting_gpus is not None and self.waiting_gpus.counts:   # (else nothing to check)
             self._check_cheap()
+        if self.futile > LIVELOCK_STOPS:
+            self._livelock()
+
+    def _livelock(self) -> None:
+        job = self.views[self.futile_job]
+        raise AsrptError(
+            f"livelock at t={self.now}: policy {self.policy_name} preempted jobs {self.futile} times in a row "
+            f"with no job completing and none of them keeping any work (last: {job.id}); its ranks may depend "
+            "on work done that preemption gives back (a preempted job stops at its iteration boundary, and "
+            "work within 1e-9 of one counts as on it) or on a restart cost it keeps paying")
+
+    def _wake_storm(self, since) -> None:
+        job = next(iter(self.waiting.values()))
+        raise AsrptError(
+            f"wake-up storm: policy {self.policy_name} woke itself {self.storm} times from t={since} to "
+            f"t={self.now} with {len(self.waiting)} job(s) waiting (e.g. {job.id}), none running and no arrival "
+            "left, and started nothing: only its own decisions can end the run")
 
     def _apply_preemptive(self, decision, backfill: bool) -> None:
         """Apply a preemptive decision: select greedily in its order, preempt the running jobs
@@ -974,7 +1024,7 @@ class _Engine:
             chosen = set(map(_INDEX_OF, selected_after))
             again = chosen.intersection(running)    # running jobs after the head: stopping ones only
             if len(chosen) != len(selected_after) or not again.issubset(stopping):
-                raise AsrptError(f"policy {policy.name} listed a job twice")
+                raise AsrptError(f"policy {self.policy_name} listed a job twice")
             fresh = chosen.difference(running)
             left_out = list(itertools.filterfalse(chosen.__contains__, stopping)) if stopping else []
             kept_on = False
@@ -986,7 +1036,7 @@ class _Engine:
             singles = self.singles
             chosen = set(map(_INDEX_OF, singles))
             if len(chosen) != len(singles):
-                raise AsrptError(f"policy {policy.name} listed a job twice")
+                raise AsrptError(f"policy {self.policy_name} listed a job twice")
             # the selected jobs not holding GPUs (C's fast path for a dict: no copy of its keys);
             # the others hold GPUs, so some running job is left out iff they are fewer than running
             fresh = chosen.difference(running)
@@ -1005,9 +1055,9 @@ class _Engine:
                 if left_set is None or self.check:
                     full = set(map(_INDEX_OF, selected))
                     if len(full) != len(selected):
-                        raise AsrptError(f"policy {policy.name} listed a job twice")
+                        raise AsrptError(f"policy {self.policy_name} listed a job twice")
                     if left_set is not None and set(left_set) != set(itertools.filterfalse(full.__contains__, running)):
-                        raise AssertionError(f"t={self.now}: policy {policy.name}'s running chunks do not say which "
+                        raise AssertionError(f"t={self.now}: policy {self.policy_name}'s running chunks do not say which "
                                              "running jobs its order lists after them")
                     chosen, left_set = full, None
             left_out = []
@@ -1031,7 +1081,7 @@ class _Engine:
             if fresh:
                 for jv in itertools.compress(selected_after, map(fresh.__contains__, map(_INDEX_OF, selected_after))):
                     if states[jv.index].status != _WAITING:
-                        raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
+                        raise AsrptError(f"policy {self.policy_name} listed job {jv.id}, which is not active")
                     # (_try_start's first test, without the call: the GPUs held by jobs left out
                     # and still running to a boundary block most of these starts)
                     if jv.gpus > self.free_total or not self._try_start(jv):
@@ -1056,7 +1106,7 @@ class _Engine:
                     del self.stopping[jv.index]
                     st.stop_token += 1
                 elif status != _RUNNING:
-                    raise AsrptError(f"policy {policy.name} listed job {jv.id}, which is not active")
+                    raise AsrptError(f"policy {self.policy_name} listed job {jv.id}, which is not active")
         # GPUs the selection counted on but cannot use now: held by jobs left out that are still
         # running (to an iteration boundary, or to a completion before one), or refused by the
         # placer. Other jobs may use them, in the policy's order, without delaying a selected one.
@@ -1088,7 +1138,7 @@ class _Engine:
         if self.check:
             selected, _, _, head = self._select(decision.order, True)
             if list(map(_INDEX_OF, selected[head:])) != list(map(_INDEX_OF, carried)):
-                raise AssertionError(f"t={self.now}: policy {self.policy.name} promised same_keys, but its order "
+                raise AssertionError(f"t={self.now}: policy {self.policy_name} promised same_keys, but its order "
                                      f"selects {len(selected) - head} job(s) after the running head, not the "
                                      f"{len(carried)} carried over")
             if any(self.states[jv.index].status != _WAITING for jv in carried):
@@ -1278,7 +1328,7 @@ class _Engine:
     def _check_running_chunk(self, chunk: list) -> None:
         """``check_invariants``: a :class:`~asrpt.state.RunningChunk` lists running jobs only."""
         if not all(jv.index in self.running for jv in chunk):
-            raise AssertionError(f"t={self.now}: policy {self.policy.name}'s order has a running chunk with a job "
+            raise AssertionError(f"t={self.now}: policy {self.policy_name}'s order has a running chunk with a job "
                                  "that is not running")
 
     def _check_chunk_gpus(self, chunk: list, gpus) -> None:
@@ -1286,7 +1336,7 @@ class _Engine:
         its jobs' GPUs."""
         held = sum(map(_GPUS_OF, chunk))
         if gpus != held:
-            raise AssertionError(f"t={self.now}: policy {self.policy.name}'s order has a running chunk that says "
+            raise AssertionError(f"t={self.now}: policy {self.policy_name}'s order has a running chunk that says "
                                  f"its jobs hold {gpus} GPUs; they hold {held}")
 
     def _check_running_head(self, head: list) -> None:
@@ -1295,7 +1345,7 @@ class _Engine:
         listed = set(map(_INDEX_OF, head))
         want = set(self.running).difference(self.stopping)
         if len(listed) != len(head) or listed != want:
-            raise AssertionError(f"t={self.now}: policy {self.policy.name}'s running head lists {len(head)} jobs, "
+            raise AssertionError(f"t={self.now}: policy {self.policy_name}'s running head lists {len(head)} jobs, "
                                  f"not the {len(want)} running jobs that are not stopping")
 
     def _check_rest_waiting(self, selected: list, skipped: list) -> None:
@@ -1303,7 +1353,7 @@ class _Engine:
         every running job."""
         read = set(map(_INDEX_OF, selected)).union(map(_INDEX_OF, skipped))
         if not read.issuperset(self.running):
-            raise AssertionError(f"t={self.now}: policy {self.policy.name}'s order marks the rest as waiting "
+            raise AssertionError(f"t={self.now}: policy {self.policy_name}'s order marks the rest as waiting "
                                  f"before listing {len(set(self.running) - read)} running job(s)")
 
     def _check_keeps_running(self, decision) -> None:
@@ -1311,7 +1361,7 @@ class _Engine:
         the order is exactly the running set)."""
         selected = set(map(_INDEX_OF, self._select(decision.order, True)[0]))
         if selected != set(self.running):
-            raise AssertionError(f"t={self.now}: policy {self.policy.name} promised keeps_running, but its "
+            raise AssertionError(f"t={self.now}: policy {self.policy_name} promised keeps_running, but its "
                                  f"order selects {len(selected)} jobs against {len(self.running)} running")
 
     def _fill_idle(self, candidates, chosen: set, blocked: list, left_out: list) -> bool:
@@ -1415,7 +1465,7 @@ class _Engine:
         wg = self.waiting_gpus   # (the caller checked that it is kept and not empty)
         if self.future is None and not self.stopping and wg.smallest() <= self.free_total:
             jv = next(v for v in self.waiting.values() if v.gpus == wg.smallest() and not v.instances)
-            raise AsrptError(f"t={self.now}: work-conserving policy {self.policy.name} left job {jv.id} "
+            raise AsrptError(f"t={self.now}: work-conserving policy {self.policy_name} left job {jv.id} "
                              f"({jv.gpus} GPUs) waiting with {self.free_total} GPUs idle")
 
     # -- invariants (check_invariants=True) ---------------------------------------------------------------
@@ -1454,7 +1504,7 @@ class _Engine:
                 if reserved is not None and not (jv.is_abstract or self.immediate):
                     free = [f if f < u else u for f, u in zip(self.free, reserved)]
                 if jv.gpus <= sum(free) and self.placer.allocate(jv, free, self.cluster) is not None:
-                    raise AssertionError(f"t={self.now}: work-conserving policy {self.policy.name} left "
+                    raise AssertionError(f"t={self.now}: work-conserving policy {self.policy_name} left "
                                          f"job {jv.id} waiting although it fits")
 
     # -- the loop ---------------------------------------------------------------------------------------------
@@ -1481,18 +1531,19 @@ class _Engine:
                 break
             self.now = t
             changed = False
+            woken_only = True
             while heap and heap[0][0] == t and heap[0][1] < _WAKE:
                 _, kind, _, i, token = heappop(heap)
                 st = states[i]
                 if kind == _COMPLETE:
                     if token == st.version and st.status in (_RUNNING, _STOPPING):
                         self._complete(i)
-                        changed = True
+                        changed, woken_only = True, False
                 elif token == st.stop_token and st.status == _STOPPING:
                     self._advance(st, t)
                     st.done = st.stop_target
                     self._stop_now(i, st)
-                    changed = True
+                    changed, woken_only = True, False
             while arrivals[ptr] <= t:
                 i = order[ptr]
                 ptr += 1
@@ -1506,20 +1557,30 @@ class _Engine:
                     shape_enters(i)
                 if waiting_least is not None:
                     waiting_least.add(jv.gpus)
-                changed = True
+                changed, woken_only = True, False
             while heap and heap[0][0] == t and heap[0][1] == _WAKE:
                 heappop(heap)
                 if self.next_wake == t:
                     self.next_wake = None
                     changed = True
             if changed:
+                if woken_only and not self.running and ptr == n:
+                    if not self.storm:
+                        self.storm_since = t
+                    self.storm += 1
+                    if self.storm > WAKE_STORM_PASSES:
+                        self._wake_storm(self.storm_since)
+                else:
+                    self.storm = 0
                 decide()
                 if self.progress is not None and self.n_done - reported >= report_every:
                     reported = self.n_done
                     self.progress(reported, n)
+                if self.n_done == n:
+                    break   # every job is done: later wake-ups cannot change a record
         if self.waiting or self.running:
             stuck = next(iter(self.waiting.values()), None) or next(iter(self.running.values()))
-            raise AsrptError(f"simulation stalled at t={self.now}: policy {self.policy.name} left "
+            raise AsrptError(f"simulation stalled at t={self.now}: policy {self.policy_name} left "
                              f"{len(self.waiting)} job(s) waiting (e.g. {stuck.id}) with nothing left to happen")
         if self.progress is not None:
             self.progress(self.n_done, n)
