@@ -131,6 +131,8 @@ def _make_user_policy(where: str, name: str, rest: str, params: dict) -> Policy:
     except TypeError as exc:
         raise InvalidParameterError(f"policy {where}:{name}: {exc}") from None
     policy._validate_params()
+    if policy.name == Policy.name:     # a class that names itself keeps its name; else its class name
+        policy.name = cls.__name__
     return policy
 
 

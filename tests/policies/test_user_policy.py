@@ -17,10 +17,15 @@ DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "policies.md"
 INSTANCE = "instances/small-cluster.json"
 
 
-def example_code() -> str:
+def example_blocks() -> list[str]:
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
-    assert len(blocks) == 1, "docs/policies.md should hold exactly one python block"
-    return blocks[0]
+    assert len(blocks) == 2, "docs/policies.md should hold two python blocks: the plain contract, a complete policy"
+    return blocks
+
+
+def example_code() -> str:
+    """The complete policy (the page's second block)."""
+    return example_blocks()[1]
 
 
 @pytest.fixture
@@ -33,6 +38,21 @@ def policy_file(tmp_path):
 def test_the_documented_example_is_about_twenty_lines():
     lines = [ln for ln in example_code().splitlines() if ln.strip()]
     assert 12 <= len(lines) <= 25
+
+
+def test_the_page_leads_with_a_ten_line_preemptive_policy_that_runs(tmp_path, capsys):
+    """Issue 44: the plain contract first, with a 10-line example, run as the page says."""
+    code = example_blocks()[0]
+    assert len([ln for ln in code.splitlines() if ln.strip()]) <= 10
+    path = tmp_path / "my_policy.py"
+    path.write_text(code, encoding="utf-8")
+    assert main(["simulate", INSTANCE, "--policy", f"{path}:LeastServiceFirst,tiresias", "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert [r["policy"] for r in results] == ["LeastServiceFirst", "tiresias"]
+    inst = Instance(Cluster.homogeneous(1, 1), [Job("a", 0, 1, processing_time=4), Job("b", 0, 1, processing_time=2),
+                                                Job("c", 1, 1, processing_time=1)])
+    res = simulate(inst, f"{path}:LeastServiceFirst", check_invariants=True)
+    assert {r.id: r.completion for r in res.records} == {"a": 7, "b": 3, "c": 4}   # b overtakes a at c's arrival
 
 
 def test_the_documented_policy_runs_from_the_command_line(policy_file, capsys):
