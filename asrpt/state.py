@@ -306,9 +306,10 @@ class ClusterView:
         preemptive order with backfill that lists every active job selects exactly the running
         jobs iff each waiting job listed ahead of a running one needs more GPUs than the running
         jobs listed ahead of it leave (every running job then fits, and every waiting job behind
-        them meets only the idle GPUs): what a policy checks before it promises
-        :attr:`Decision.keeps_running` (:func:`asrpt.policies._incremental.selects_running`). False
-        for non-preemptive policies' runs, and from engines that do not offer it."""
+        them meets only the idle GPUs): what the engine checks on a
+        :class:`~asrpt.order.MergedOrder` before it skips reading it
+        (:func:`asrpt.order.keeps_running_jobs`). False for non-preemptive policies' runs, and
+        from engines that do not offer it."""
         settled = getattr(self._e, "settled", None)
         return settled() if settled is not None else False
 
@@ -487,13 +488,6 @@ class Decision:
         Skip jobs that do not fit and go on (True), or stop at the first that does not (False).
     wake_at : number or None
         Consult the policy again at this time even if nothing else happens.
-    keeps_running : bool
-        A preemptive policy's promise, made only when its view is :attr:`~ClusterView.settled`
-        and ``backfill`` is True: the greedy selection over ``order`` takes exactly the running
-        jobs (every running job, no waiting one). Applying such an order starts and stops
-        nothing, so the engine skips reading it; it must still be the full order (observers and
-        tests read it, and an engine that does not track :attr:`~ClusterView.settled` applies
-        it). ``check_invariants=True`` runs check every promise.
     same_keys : bool
         A preemptive policy's promise about an order that offers ``chunks()``: the jobs after
         its :class:`RunningHead` (all of them, without one) are ranked by the same fixed keys as
@@ -509,8 +503,7 @@ class Decision:
         A preemptive policy's promise, with ``backfill`` (else ignored), that this decision
         stands until that time: at every later pass before it where no job arrived or
         completed (only the engine's own starts of the selection and iteration-boundary stops
-        happened since), the policy would answer with ``same_keys``, ``keeps_running`` exactly
-        when the view is :attr:`~ClusterView.settled`, and this ``wake_at``; and its state takes
+        happened since), the policy would answer with ``same_keys`` and this ``wake_at``; and its state takes
         the deltas of such passes the same way whether it sees them pass by pass or together at
         its next call. The engine may then not call the policy at those passes (it applies the
         carried selection, or keeps the running jobs, itself), and shows their deltas with the
@@ -520,8 +513,8 @@ class Decision:
 
     Examples
     --------
-    >>> Decision([], keeps_running=True).keeps_running, Decision([]).backfill, Decision([]).same_keys
-    (True, True, False)
+    >>> Decision([]).backfill, Decision([]).same_keys
+    (True, False)
     >>> Decision([], stands_until=360.0).stands_until
     360.0
     """
@@ -529,17 +522,15 @@ class Decision:
     order: Sequence[JobView]
     backfill: bool = True
     wake_at: Number | None = None
-    keeps_running: bool = False
     same_keys: bool = False
     stands_until: Number | None = None
 
     def __init__(self, order: Sequence[JobView], backfill: bool = True, wake_at: Number | None = None,
-                 keeps_running: bool = False, same_keys: bool = False, stands_until: Number | None = None):
+                 same_keys: bool = False, stands_until: Number | None = None):
         # the dataclass __init__'s assignments, by the slot setters (no frozen __setattr__ per field)
         _DECISION_ORDER(self, order)
         _DECISION_BACKFILL(self, backfill)
         _DECISION_WAKE_AT(self, wake_at)
-        _DECISION_KEEPS(self, keeps_running)
         _DECISION_SAME_KEYS(self, same_keys)
         _DECISION_STANDS(self, stands_until)
 
@@ -602,9 +593,9 @@ class RunningChunk(list):
     __slots__ = ("gpus", "later")
 
 
-_DECISION_ORDER, _DECISION_BACKFILL, _DECISION_WAKE_AT, _DECISION_KEEPS, _DECISION_SAME_KEYS, _DECISION_STANDS = (
+_DECISION_ORDER, _DECISION_BACKFILL, _DECISION_WAKE_AT, _DECISION_SAME_KEYS, _DECISION_STANDS = (
     getattr(Decision, name).__set__
-    for name in ("order", "backfill", "wake_at", "keeps_running", "same_keys", "stands_until"))
+    for name in ("order", "backfill", "wake_at", "same_keys", "stands_until"))
 
 
 class Policy(Params, abc.ABC):

@@ -12,9 +12,10 @@ time step. At one instant the engine applies, in this order,
 and then runs **one decision pass**: it builds a read-only :class:`~asrpt.sim.view.ClusterView`,
 asks the policy for a :class:`~asrpt.state.Decision`, and applies it (see
 :mod:`asrpt.policies.base` for how preemptive and non-preemptive orders are applied). A
-preemptive decision that promises ``keeps_running`` in a settled view (nothing stopping, no
-waiting job fitting in the idle GPUs) is not read: it would start and stop nothing
-(``check_invariants=True`` reads it and checks the promise). A decision that promises
+preemptive decision whose order is a :class:`~asrpt.order.MergedOrder` that, by its own entries,
+keeps exactly the running jobs in a settled view (nothing stopping, no waiting job fitting in
+the idle GPUs: :func:`~asrpt.order.keeps_running_jobs`, computed here, not said by the policy)
+is not read: it would start and stop nothing (``check_invariants=True`` reads it and checks). A decision that promises
 ``same_keys`` (its ranks after the running head are the previous decision's) in a pass where no
 job arrived or completed since the previous one, which started no job outside its selection, is
 not read to select: that pass's selection carries over, less the jobs started since
@@ -79,6 +80,7 @@ from .._gc import gc_paused
 from .._validation import Interval, Options, validate_params
 from ..errors import AsrptError, InvalidParameterError
 from ..instance import Instance
+from ..order import keeps_running_jobs
 from ..sizes import floaty
 from ..state import (REST_WAITING, Allocation, ClusterView, CompletedJob, JobStatus, JobView, Placer, Policy,
                      RunningChunk, RunningHead, job_views)
@@ -88,6 +90,11 @@ from .records import _RECORD_BUILD, _SEGMENT_BUILD, Segment, SimResult, check_re
 
 __all__ = ["run_engine", "Observer"]
 
+# The event kinds, in the order they apply at one instant (the heap's second field). Adding one:
+# give it a number, a handler in `_Engine.run`'s dispatch (an unknown kind is an error there) that
+# sets `loud`, unless a pass after it may reuse the previous decision (Decision.same_keys,
+# stands_until) as after the two quiet kinds, a preempted job's iteration-boundary stop and the
+# policy's own wake-up: a loud event makes the next pass ask the policy and read its order.
 _COMPLETE, _STOP, _WAKE = 0, 1, 3
 #: Guard rails (module docstring): consecutive passes woken by the policy alone, with jobs waiting,
 #: none running and no arrival left, after which the run is a wake-up storm; consecutive stops that
@@ -337,6 +344,8 @@ class _Engine:
         self.arrival_order = sorted(range(len(self.views)),
                                     key=[(v.arrival, v.key) for v in self.views].__getitem__)
         self.passes = 0
+        # a loud event (an arrival, a completion: not a quiet kind) happened since the last view
+        self.loud = False
         # guard rails (module docstring): consecutive stops that kept no work, the last such job,
         # and consecutive passes woken by the policy alone with jobs waiting and nothing else to happen
         self.futile = 0
@@ -848,6 +857,7 @@ class _Engine:
     def _view(self) -> ClusterView:
         """A view for the policy; what happened since the previous view is shown once."""
         view = ClusterView(self, self.clairvoyant)
+        self.loud = False
         self.arrived.clear()
         self.completed.clear()
         self.just_started.clear()
@@ -865,7 +875,7 @@ class _Engine:
             self.undo.clear()
         policy = self.policy
         # no job arrived or completed since the previous pass (the carried selection may hold)
-        quiet = not self.arrived and not self.completed
+        quiet = not self.loud
         standing = self.standing
         stood = None    # (check_invariants: whether the pass stood, the view settled before the call)
         if standing is not None and quiet and self.now < standing and self.may_stand:
@@ -878,11 +888,15 @@ class _Engine:
         if self.before_decide is not None:
             self.before_decide(view)
         decision = policy.decide(view)
-        if stood is not None and (decision.keeps_running != stood or not decision.same_keys
+        # Whether applying the order would start and stop nothing, derived here from the order's
+        # own entries (asrpt.order.keeps_running_jobs) in a settled view; then it is not read.
+        keeps = (policy.preemptive and decision.backfill and self.settled()
+                 and keeps_running_jobs(decision.order, self.running, self.total_gpus))
+        if stood is not None and (keeps != stood or not decision.same_keys
                                   or decision.wake_at != self.standing_wake):
             raise AssertionError(f"t={self.now}: policy {self.policy_name} promised that its decision stands until "
-                                 f"{standing}, but it answers differently (keeps_running "
-                                 f"{decision.keeps_running}, settled {stood}, same_keys {decision.same_keys}, "
+                                 f"{standing}, but it answers differently (keeps the running jobs: {keeps}, "
+                                 f"settled {stood}, same_keys {decision.same_keys}, "
                                  f"wake_at {decision.wake_at} against {self.standing_wake})")
         if self.after_decide is not None:
             if not isinstance(decision.order, (list, tuple)):   # the observer may read it: a list
@@ -897,7 +911,7 @@ class _Engine:
         states = self.states
         self.future = None
         if policy.preemptive:
-            if decision.keeps_running and backfill and self.settled():
+            if keeps:
                 self.carried = None
                 if self.check:
                     self._check_keeps_running(decision)
@@ -1013,7 +1027,7 @@ class _Engine:
     def _apply_preemptive(self, decision, backfill: bool) -> None:
         """Apply a preemptive decision: select greedily in its order, preempt the running jobs
         left out, start the selected ones, give idle GPUs to jobs left out (module docstring)."""
-        policy, states = self.policy, self.states
+        states = self.states
         selected, skipped, order, head = self._select(decision.order, backfill)
         running, stopping = self.running, self.stopping
         left_set = None     # (a set of the running jobs left out, where known without `chosen`: below)
@@ -1357,12 +1371,13 @@ class _Engine:
                                  f"before listing {len(set(self.running) - read)} running job(s)")
 
     def _check_keeps_running(self, decision) -> None:
-        """``check_invariants``: a ``keeps_running`` promise holds (the greedy selection over
-        the order is exactly the running set)."""
+        """``check_invariants``: the derivation of :func:`~asrpt.order.keeps_running_jobs` holds
+        (the greedy selection over the order is exactly the running set)."""
         selected = set(map(_INDEX_OF, self._select(decision.order, True)[0]))
         if selected != set(self.running):
-            raise AssertionError(f"t={self.now}: policy {self.policy_name} promised keeps_running, but its "
-                                 f"order selects {len(selected)} jobs against {len(self.running)} running")
+            raise AssertionError(f"t={self.now}: the order of policy {self.policy_name} was found to keep the "
+                                 f"running jobs, but it selects {len(selected)} jobs against {len(self.running)} "
+                                 "running (its MergedOrder's running entries are not the running jobs?)")
 
     def _fill_idle(self, candidates, chosen: set, blocked: list, left_out: list) -> bool:
         """Start jobs the selection left out on GPUs that are idle now; True if it started one.
@@ -1539,11 +1554,15 @@ class _Engine:
                     if token == st.version and st.status in (_RUNNING, _STOPPING):
                         self._complete(i)
                         changed, woken_only = True, False
-                elif token == st.stop_token and st.status == _STOPPING:
-                    self._advance(st, t)
-                    st.done = st.stop_target
-                    self._stop_now(i, st)
-                    changed, woken_only = True, False
+                        self.loud = True
+                elif kind == _STOP:
+                    if token == st.stop_token and st.status == _STOPPING:
+                        self._advance(st, t)
+                        st.done = st.stop_target
+                        self._stop_now(i, st)
+                        changed, woken_only = True, False
+                else:
+                    raise AssertionError(f"event kind {kind} has no handler")
             while arrivals[ptr] <= t:
                 i = order[ptr]
                 ptr += 1
@@ -1558,6 +1577,7 @@ class _Engine:
                 if waiting_least is not None:
                     waiting_least.add(jv.gpus)
                 changed, woken_only = True, False
+                self.loud = True
             while heap and heap[0][0] == t and heap[0][1] == _WAKE:
                 heappop(heap)
                 if self.next_wake == t:

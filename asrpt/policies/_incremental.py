@@ -14,9 +14,8 @@ running on to an iteration boundary (``view.stopping``), merged with the waiting
 round's preemptions every stop is a decision, so a decision costs O(changes x log R) for these two
 parts, not O(R) to filter the head and O(S log S) to sort the S stopping jobs.
 
-:func:`selects_running` is the check behind :attr:`~asrpt.state.Decision.keeps_running` for such
-sorted orders (the running entries and the waiting ones merged), shared by every policy that
-makes the promise.
+The order type itself, :class:`~asrpt.order.MergedOrder` (with :func:`~asrpt.order.selects_running`),
+lives below the engine in :mod:`asrpt.order`; it is re-exported here.
 """
 
 from __future__ import annotations
@@ -24,11 +23,14 @@ from __future__ import annotations
 import itertools
 import operator
 from bisect import bisect_left, insort
-from functools import partial
 from operator import attrgetter, itemgetter
 from typing import Any, Callable
 
-from ..state import REST_WAITING, Decision, RunningChunk, RunningHead
+from ..order import MergedOrder, merged_view_chunks, merged_views, selects_running  # noqa: F401  (re-exported)
+from ..state import Decision, RunningHead
+
+_second = itemgetter(1)
+_INDEX = attrgetter("index")
 
 __all__ = ["WaitingOrder", "round_order", "merged_views", "merged_view_chunks", "MergedOrder", "selects_running"]
 
@@ -44,7 +46,7 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
     keys a job that arrived since. The wake-up is the round's end while the demand exceeds the
     cluster. Returns a backfilling :class:`~asrpt.state.Decision`: within a round the order
     lists the running jobs (not stopping) first, so in a :attr:`~asrpt.state.ClusterView.settled`
-    view it selects exactly them (:attr:`~asrpt.state.Decision.keeps_running`), and ranks the
+    view it selects exactly them (the engine finds it, :func:`~asrpt.order.keeps_running_jobs`), and ranks the
     other jobs by the round's keys, as the round's earlier decisions did
     (:attr:`~asrpt.state.Decision.same_keys`: a job that arrived since gets its key from
     ``missing_key`` once and keeps it); a new round's order merges them with the waiting jobs by
@@ -63,7 +65,7 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
             waiting.rebuild_sorted(*runs)
         else:
             waiting.rebuild(view, lambda j: keys[j.index])
-        keeps = same_keys = False   # (a new round's merged order promises nothing)
+        same_keys = False   # (a new round's merged order promises nothing)
         if waiting.track_running:   # every active job by its key: the merge of the two sorted lists
             order = MergedOrder(waiting.held, waiting.entries, waiting.views, b_waiting=True)
         else:
@@ -76,146 +78,9 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
             return k if k is not None else missing_key(j)
 
         order = policy._waiting.order(view, key)
-        keeps = view.settled
         same_keys = True
     wake = policy.round_end_ if policy._waiting.demand > policy._total_gpus else None
-    return Decision(order, backfill=True, wake_at=wake, keeps_running=keeps, same_keys=same_keys,
-                    stands_until=policy.round_end_)
-
-
-class MergedOrder:
-    """``head`` (job views), then two sorted runs of entries merged by ``merge``, read as one
-    priority order each time it is iterated (the engine reads a prefix; keys are unique, so the
-    merge is the sort): the lazy order of the policies that keep their entries sorted across
-    decisions.
-
-    ``merge(a, b, views)`` (``merge(a, b, views, skip)`` where ``skip``, indices to leave out,
-    is not empty) gives the merged views as consecutive chunks (default
-    :func:`merged_view_chunks`); :meth:`chunks` is the head and those chunks, which the engine
-    reads a chunk at a time (a list whose jobs all fit is selected whole,
-    :attr:`~asrpt.state.Decision.order`). With the default merge, ``b_waiting=True`` says that
-    ``b`` lists only waiting jobs, ``a`` only running ones, and ``head`` and ``a`` every running
-    one: the chunks of ``a`` are :class:`~asrpt.state.RunningChunk` lists, and the chunks mark
-    where ``a`` ends (:data:`~asrpt.state.REST_WAITING`).
-
-    >>> views = {i: f"j{i}" for i in range(4)}
-    >>> order = MergedOrder([(1, 0), (5, 1)], [(2, 2), (9, 3)], views, head=["h"], b_waiting=True)
-    >>> list(order), [list(c) for c in order.chunks()]
-    (['h', 'j0', 'j2', 'j1', 'j3'], [['h'], ['j0'], ['j2'], ['j1'], [], ['j3']])
-    """
-
-    __slots__ = ("_a", "_b", "_views", "_head", "_merge", "_skip")
-
-    def __init__(self, a, b, views: dict, head=(), merge=None, skip=(), b_waiting: bool = False):
-        self._a, self._b, self._views, self._head = a, b, views, head
-        if merge is None:
-            merge = merged_view_chunks if not b_waiting else _merged_view_chunks_marked
-        self._merge = merge
-        self._skip = skip
-
-    def __len__(self) -> int:
-        if self._skip:      # (the head repeats jobs the runs leave out: counted as read)
-            return sum(1 for _ in self)
-        return len(self._head) + len(self._a) + len(self._b)
-
-    def chunks(self):
-        """The order as consecutive iterables of job views (lists where known)."""
-        if self._head:
-            yield self._head
-        if self._skip:
-            yield from self._merge(self._a, self._b, self._views, self._skip)
-        else:
-            yield from self._merge(self._a, self._b, self._views)
-
-    def __iter__(self):
-        return itertools.chain.from_iterable(self.chunks())
-
-
-_second = itemgetter(1)
-_INDEX = attrgetter("index")
-
-
-def merged_views(a, b, views: dict):
-    """The job views of two sorted runs of unique ``(key, index)`` entries, merged, lazily: run
-    by run, each run's end found by bisection (the runs of a priority order are long: queues,
-    tiers), so a read costs O(log n) per run plus the entries read. ``a`` is a list or a
-    ``SortedList`` (read by slices, it is at most the running jobs); ``b`` a list, read one
-    entry at a time (it may be long and only a prefix is read). An iterator whose items come
-    from C iterators, a run at a time (the engine reads thousands of waiting jobs a pass in
-    overload).
-
-    >>> views = {i: f"j{i}" for i in range(6)}
-    >>> list(merged_views([(1, 0), (2, 1), (7, 2)], [(3, 3), (4, 4), (9, 5)], views))
-    ['j0', 'j1', 'j3', 'j4', 'j2', 'j5']
-    """
-    return itertools.chain.from_iterable(merged_view_chunks(a, b, views))
-
-
-def merged_view_chunks(a, b, views: dict):
-    """:func:`merged_views` as its runs, each an iterable of views (those of ``a`` lists).
-
-    >>> views = {i: f"j{i}" for i in range(4)}
-    >>> [list(run) for run in merged_view_chunks([(1, 0), (2, 1)], [(3, 2), (4, 3)], views)]
-    [['j0', 'j1'], ['j2', 'j3']]
-    """
-    if not a:
-        return (map(views.__getitem__, map(_second, b)),)
-    return _merged_runs(a, b, views)
-
-
-def _merged_view_chunks_marked(a, b, views: dict):
-    """:func:`merged_view_chunks` with :data:`~asrpt.state.REST_WAITING` where ``a`` ends."""
-    if not a:
-        return (REST_WAITING, map(views.__getitem__, map(_second, b)))
-    return _merged_runs(a, b, views, True)
-
-
-def _merged_runs(a, b, views: dict, mark: bool = False):
-    """The runs of :func:`merged_views`, each an iterable of views; with ``mark``,
-    :data:`~asrpt.state.REST_WAITING` once ``a`` is read."""
-    na, nb = len(a), len(b)
-    sorted_list = hasattr(a, "bisect_left")     # a SortedList (else a list, bisected from i on)
-    getv = views.__getitem__
-    if mark:        # ``a`` lists running jobs only: RunningChunks, each saying which follow it
-        def run(entries, k):
-            chunk = RunningChunk(map(getv, map(_second, entries)))
-            chunk.later = partial(_views_from, a, k, getv)
-            return chunk
-    else:
-        def run(entries, k):
-            return list(map(getv, map(_second, entries)))
-    i = j = 0
-    while i < na and j < nb:
-        k = a.bisect_left(b[j]) if sorted_list else bisect_left(a, b[j], i)     # a[i:k] comes before b[j]
-        if k > i:
-            yield run(a[i:k], k)
-            i = k
-            if i == na:
-                break
-        m = bisect_left(b, a[i], j)     # b[j:m] comes before a[i]
-        if m > j:
-            yield map(getv, map(_second, itertools.islice(_list_from(b, j), m - j)))
-        j = m
-    if i < na:
-        yield run(a[i:], na)
-    if mark:
-        yield REST_WAITING
-    if j < nb:
-        yield map(getv, map(_second, _list_from(b, j)))
-
-
-def _views_from(a, k: int, getv):
-    """The views of the entries ``a[k:]`` (a running chunk's ``later``)."""
-    return map(getv, map(_second, itertools.islice(a, k, None)))
-
-
-def _list_from(b: list, j: int):
-    """An iterator over ``b[j:]`` without copying or stepping over ``b[:j]`` (a list iterator
-    set to position j)."""
-    it = iter(b)
-    if j:
-        it.__setstate__(j)
-    return it
+    return Decision(order, backfill=True, wake_at=wake, same_keys=same_keys, stands_until=policy.round_end_)
 
 
 class WaitingOrder:
@@ -393,51 +258,3 @@ class WaitingOrder:
         """The waiting jobs in key order."""
         views = self.views
         return [views[i] for _, i in self.entries]
-
-
-def selects_running(running, waiting, views: dict, budget, skip=()) -> bool:
-    """Whether the greedy backfilling selection within ``budget`` GPUs over the sorted run
-    ``running`` merged with the sorted waiting entries ``waiting`` (the order
-    :func:`~asrpt.policies._running.merged` and :func:`merged_views` read, less the indices in
-    ``skip``) takes every running job and no waiting one, given a
-    :attr:`~asrpt.state.ClusterView.settled` view (no waiting job fits in what the running jobs
-    leave of ``budget``, so only waiting entries ahead of a running one are read): it does iff
-    each of those needs more GPUs than the running jobs ahead of it leave. The running jobs
-    must hold at most ``budget`` GPUs. ``running`` is an
-    :class:`~asrpt.policies._running.ArrayRun`, a :class:`~asrpt.policies._running.TupleRun`,
-    or a sorted list (or ``SortedList``) of unique entries like ``waiting``'s, each ending with
-    the job's index (the ``(key, index)`` entries of the orders above). What a policy checks
-    before it promises :attr:`~asrpt.state.Decision.keeps_running`.
-
-    >>> from types import SimpleNamespace as Job
-    >>> views = {0: Job(gpus=4), 1: Job(gpus=4), 2: Job(gpus=2)}
-    >>> run = [(1.0, 0), (5.0, 2)]                           # (key, index) of the running jobs
-    >>> selects_running(run, [(2.0, 1)], views, 8)           # job 1 gets 8 - 4 GPUs: fits
-    False
-    >>> selects_running(run, [(2.0, 1)], views, 7)           # 7 - 4 = 3 GPUs: it does not
-    True
-    """
-    selects_all = getattr(running, "selects_all", None)
-    if selects_all is not None:     # an ArrayRun
-        return selects_all(waiting, views, budget, skip)
-    entries = getattr(running, "entries", running)   # a TupleRun's list, or the entries themselves
-    if skip:
-        entries = [e for e in entries if e[-1] not in skip]
-    if not entries:
-        return True
-    last = entries[-1]
-    ahead = 0       # GPUs of the running entries ahead of the waiting entry read
-    pos = 0
-    for entry in waiting:
-        if entry > last:    # behind every running entry: in a settled view, none fits
-            return True
-        i = entry[-1]
-        if skip and i in skip:
-            continue
-        k = bisect_left(entries, entry, pos) if type(entries) is list else entries.bisect_left(entry)
-        for e in entries[pos:k]:
-            ahead += views[e[-1]].gpus
-        pos = k
-        if views[i].gpus <= budget - ahead:
-            return False
-    return True

@@ -313,7 +313,7 @@ class ArrayRun(SortedArrayRun):
 
     The run is sorted at the first read of ``size``, ``rank`` or ``index``, and :meth:`of_left`
     makes the run of the remaining-size policies' keys without even computing them: a decision
-    whose order nobody reads (a :attr:`~asrpt.state.Decision.keeps_running` promise) costs
+    whose order the engine does not read (:func:`~asrpt.order.keeps_running_jobs`) costs
     nothing here, and :meth:`selects_all` answers without sorting where the first waiting entry
     is larger than every running one (the common case).
 

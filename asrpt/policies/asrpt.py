@@ -58,11 +58,9 @@ in; overdue jobs sit in a sorted list by C~. A decision costs O(R log R + log n)
 jobs plus the prefix the engine reads, never O(number of waiting or finished jobs). The running
 jobs' adaptive step and keys are computed in numpy where the engine's progress and the
 predictions are floats (:mod:`asrpt.policies._running`, the same numbers; exact runs keep the
-Python loop). A decision that selects exactly the running jobs says so
-(:attr:`~asrpt.state.Decision.keeps_running`), and at a wake-up where only time changed since
-such a decision (a deadline of a job that has since completed, say) the promise is carried over
-without ranking the running jobs: their keys only fall while they run, so no waiting job can get ahead
-(:meth:`ASRPT._still_kept`). The guarded order's wake-ups are its deadlines: ``next_wake`` reads
+Python loop). The order is a :class:`~asrpt.order.MergedOrder` (the admitted overdue jobs as its
+head), from whose entries the engine finds the passes where it would keep exactly the running
+jobs, and then does not read it. The guarded order's wake-ups are its deadlines: ``next_wake`` reads
 the gang machine's completions ahead for them (:meth:`ASRPT._next_deadline`) rather than waking
 at each virtual completion; the envelope reads the fluid machine's completions ahead the same way
 (:meth:`~asrpt.single.srpt.SRPTMachine.upcoming_completions`, with ``C~ = max(C^f, a + P^)``). The
@@ -88,7 +86,7 @@ from ..single.gang import GangSRPTMachine
 from ..single.srpt import SRPTMachine
 from ..sizes import exact_div, exact_mul, integral
 from ..state import VirtualRun
-from ._incremental import MergedOrder, selects_running
+from ._incremental import MergedOrder
 from ._running import (ArrayRun, JobTable, RunningLeft, SortedCrossings, TupleRun, crossings, merged_chunks,
                        running_inputs)
 from .base import Decision, PredictorPolicy, register_policy
@@ -250,8 +248,6 @@ class ASRPT(PredictorPolicy):
         self._rkeys: list | None = None             # rank keys of the running jobs, now (adaptive step)
         self._cross: list = []                      # heap (time it reaches its prediction, index)
         self._dtoken: dict[int, int] = {}
-        self._edits = 0                             # changes to the waiting or overdue list or a prediction
-        self._kept = None                           # _edits when the last decision kept the running jobs
         self.overdue_at_: dict[str, object] = {}
         self.virtual_sizes_: dict[str, object] = {}
         self.adaptive_updates_ = 0
@@ -337,7 +333,6 @@ class ASRPT(PredictorPolicy):
                     heapq.heappush(self._deadlines, (d, self._tie[i], i, token))
 
     def _make_overdue(self, i: int, now) -> None:
-        self._edits += 1
         entry = (self._completion(i), self._tie[i], i)
         self._oentry[i] = entry
         insort(self._overdue, entry)
@@ -350,7 +345,6 @@ class ASRPT(PredictorPolicy):
         entry = self._oentry.pop(i, None)
         if entry is not None:
             remove_sorted(self._overdue, entry)
-            self._edits += 1
 
     def _promote(self, now) -> None:
         """Jobs whose deadline has come become overdue."""
@@ -370,7 +364,6 @@ class ASRPT(PredictorPolicy):
         return (left * job.tau_star * job.gpus, job.arrival, job.key, job.index)
 
     def _wait(self, view, job) -> None:
-        self._edits += 1
         self._unwait(job.index)
         entry = self._wentry[job.index] = self._rank_key(view, job)
         insort(self._waiting, entry)
@@ -379,7 +372,6 @@ class ASRPT(PredictorPolicy):
         entry = self._wentry.pop(i, None)
         if entry is not None:
             remove_sorted(self._waiting, entry)
-            self._edits += 1
 
     def _ranked(self, view, skip=(), head=()):
         """Active jobs by predicted remaining GPU-time: running ones ranked now, merged with the
@@ -397,7 +389,6 @@ class ASRPT(PredictorPolicy):
         if type(running) is list:
             running.sort()
             running = TupleRun(running)
-        self._run = running
         return MergedOrder(running, self._waiting, views, head=head, merge=merged_chunks, skip=skip)
 
     def _observe(self, view) -> None:
@@ -460,7 +451,6 @@ class ASRPT(PredictorPolicy):
         """A new prediction ``work`` for ``job``: the adaptive step's (counted in
         ``adaptive_updates``), or a waiting job re-predicted when a sibling completed."""
         self.tracker_.set(job, work)
-        self._edits += 1
         self.adaptive_updates_ += adaptive
         i = job.index
         m = self.machine_
@@ -519,37 +509,7 @@ class ASRPT(PredictorPolicy):
             order = self._ranked(view)
         if not self.preemption:
             return Decision([j for j in order if not view.is_running(j)], backfill=self.backfill)
-        keeps = (view.settled and self.backfill and self.order != "virtual"
-                 and (self._still_kept(view) or self._keeps_running(view)))
-        self._kept = self._edits if keeps else None
-        return Decision(order, backfill=self.backfill, keeps_running=keeps)
-
-    def _still_kept(self, view) -> bool:
-        """Whether the previous decision kept the running jobs and nothing but time changed
-        since: no job arrived, completed, started or stopped, and neither the waiting list, the
-        overdue list nor any prediction changed (``_edits``). Then this decision's order selects
-        the running jobs too, without reading it: the waiting jobs' keys and the admitted overdue
-        jobs are as they were, and each running job's key ``max(N^ - n, 0) tau* g`` did not grow
-        (its work done grows with time; every IEEE operation in it, and exact arithmetic, is
-        monotone), so each waiting job has at least the running GPUs ahead of it that it had,
-        and still does not fit (:func:`~asrpt.policies._incremental.selects_running`)."""
-        return (self._kept == self._edits
-                and not (view.arrived or view.completed or view.started or view.stopped))
-
-    def _keeps_running(self, view) -> bool:
-        """Whether this decision's order (guarded or by predicted remaining GPU-time) selects
-        exactly the running jobs, in a settled view (:func:`~asrpt.policies._incremental.selects_running`):
-        the admitted overdue jobs first, then the ranking without them."""
-        budget = view.total_gpus
-        views = self._views
-        admitted = self._admitted
-        for i in admitted:
-            job = views[i]
-            if view.is_running(job):
-                budget -= job.gpus
-            elif job.gpus <= budget:
-                return False
-        return selects_running(self._run, self._waiting, views, budget, set(admitted) if admitted else ())
+        return Decision(order, backfill=self.backfill)
 
     def _virtual_order(self):
         views, active = self._views, self._active

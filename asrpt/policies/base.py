@@ -16,9 +16,9 @@ A policy may also ask to be consulted again at a time: ``Decision.wake_at`` (kno
 e.g. the next round of a round-based policy), or :meth:`Policy.next_wake`, asked after the
 decision was applied (e.g. Tiresias at the next queue demotion of a job that just started).
 What happened since the previous call (arrivals, completions, starts, stops) is shown once, to
-whichever of ``decide``/``next_wake`` comes first. A preemptive policy may also promise that its
-order selects exactly the running jobs (``Decision.keeps_running``, only in a
-:attr:`~asrpt.state.ClusterView.settled` view); the engine then skips reading the order. A
+whichever of ``decide``/``next_wake`` comes first. An order given as a
+:class:`~asrpt.order.MergedOrder` (sorted running and waiting entries) lets the engine find, from
+the entries, the passes where it would select exactly the running jobs, and skip reading it. A
 round-based policy may promise that its order ranks the jobs after its running head as its
 previous order did (``Decision.same_keys``); the engine then carries its previous selection
 over where nothing but its own starts and the jobs' iteration-boundary stops happened since,

@@ -64,7 +64,7 @@ from .._validation import Interval, Options
 from ..predict.base import prediction_reached
 from ..sizes import exact_mul
 from ..sizes import floaty
-from ._incremental import MergedOrder, selects_running
+from ._incremental import MergedOrder
 from ._running import (ArrayRun, JobTable, RunningLeft, SortedCrossings, TupleRun, crossings, merged_chunks,
                        running_inputs)
 from .base import Decision, PredictorPolicy, register_policy
@@ -301,9 +301,7 @@ class SRSF(PredictorPolicy):
                 entry_of[i] = entry
                 insort(waiting, entry)
         self._pending.clear()
-        keeps = view.settled and selects_running(running, waiting, self._views, view.total_gpus)
-        return Decision(MergedOrder(running, waiting, self._views, merge=merged_chunks), backfill=True,
-                        keeps_running=keeps)
+        return Decision(MergedOrder(running, waiting, self._views, merge=merged_chunks), backfill=True)
 
     def next_wake(self, view):
         """After the decision was applied: the first time a running job reaches its prediction

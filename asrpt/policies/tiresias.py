@@ -94,7 +94,7 @@ from .._sorted import insort, remove_sorted
 from .._validation import Interval, Options
 from ..errors import InvalidParameterError
 from ..sizes import exact_div, exact_mul
-from ._incremental import MergedOrder, WaitingOrder, selects_running
+from ._incremental import MergedOrder, WaitingOrder
 from ._running import SortedArrayRun, merged_chunks
 from .base import Decision, Policy, register_policy
 
@@ -675,10 +675,9 @@ class Tiresias(Policy):
         self._crossings.update(view)        # (the running queues themselves where kept)
         self._prev_now = view.now
         held = self._queues.held if self._queues is not None else self._running_entries(view)
-        keeps = view.settled and selects_running(held, waiting.entries, waiting.views, view.total_gpus)
         # (a run of arrays, as 2D-Gittins keys its running jobs, merges itself: merged_chunks)
         merge = merged_chunks if isinstance(held, SortedArrayRun) else None
-        return MergedOrder(held, waiting.entries, waiting.views, merge=merge, b_waiting=True), keeps
+        return MergedOrder(held, waiting.entries, waiting.views, merge=merge, b_waiting=True)
 
     def _running_entries(self, view):
         """The running jobs' entries ``((queue, *within-queue key), index)``, sorted (a list, or
@@ -698,8 +697,7 @@ class Tiresias(Policy):
             return Decision(self._peer.decide(view), backfill=True)
         self._prepare(view)
         if not self.promote_knob:
-            order, keeps = self._decide_incremental(view)
-            return Decision(order, backfill=True, keeps_running=keeps)
+            return Decision(self._decide_incremental(view), backfill=True)
         now = view.now
         for c in view.completed:
             i = c.job.index

@@ -1,4 +1,4 @@
-"""The one comparison of an incremental policy with its reference copy (tests/policies/reference/):
+"""The one comparison of an incremental policy with its reference copy (asrpt/policies/reference/):
 the same decisions, completions, segments and policy data on one instance (issue 18); and
 ``recording``, the policy subclass whose decision and wake-up log that comparison reads."""
 
@@ -33,7 +33,7 @@ def recording(cls):
             decision = super().decide(view)
             order = list(decision.order)
             self.log.append(("decide", view.now, tuple(j.index for j in order)))
-            return type(decision)(order, decision.backfill, decision.wake_at, decision.keeps_running)
+            return type(decision)(order, decision.backfill, decision.wake_at)
 
         def next_wake(self, view):
             wake = super().next_wake(view)

@@ -1,5 +1,5 @@
-"""Themis and Gavel with the incremental waiting order make exactly the decisions of their previous
-implementations (tests/policies/reference/), decision by decision, on random instances (issue 18)."""
+"""Themis and Gavel with the incremental waiting order make exactly the decisions of their plain
+reference copies (asrpt/policies/reference/), decision by decision, on random instances (issue 18)."""
 
 import math
 from types import SimpleNamespace
@@ -12,8 +12,7 @@ from asrpt.policies.themis import Themis
 from asrpt.testing.strategies import dnn_instances, gang_instances
 
 from ._same_decisions import same_decisions
-from .reference.gavel import ReferenceGavel
-from .reference.themis import ReferenceThemis
+from asrpt.policies.reference import ReferenceGavel, ReferenceThemis
 from .test_srsf_incremental import random_trace
 
 
@@ -31,7 +30,7 @@ def recording(cls):
             self.log.append((view.now, tuple(j.index for j in d.order), d.backfill, d.wake_at))
             # (asked at every pass: the log compares decision by decision, so no decision may
             # stand for later passes; tests/sim/test_order_chunks.py shows that changes no run)
-            return type(d)(d.order, d.backfill, d.wake_at, d.keeps_running, d.same_keys)
+            return type(d)(d.order, d.backfill, d.wake_at, d.same_keys)
 
     return Recording
 

@@ -1,9 +1,10 @@
-"""``Decision.keeps_running`` (issue 18): a preemptive policy's promise, in a settled view, that its
-order selects exactly the running jobs, so that the engine may skip reading it. The promise must
-never change a run: SRSF and A-SRPT make the same decisions with and without it, every promise
-they, Tiresias (2D-LAS and Gittins) and the round-based policies (Gavel, Themis: within a round) make holds
-(``check_invariants``), and the check SRSF and A-SRPT make, ``selects_running``, is the greedy
-selection itself."""
+"""Keeping the running jobs without reading the order (issue 18; issue 44 moved it from a
+policy's promise, ``Decision.keeps_running``, to the engine): in a settled view the engine asks
+:func:`asrpt.order.keeps_running_jobs` whether a :class:`~asrpt.order.MergedOrder` selects exactly
+the running jobs, from its entries. It never changes a run: SRSF and A-SRPT make the same
+decisions with their orders read as plain lists, every derivation for them, Tiresias (2D-LAS and
+Gittins) and the round-based policies holds (``check_invariants``), no policy can claim it, and
+the check, ``selects_running``, is the greedy selection itself."""
 
 import random
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 from asrpt.instance import Cluster, Instance, Job
+from asrpt.order import MergedOrder, keeps_running_jobs
 from asrpt.policies._incremental import selects_running
 from asrpt.policies._running import ArrayRun, TupleRun, merged
 from asrpt.policies.asrpt import ASRPT
@@ -106,10 +108,11 @@ def _counting_skips():
 
 
 def _without_promises(cls):
+    """``cls`` answering with its order as a plain list (read in full: no pass skipped)."""
     class NoPromise(cls):
         def decide(self, view):
             d = super().decide(view)
-            return Decision(d.order, d.backfill, d.wake_at)
+            return Decision(list(d.order), d.backfill, d.wake_at)
     return NoPromise
 
 
@@ -127,113 +130,3 @@ def test_srsf_promises_change_nothing(params, run):
 @pytest.mark.parametrize("params", ASRPT_VARIANTS, ids=_ids)
 def test_asrpt_promises_change_nothing(params, run):
     same_decisions(ASRPT_REC, ASRPT_PLAIN, dnn_trace(70, 3), params, seed=3, **run)
-
-
-class _AlwaysRanked(ASRPT):
-    """A-SRPT that checks its order at every settled view, never carrying the previous promise."""
-
-    def _still_kept(self, view):
-        return False
-
-
-ASRPT_RANKED = recording(_AlwaysRanked)
-
-
-@pytest.mark.parametrize("run", RUNS, ids=_ids)
-@pytest.mark.parametrize("params", [{}, {"order": "actual"}, {"kappa": 1.0, "share": 0.25}], ids=_ids)
-def test_asrpt_carries_its_promise_across_a_wake_without_changes(params, run, monkeypatch):
-    """A wake where nothing changed but time keeps a kept running set kept, without ranking: the
-    same decisions as checking the order afresh, some passes take the shortcut, and every promise
-    made there holds (``check_invariants`` reads the order)."""
-    carried = []
-    original = ASRPT._still_kept
-
-    def still_kept(self, view):
-        got = original(self, view)
-        carried.append(got)
-        return got
-    monkeypatch.setattr(ASRPT, "_still_kept", still_kept)
-    same_decisions(ASRPT_REC, ASRPT_RANKED, dnn_trace(70, 3), params, seed=3, **run)
-    assert any(carried)
-    simulate(dnn_trace(70, 3), ASRPT(**params), check_invariants=True, seed=3, **run)
-
-
-@pytest.mark.parametrize("policy", [SRSF(predictor="instance"), ASRPT(), ASRPT(order="actual"),
-                                    ASRPT(kappa=1.0, share=0.25), Gavel(round_length=20.0),
-                                    Themis(round_length=20.0), Tiresias(), Tiresias(thresholds=[50, 400]),
-                                    TiresiasGittins()],
-                         ids=repr)
-@pytest.mark.parametrize("seed", [1, 2, 4])
-def test_every_promise_holds_and_some_are_made(policy, seed, monkeypatch):
-    """With ``check_invariants`` the engine reads every promised order and checks it selects the
-    running set; the traces make promises the engine honours (it skips the order)."""
-    calls, _, apply = _counting_skips()
-    monkeypatch.setattr(engine_module._Engine, "_apply_preemptive", apply)
-    res = simulate(dnn_trace(70, seed), policy, check_invariants=True, seed=seed)
-    assert calls["applied"] < res.summary["decision_passes"]
-    plain = simulate(dnn_trace(70, seed), _without_promises(type(policy))(**policy.get_params()), seed=seed)
-    assert res.completion_times == plain.completion_times
-
-
-class _Liar(SRSF):
-    """Promises at every settled view, whatever its order selects: it lists the running jobs
-    last, behind every waiting one."""
-
-    def decide(self, view):
-        d = super().decide(view)
-        order = list(view.waiting) + list(view.running)
-        return Decision(order, True, d.wake_at, keeps_running=view.settled)
-
-
-def test_a_broken_promise_is_caught_by_check_invariants():
-    inst = dnn_trace(60, 5)
-    with pytest.raises(AssertionError, match="promised keeps_running"):
-        simulate(inst, _Liar(predictor="instance"), check_invariants=True)
-
-
-def test_promises_are_read_only_in_settled_views():
-    """A promise made when the view is not settled is ignored: the order is applied."""
-    class Eager(SRSF):
-        def decide(self, view):
-            d = super().decide(view)
-            return Decision(d.order, d.backfill, d.wake_at, keeps_running=d.keeps_running or not view.settled)
-
-    inst = dnn_trace(60, 6)
-    assert (simulate(inst, Eager(predictor="instance")).completion_times
-            == simulate(inst, SRSF(predictor="instance")).completion_times)
-
-
-def test_settled_is_false_for_non_preemptive_runs():
-    seen = []
-
-    class Watch(FIFO):
-        def decide(self, view):
-            seen.append(view.settled)
-            return super().decide(view)
-
-    simulate(dnn_trace(30, 7), Watch())
-    assert seen and not any(seen)
-
-
-def test_settled_means_nothing_stopping_and_nothing_fits():
-    seen = []
-
-    class Watch(SRSF):
-        def decide(self, view):
-            least = min((j.gpus for j in view.waiting), default=None)
-            seen.append((view.settled, not view.stopping and (least is None or least > view.free_gpus)))
-            return super().decide(view)
-
-    simulate(dnn_trace(70, 8), Watch(predictor="instance"))
-    assert all(a == b for a, b in seen)
-    assert any(a for a, _ in seen) and not all(a for a, _ in seen)
-
-
-def test_an_engine_without_settled_gives_false():
-    from asrpt.state import ClusterView
-
-    class Bare:
-        now, cluster, waiting, running, stopping, arrived, completed = 0, None, {}, {}, {}, [], []
-        just_started, just_stopped, free = [], [], []
-
-    assert ClusterView(Bare(), False).settled is False

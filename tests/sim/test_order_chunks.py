@@ -103,8 +103,7 @@ class _HeadWithAStoppingJob(Gavel):
     def decide(self, view):
         decision = super().decide(view)
         if not view.stopping:
-            return Decision(decision.order, backfill=True, wake_at=decision.wake_at,
-                            keeps_running=decision.keeps_running, same_keys=decision.same_keys)
+            return Decision(decision.order, backfill=True, wake_at=decision.wake_at, same_keys=decision.same_keys)
         running = list(view.running)
         rest = [j for j in decision.order if not view.is_running(j)]
         return Decision(_Chunks(RunningHead(running), rest), backfill=True, wake_at=decision.wake_at)
@@ -200,8 +199,7 @@ class _FalseSameKeys(Gavel):
 
     def decide(self, view):
         d = super().decide(view)
-        return Decision(d.order, backfill=d.backfill, wake_at=d.wake_at, keeps_running=d.keeps_running,
-                        same_keys=bool(view.running))
+        return Decision(d.order, backfill=d.backfill, wake_at=d.wake_at, same_keys=bool(view.running))
 
 
 def test_a_false_same_keys_promise_is_caught():
@@ -296,8 +294,8 @@ class _StandsForever(Gavel):
 
     def decide(self, view):
         d = super().decide(view)
-        return Decision(d.order, backfill=d.backfill, wake_at=d.wake_at, keeps_running=d.keeps_running,
-                        same_keys=d.same_keys, stands_until=float("inf"))
+        return Decision(d.order, backfill=d.backfill, wake_at=d.wake_at, same_keys=d.same_keys,
+                        stands_until=float("inf"))
 
 
 def test_a_false_standing_promise_is_caught():

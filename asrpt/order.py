@@ -1,0 +1,243 @@
+"""The order type the engine reads: :class:`MergedOrder`, sorted runs of ``(key, index)`` entries.
+
+A policy may answer with any iterable of job views; the engine reads a plain one job by job. A
+:class:`MergedOrder` (the running jobs' entries, sorted, merged with the waiting jobs' sorted
+entries, after an optional head of views) is read by runs instead (:meth:`MergedOrder.chunks`),
+and the engine derives from its structure what it may skip: :func:`keeps_running_jobs` says,
+from the entries alone, whether in a settled view the greedy selection would take exactly the
+running jobs, so that the engine need not read the order at all. No policy tells the engine so:
+the answer is computed here, by the engine, from what the order lists.
+
+This module sits below the engine (it imports only :mod:`asrpt.state`); the policies that keep
+their orders across passes (:mod:`asrpt.policies._incremental`, :mod:`asrpt.policies._running`)
+build its entries.
+"""
+
+from __future__ import annotations
+
+import itertools
+from bisect import bisect_left
+from functools import partial
+from operator import itemgetter
+
+from .state import REST_WAITING, RunningChunk
+
+__all__ = ["MergedOrder", "merged_views", "merged_view_chunks", "selects_running", "keeps_running_jobs"]
+
+
+class MergedOrder:
+    """``head`` (job views), then two sorted runs of entries merged by ``merge``, read as one
+    priority order each time it is iterated (the engine reads a prefix; keys are unique, so the
+    merge is the sort): the lazy order of the policies that keep their entries sorted across
+    decisions.
+
+    ``merge(a, b, views)`` (``merge(a, b, views, skip)`` where ``skip``, indices to leave out,
+    is not empty) gives the merged views as consecutive chunks (default
+    :func:`merged_view_chunks`); :meth:`chunks` is the head and those chunks, which the engine
+    reads a chunk at a time (a list whose jobs all fit is selected whole,
+    :attr:`~asrpt.state.Decision.order`). With the default merge, ``b_waiting=True`` says that
+    ``b`` lists only waiting jobs, ``a`` only running ones, and ``head`` and ``a`` every running
+    one: the chunks of ``a`` are :class:`~asrpt.state.RunningChunk` lists, and the chunks mark
+    where ``a`` ends (:data:`~asrpt.state.REST_WAITING`).
+
+    >>> views = {i: f"j{i}" for i in range(4)}
+    >>> order = MergedOrder([(1, 0), (5, 1)], [(2, 2), (9, 3)], views, head=["h"], b_waiting=True)
+    >>> list(order), [list(c) for c in order.chunks()]
+    (['h', 'j0', 'j2', 'j1', 'j3'], [['h'], ['j0'], ['j2'], ['j1'], [], ['j3']])
+    """
+
+    __slots__ = ("_a", "_b", "_views", "_head", "_merge", "_skip")
+
+    def __init__(self, a, b, views: dict, head=(), merge=None, skip=(), b_waiting: bool = False):
+        self._a, self._b, self._views, self._head = a, b, views, head
+        if merge is None:
+            merge = merged_view_chunks if not b_waiting else _merged_view_chunks_marked
+        self._merge = merge
+        self._skip = skip
+
+    def __len__(self) -> int:
+        if self._skip:      # (the head repeats jobs the runs leave out: counted as read)
+            return sum(1 for _ in self)
+        return len(self._head) + len(self._a) + len(self._b)
+
+    def chunks(self):
+        """The order as consecutive iterables of job views (lists where known)."""
+        if self._head:
+            yield self._head
+        if self._skip:
+            yield from self._merge(self._a, self._b, self._views, self._skip)
+        else:
+            yield from self._merge(self._a, self._b, self._views)
+
+    def __iter__(self):
+        return itertools.chain.from_iterable(self.chunks())
+
+
+_second = itemgetter(1)
+
+
+def merged_views(a, b, views: dict):
+    """The job views of two sorted runs of unique ``(key, index)`` entries, merged, lazily: run
+    by run, each run's end found by bisection (the runs of a priority order are long: queues,
+    tiers), so a read costs O(log n) per run plus the entries read. ``a`` is a list or a
+    ``SortedList`` (read by slices, it is at most the running jobs); ``b`` a list, read one
+    entry at a time (it may be long and only a prefix is read). An iterator whose items come
+    from C iterators, a run at a time (the engine reads thousands of waiting jobs a pass in
+    overload).
+
+    >>> views = {i: f"j{i}" for i in range(6)}
+    >>> list(merged_views([(1, 0), (2, 1), (7, 2)], [(3, 3), (4, 4), (9, 5)], views))
+    ['j0', 'j1', 'j3', 'j4', 'j2', 'j5']
+    """
+    return itertools.chain.from_iterable(merged_view_chunks(a, b, views))
+
+
+def merged_view_chunks(a, b, views: dict):
+    """:func:`merged_views` as its runs, each an iterable of views (those of ``a`` lists).
+
+    >>> views = {i: f"j{i}" for i in range(4)}
+    >>> [list(run) for run in merged_view_chunks([(1, 0), (2, 1)], [(3, 2), (4, 3)], views)]
+    [['j0', 'j1'], ['j2', 'j3']]
+    """
+    if not a:
+        return (map(views.__getitem__, map(_second, b)),)
+    return _merged_runs(a, b, views)
+
+
+def _merged_view_chunks_marked(a, b, views: dict):
+    """:func:`merged_view_chunks` with :data:`~asrpt.state.REST_WAITING` where ``a`` ends."""
+    if not a:
+        return (REST_WAITING, map(views.__getitem__, map(_second, b)))
+    return _merged_runs(a, b, views, True)
+
+
+def _merged_runs(a, b, views: dict, mark: bool = False):
+    """The runs of :func:`merged_views`, each an iterable of views; with ``mark``,
+    :data:`~asrpt.state.REST_WAITING` once ``a`` is read."""
+    na, nb = len(a), len(b)
+    sorted_list = hasattr(a, "bisect_left")     # a SortedList (else a list, bisected from i on)
+    getv = views.__getitem__
+    if mark:        # ``a`` lists running jobs only: RunningChunks, each saying which follow it
+        def run(entries, k):
+            chunk = RunningChunk(map(getv, map(_second, entries)))
+            chunk.later = partial(_views_from, a, k, getv)
+            return chunk
+    else:
+        def run(entries, k):
+            return list(map(getv, map(_second, entries)))
+    i = j = 0
+    while i < na and j < nb:
+        k = a.bisect_left(b[j]) if sorted_list else bisect_left(a, b[j], i)     # a[i:k] comes before b[j]
+        if k > i:
+            yield run(a[i:k], k)
+            i = k
+            if i == na:
+                break
+        m = bisect_left(b, a[i], j)     # b[j:m] comes before a[i]
+        if m > j:
+            yield map(getv, map(_second, itertools.islice(_list_from(b, j), m - j)))
+        j = m
+    if i < na:
+        yield run(a[i:], na)
+    if mark:
+        yield REST_WAITING
+    if j < nb:
+        yield map(getv, map(_second, _list_from(b, j)))
+
+
+def _views_from(a, k: int, getv):
+    """The views of the entries ``a[k:]`` (a running chunk's ``later``)."""
+    return map(getv, map(_second, itertools.islice(a, k, None)))
+
+
+def _list_from(b: list, j: int):
+    """An iterator over ``b[j:]`` without copying or stepping over ``b[:j]`` (a list iterator
+    set to position j)."""
+    it = iter(b)
+    if j:
+        it.__setstate__(j)
+    return it
+
+
+def selects_running(running, waiting, views: dict, budget, skip=()) -> bool:
+    """Whether the greedy backfilling selection within ``budget`` GPUs over the sorted run
+    ``running`` merged with the sorted waiting entries ``waiting`` (the order
+    :func:`~asrpt.policies._running.merged` and :func:`merged_views` read, less the indices in
+    ``skip``) takes every running job and no waiting one, given a
+    :attr:`~asrpt.state.ClusterView.settled` view (no waiting job fits in what the running jobs
+    leave of ``budget``, so only waiting entries ahead of a running one are read): it does iff
+    each of those needs more GPUs than the running jobs ahead of it leave. The running jobs
+    must hold at most ``budget`` GPUs. ``running`` is an
+    :class:`~asrpt.policies._running.ArrayRun`, a :class:`~asrpt.policies._running.TupleRun`,
+    or a sorted list (or ``SortedList``) of unique entries like ``waiting``'s, each ending with
+    the job's index (the ``(key, index)`` entries of the orders above). What
+    :func:`keeps_running_jobs` reads after the head.
+
+    >>> from types import SimpleNamespace as Job
+    >>> views = {0: Job(gpus=4), 1: Job(gpus=4), 2: Job(gpus=2)}
+    >>> run = [(1.0, 0), (5.0, 2)]                           # (key, index) of the running jobs
+    >>> selects_running(run, [(2.0, 1)], views, 8)           # job 1 gets 8 - 4 GPUs: fits
+    False
+    >>> selects_running(run, [(2.0, 1)], views, 7)           # 7 - 4 = 3 GPUs: it does not
+    True
+    """
+    selects_all = getattr(running, "selects_all", None)
+    if selects_all is not None:     # an ArrayRun
+        return selects_all(waiting, views, budget, skip)
+    entries = getattr(running, "entries", running)   # a TupleRun's list, or the entries themselves
+    if skip:
+        entries = [e for e in entries if e[-1] not in skip]
+    if not entries:
+        return True
+    last = entries[-1]
+    ahead = 0       # GPUs of the running entries ahead of the waiting entry read
+    pos = 0
+    for entry in waiting:
+        if entry > last:    # behind every running entry: in a settled view, none fits
+            return True
+        i = entry[-1]
+        if skip and i in skip:
+            continue
+        k = bisect_left(entries, entry, pos) if type(entries) is list else entries.bisect_left(entry)
+        for e in entries[pos:k]:
+            ahead += views[e[-1]].gpus
+        pos = k
+        if views[i].gpus <= budget - ahead:
+            return False
+    return True
+
+
+def keeps_running_jobs(order, running, budget) -> bool:
+    """Whether the greedy backfilling selection over ``order`` within ``budget`` GPUs takes every
+    running job and no waiting one, given a :attr:`~asrpt.state.ClusterView.settled` view: what
+    the engine checks (only for a :class:`MergedOrder`) before it skips reading an order.
+
+    ``running`` is the engine's running set (index -> job view). The head's jobs come first:
+    a running one takes its GPUs, a waiting one that fits means the selection changes. The
+    running entries (less ``skip``) and the head's running jobs must then be all the running
+    jobs, counted, and :func:`selects_running` reads the rest. False for anything else.
+
+    >>> from types import SimpleNamespace as Job
+    >>> views = {0: Job(index=0, gpus=4), 1: Job(index=1, gpus=4), 2: Job(index=2, gpus=2)}
+    >>> running = {0: views[0], 2: views[2]}
+    >>> keeps_running_jobs(MergedOrder([(1.0, 0), (5.0, 2)], [(2.0, 1)], views), running, 7)
+    True
+    >>> keeps_running_jobs(MergedOrder([(1.0, 0)], [(2.0, 1)], views), running, 7)   # job 2 unlisted
+    False
+    """
+    if type(order) is not MergedOrder:
+        return False
+    listed = 0
+    for job in order._head:
+        if job.index in running:
+            budget -= job.gpus
+            listed += 1
+        elif job.gpus <= budget:
+            return False
+    skip = order._skip
+    a = order._a
+    # the running entries, less the skipped running jobs (the head lists those it admits)
+    n_a = len(a) - (sum(1 for i in skip if i in running) if skip else 0)
+    if listed + n_a != len(running):
+        return False
+    return selects_running(a, order._b, order._views, budget, skip)
