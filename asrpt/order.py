@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_left
-from functools import partial
 from operator import itemgetter
 
 from .state import REST_WAITING, RunningChunk
@@ -117,11 +116,9 @@ def _merged_runs(a, b, views: dict, mark: bool = False):
     na, nb = len(a), len(b)
     sorted_list = hasattr(a, "bisect_left")     # a SortedList (else a list, bisected from i on)
     getv = views.__getitem__
-    if mark:        # ``a`` lists running jobs only: RunningChunks, each saying which follow it
+    if mark:        # ``a`` lists running jobs only: RunningChunks
         def run(entries, k):
-            chunk = RunningChunk(map(getv, map(_second, entries)))
-            chunk.later = partial(_views_from, a, k, getv)
-            return chunk
+            return RunningChunk(map(getv, map(_second, entries)))
     else:
         def run(entries, k):
             return list(map(getv, map(_second, entries)))
@@ -143,11 +140,6 @@ def _merged_runs(a, b, views: dict, mark: bool = False):
         yield REST_WAITING
     if j < nb:
         yield map(getv, map(_second, _list_from(b, j)))
-
-
-def _views_from(a, k: int, getv):
-    """The views of the entries ``a[k:]`` (a running chunk's ``later``)."""
-    return map(getv, map(_second, itertools.islice(a, k, None)))
 
 
 def _list_from(b: list, j: int):

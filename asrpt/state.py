@@ -576,21 +576,12 @@ class RunningChunk(list):
     job and none is stopping, it neither builds the set of the selected jobs nor walks them to
     find the ones to start. ``check_invariants=True`` runs check the chunk.
 
-    A producer that knows the GPUs the chunk's jobs hold in all may set ``gpus`` to that sum
-    (an int) after making the chunk; the engine then reads it instead of summing the jobs'
-    GPUs (``check_invariants=True`` runs check it). Unset, the engine sums them. It may also
-    set ``later`` to a callable with no argument that gives (an iterable of) the running jobs
-    the order lists after this chunk, all in later RunningChunks: where the selection stops
-    after this chunk and leaves running jobs out, the engine then finds them there (and among
-    the jobs it skipped) instead of looking up every selected job (``check_invariants=True``
-    runs check them).
-
     >>> chunk = RunningChunk(["j1", "j2"])
-    >>> chunk == ["j1", "j2"], isinstance(chunk, list), getattr(chunk, "gpus", None)
-    (True, True, None)
+    >>> chunk == ["j1", "j2"], isinstance(chunk, list)
+    (True, True)
     """
 
-    __slots__ = ("gpus", "later")
+    __slots__ = ()
 
 
 _DECISION_ORDER, _DECISION_BACKFILL, _DECISION_WAKE_AT, _DECISION_SAME_KEYS, _DECISION_STANDS = (

@@ -66,7 +66,6 @@ running for ever.
 
 from __future__ import annotations
 
-import bisect
 import collections
 import heapq
 import itertools
@@ -384,9 +383,6 @@ class _Engine:
         # in whole RunningChunks (_select)
         self.singles: list = []
         self.held_taken = 0
-        # (_select: the last RunningChunk it read, and what is left of the piece it stopped in,
-        # listed where running jobs may be among it; for _left_out_later)
-        self.last_chunk = self.stopped_in = None
         self.future = None       # after a pass that filled idle GPUs: what the left-out jobs will free
         # GPU counts of waiting jobs, kept only where work conservation is checkable cheaply
         self.waiting_gpus = _Smallest() if (policy.work_conserving and placer.fits_iff_capacity) else None
@@ -1030,7 +1026,6 @@ class _Engine:
         states = self.states
         selected, skipped, order, head = self._select(decision.order, backfill)
         running, stopping = self.running, self.stopping
-        left_set = None     # (a set of the running jobs left out, where known without `chosen`: below)
         if head:
             # a RunningHead took every running job that is not stopping: only the jobs after it
             # are looked up, and only stopping jobs can be left out (none is preempted)
@@ -1055,32 +1050,18 @@ class _Engine:
             # the others hold GPUs, so some running job is left out iff they are fewer than running
             fresh = chosen.difference(running)
             kept = self.held_taken + len(chosen) - len(fresh)
-            # The running jobs left out (a set), where known without looking up every selected
-            # job: none where every running job was kept; else, where the last running chunk
-            # read says which running jobs follow it, those and the running jobs skipped or not
-            # read (_left_out_later). Otherwise (None) they are the running jobs outside
-            # `chosen`, made the set of all the selected jobs. `chosen` is read only for these
-            # and, by the idle fill, for the waiting jobs selected (all of them singles).
+            # Where whole running chunks were taken and a running job is left out (or one is
+            # stopping), `chosen` becomes the set of all the selected jobs, to find them; else
+            # it is read only by the idle fill, for the waiting jobs selected (all singles).
             if self.held_taken and (kept < len(running) or stopping or self.check):
-                if kept == len(running):
-                    left_set = ()
-                else:
-                    left_set = self._left_out_later(skipped, len(running) - kept)
-                if left_set is None or self.check:
-                    full = set(map(_INDEX_OF, selected))
-                    if len(full) != len(selected):
-                        raise AsrptError(f"policy {self.policy_name} listed a job twice")
-                    if left_set is not None and set(left_set) != set(itertools.filterfalse(full.__contains__, running)):
-                        raise AssertionError(f"t={self.now}: policy {self.policy_name}'s running chunks do not say which "
-                                             "running jobs its order lists after them")
-                    chosen, left_set = full, None
+                full = set(map(_INDEX_OF, selected))
+                if len(full) != len(selected):
+                    raise AsrptError(f"policy {self.policy_name} listed a job twice")
+                chosen = full
             left_out = []
             kept_on = False     # a job left out runs on to its completion (neither stopping nor stopped)
             if kept < len(running):     # (most passes preempt none)
-                if left_set is None:
-                    left_out = list(itertools.filterfalse(chosen.__contains__, running))   # (in running order)
-                else:
-                    left_out = list(filter(left_set.__contains__, running))    # (in running order)
+                left_out = list(itertools.filterfalse(chosen.__contains__, running))   # (in running order)
                 # (those already stopping are left as they are: filtered in C)
                 for idx in list(itertools.filterfalse(stopping.__contains__, left_out)) if stopping else left_out:
                     if states[idx].status == _RUNNING:
@@ -1101,9 +1082,7 @@ class _Engine:
                     if jv.gpus > self.free_total or not self._try_start(jv):
                         blocked.append(jv)
             if self.stopping:               # selected again before its boundary: keep running
-                again = (filter(chosen.__contains__, self.stopping) if left_set is None
-                         else itertools.filterfalse(left_set.__contains__, self.stopping))
-                for i in list(again):
+                for i in list(filter(chosen.__contains__, self.stopping)):
                     st = states[i]
                     st.status = _RUNNING
                     del self.stopping[i]
@@ -1196,26 +1175,6 @@ class _Engine:
             return False
         return self._fill_idle(candidates(), chosen, blocked, left_out)
 
-    def _left_out_later(self, skipped: list, n_left: int):
-        """The ``n_left`` running jobs the last selection left out (a set of indices), from the
-        last :class:`~asrpt.state.RunningChunk` it read (``last_chunk``): the running jobs the
-        order lists after that chunk (its ``later``), the ones the selection skipped, and those
-        of the piece it stopped in; None where the chunk does not say (the caller then compares
-        every running job with the selected ones), or where these are not ``n_left`` distinct
-        jobs (an order that leaves a running job out, or lists one twice)."""
-        later = getattr(self.last_chunk, "later", None)
-        if later is None:
-            return None
-        running = self.running
-        found = [i for i in map(_INDEX_OF, skipped) if i in running]
-        if self.stopped_in:
-            found.extend(i for i in map(_INDEX_OF, self.stopped_in) if i in running)
-        found.extend(map(_INDEX_OF, later()))
-        if len(found) != n_left:
-            return None
-        left = set(found)
-        return left if len(left) == n_left else None
-
     def _fill_skipped(self, blocked: list) -> bool:
         """Whether the idle fill after a selection whose blocked jobs are ``blocked`` can start
         nothing (:meth:`_idle_fill`): boundary-only DNN jobs, a count placer, no blocked job made
@@ -1256,11 +1215,8 @@ class _Engine:
         chunks = getattr(order, "chunks", None)
         pieces = iter(chunks() if chunks is not None else (order,))
         head = 0
-        self.last_chunk = self.stopped_in = None
-        marked = False      # REST_WAITING read: only waiting jobs follow
         for piece in pieces:
             if piece is REST_WAITING:
-                marked = True
                 least = self._least_waiting()
                 if least is not None and backfill:
                     if self.check:
@@ -1279,14 +1235,8 @@ class _Engine:
                     return selected, skipped, itertools.chain.from_iterable(pieces), head
                 continue
             kind = type(piece)
-            if kind is RunningChunk:
-                self.last_chunk = piece
             if (kind is list or kind is RunningChunk or kind is RunningHead) and len(piece) > 1:
-                g = getattr(piece, "gpus", None) if kind is RunningChunk else None   # (its producer's sum)
-                if g is None:
-                    g = sum(map(_GPUS_OF, piece))
-                elif self.check:
-                    self._check_chunk_gpus(piece, g)
+                g = sum(map(_GPUS_OF, piece))
                 if g <= budget:
                     selected.extend(piece)
                     if kind is RunningChunk:
@@ -1299,23 +1249,6 @@ class _Engine:
                     if not budget:
                         return selected, skipped, itertools.chain.from_iterable(pieces), head
                     continue
-                if kind is RunningChunk:
-                    # Not whole: the walk job by job takes the longest prefix whose GPUs fit
-                    # (every job of it fits in what the ones before it leave), so that prefix
-                    # is taken whole, and the walk goes on from the first job that does not fit.
-                    held = list(itertools.accumulate(map(_GPUS_OF, piece)))
-                    k = bisect.bisect_right(held, budget)
-                    if k > 1:
-                        head_part = piece[:k]
-                        if self.check:
-                            self._check_running_chunk(head_part)
-                        selected.extend(head_part)
-                        self.held_taken += k
-                        budget -= held[k - 1]
-                        piece = piece[k:]
-                        if not budget:
-                            self.stopped_in = piece
-                            return selected, skipped, itertools.chain(piece, itertools.chain.from_iterable(pieces)), head
             jobs = iter(piece)
             for jv in jobs:
                 g = jv.gpus
@@ -1324,34 +1257,18 @@ class _Engine:
                     single(jv)
                     budget -= g
                     if not budget:
-                        return selected, skipped, self._rest_of(jobs, pieces, marked), head
+                        return selected, skipped, itertools.chain(jobs, itertools.chain.from_iterable(pieces)), head
                 elif not backfill:
-                    return selected, skipped, self._rest_of(jobs, pieces, marked), head
+                    return selected, skipped, itertools.chain(jobs, itertools.chain.from_iterable(pieces)), head
                 else:
                     skipped.append(jv)
         return selected, skipped, iter(()), head
-
-    def _rest_of(self, jobs, pieces, marked: bool):
-        """The rest of an order whose walk stopped in a piece, ``jobs`` being what is left of
-        that piece: listed in ``stopped_in`` where running jobs may be among it (after a running
-        chunk and before :data:`~asrpt.state.REST_WAITING`, where pieces are short)."""
-        if self.last_chunk is not None and not marked:
-            jobs = self.stopped_in = list(jobs)
-        return itertools.chain(jobs, itertools.chain.from_iterable(pieces))
 
     def _check_running_chunk(self, chunk: list) -> None:
         """``check_invariants``: a :class:`~asrpt.state.RunningChunk` lists running jobs only."""
         if not all(jv.index in self.running for jv in chunk):
             raise AssertionError(f"t={self.now}: policy {self.policy_name}'s order has a running chunk with a job "
                                  "that is not running")
-
-    def _check_chunk_gpus(self, chunk: list, gpus) -> None:
-        """``check_invariants``: a :class:`~asrpt.state.RunningChunk`'s ``gpus`` is the sum of
-        its jobs' GPUs."""
-        held = sum(map(_GPUS_OF, chunk))
-        if gpus != held:
-            raise AssertionError(f"t={self.now}: policy {self.policy_name}'s order has a running chunk that says "
-                                 f"its jobs hold {gpus} GPUs; they hold {held}")
 
     def _check_running_head(self, head: list) -> None:
         """``check_invariants``: a :class:`~asrpt.state.RunningHead` lists exactly the running

@@ -28,8 +28,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, bisect_right
-from functools import partial
-from itertools import chain, islice
+from itertools import chain
 from operator import itemgetter
 
 import numpy as np
@@ -264,16 +263,13 @@ class SortedArrayRun:
     def _chunks(self, waiting, views: dict, skip):
         """The views of this run merged with the sorted waiting entries, as chunks: before each
         waiting entry every running one that sorts below it, as slices of one list of views
-        (read in C; Python runs once per waiting entry read, not once per job). Each
-        :class:`~asrpt.state.RunningChunk` carries the GPUs its jobs hold (``gpus``, from one
-        cumulative sum over the run), so the engine does not sum them job by job, and the
-        running jobs after it (``later``, the rest of the list of views)."""
+        (read in C; Python runs once per waiting entry read, not once per job), each a
+        :class:`~asrpt.state.RunningChunk`."""
         index, locate = self._locator(skip)
         run = self.table.views[index].tolist()      # (each chunk is a RunningChunk of a slice)
         n = len(run)
-        held = self._held_upto(index)
         if not waiting:
-            yield _held_chunk(run, run, held, 0, n)
+            yield RunningChunk(run)
             return
         pos = 0
         it = iter(waiting)
@@ -281,7 +277,7 @@ class SortedArrayRun:
             if pos < n:
                 k = locate(entry)
                 if k > pos:
-                    yield _held_chunk(run[pos:k], run, held, pos, k)
+                    yield RunningChunk(run[pos:k])
                     pos = k
             i = entry[-1]
             if not (skip and i in skip):
@@ -289,22 +285,12 @@ class SortedArrayRun:
             if pos >= n:
                 break
         if pos < n:
-            yield _held_chunk(run[pos:], run, held, pos, n)
+            yield RunningChunk(run[pos:])
         yield REST_WAITING      # (every running job was listed: the waiting ones follow)
         if skip:
             yield (views[e[-1]] for e in it if e[-1] not in skip)
         else:
             yield map(views.__getitem__, map(_LAST, it))
-
-
-def _held_chunk(jobs: list, run: list, held, pos: int, k: int) -> RunningChunk:
-    """The :class:`~asrpt.state.RunningChunk` of ``jobs``, the entries ``pos:k`` of the run's
-    views ``run``, with the GPUs they hold (from ``held``, :meth:`SortedArrayRun._held_upto`) and
-    the running jobs listed after them (``run[k:]``)."""
-    chunk = RunningChunk(jobs)
-    chunk.gpus = int(held[k] - held[pos])
-    chunk.later = partial(islice, run, k, None)
-    return chunk
 
 
 class ArrayRun(SortedArrayRun):

@@ -401,12 +401,13 @@ def test_array_run_sorts_long_runs_with_ties_as_the_tuples(seed):
     assert arrays.index.tolist() == [e[-1] for e in sorted((size_of[i], i // 3, (i,), i) for i in run)]
 
 
-def test_a_run_read_with_and_without_skipped_jobs_counts_the_gpus_of_each():
-    """The GPUs held up to each position are remembered for one index at a time: a run read
-    with skipped jobs, then without, gives each its own sums."""
+def test_a_run_read_with_and_without_skipped_jobs_lists_the_right_running_chunks():
+    """The held GPUs up to each position (the keep check's) are remembered for one index at a
+    time; the merge read with skipped jobs, then without, gives each its own running chunks."""
     from types import SimpleNamespace as Job
 
     from asrpt.policies._running import ArrayRun, JobTable, merged_chunks
+    from asrpt.state import RunningChunk
 
     table = JobTable()
     for i in range(4):
@@ -415,6 +416,6 @@ def test_a_run_read_with_and_without_skipped_jobs_counts_the_gpus_of_each():
     run = ArrayRun(np.array([1.0, 2.0, 3.0, 4.0]), np.arange(4), table)
     waiting = [(2.5, 9.0, (9,), 9)]
     views[9] = Job(index=9, gpus=1)
-    with_skip = [c.gpus for c in merged_chunks(run, waiting, views, {1}) if hasattr(c, "gpus")]
-    without = [c.gpus for c in merged_chunks(run, waiting, views) if hasattr(c, "gpus")]
-    assert with_skip == [1, 3 + 4] and without == [1 + 2, 3 + 4]    # (job 1, 2 GPUs, skipped or not)
+    with_skip = [[j.index for j in c] for c in merged_chunks(run, waiting, views, {1}) if type(c) is RunningChunk]
+    without = [[j.index for j in c] for c in merged_chunks(run, waiting, views) if type(c) is RunningChunk]
+    assert with_skip == [[0], [2, 3]] and without == [[0, 1], [2, 3]]    # (job 1 skipped or not)
