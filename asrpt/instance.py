@@ -89,7 +89,7 @@ LIMITS = MappingProxyType({
     "string_length": 256,         # ids, names, user/group/dataset, gpu types
     "jobs": 1_000_000,            # jobs in one instance
     "servers": 100_000,           # servers after expanding "count"
-    "server_gpus": 4096,          # GPUs of one server
+    "server_gpus": 65536,         # GPUs of one server (the parallel-degree limit: one job on one server)
     "parallel_degree": 65536,     # each of dp, pp, tp, and their product
     "time": 1e12,                 # arrival and processing times, seconds (31,700 years)
     "weight": 1e9,                # job weights (and their inverse: weights >= 1e-9)

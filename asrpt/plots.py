@@ -110,8 +110,10 @@ def gpu_rows(records: Sequence, server_gpus: Sequence[int] | None = None) -> tup
     for h in range(n_servers):
         segs = sorted(per_server.get(h, ()), key=lambda x: (x[0], x[3]))
         busy: list[tuple[float, list]] = []   # (end, gpus)
-        free = list(range(caps[h])) if server_gpus is not None else []
-        top = caps[h] if server_gpus is not None else 0
+        # the GPUs released so far, and the lowest never used (every released one is below it):
+        # the lowest free GPUs without a list of all of the server's (65,536 rows for a big node)
+        free: list = []
+        top = 0
         for start, end, restart, k, g in segs:
             keep = []
             for e, gs in busy:

@@ -24,9 +24,10 @@ Timed, in one run, for each configuration:
   subprocess; the subprocess wall time (interpreter start, numpy/matplotlib imports, output) is
   shown too. Every job's start, finish and placement must agree.
 - ``--flat GPUS``: one node of GPUS GPUs instead (the peer's one-big-node mode, ``num_nodes=1,
-  num_gpus=GPUS``; asrpt's one server, at most 4,096 GPUs, the instance format's limit), the same
-  checks. The peer's figures in issue 18 are for 6,500 GPUs; at 4,096 its time is the same (51.9 s
-  against 52.5 s for FIFO, 2026-12-05) and the decisions can be compared.
+  num_gpus=GPUS``; asrpt's one server, at most 65,536 GPUs, the instance format's limit), the same
+  checks. The peer's figures in issue 18 are for 6,500 GPUs: ``--flat 6500`` runs that node itself.
+  (Before the limit was raised from 4,096, ``--flat 4096`` stood in for it: the peer's time there
+  is the same, 51.9 s against 52.5 s for FIFO, 2026-12-05.)
 
 Second peer (issue 19): the Tiresias simulator (NSDI'19; SymbioticLab/Tiresias, folder
 simulator/). Target: the same window under ``tiresias-peer`` on 64 x 8 at least 20x faster than the
@@ -47,7 +48,7 @@ job's first start, finish and preemption count in its job.csv must agree.
 Usage::
 
     .venv/bin/python benchmarks/bench_peer_speed.py [--peer-dir /tmp/peer-sim] [--jobs 20000]
-        [--start 40000] [--flat 4096] [--json out.json] [--tiresias] [--tiresias-dir /tmp/Tiresias/simulator]
+        [--start 40000] [--flat 6500] [--json out.json] [--tiresias] [--tiresias-dir /tmp/Tiresias/simulator]
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ import os
 import pytest
 
 from asrpt.errors import InvalidInstance
-from asrpt.instance import LIMITS, Cluster, Instance, Job, Parallelism, load_instance, loads_instance, save_instance
+from asrpt.instance import (LIMITS, Cluster, Instance, Job, Parallelism, Server, load_instance, loads_instance,
+                            save_instance)
 
 BASE = {"cluster": {"servers": [{"gpus": 8}]},
         "jobs": [{"id": "a", "arrival": 0, "gpus": 1, "processing_time": 1}]}
@@ -21,7 +22,7 @@ def with_job(**fields):
     ('{"cluster": {"servers": [{"gpus": 8, "count": 10000000}]}, "jobs": []}', "cluster.servers[0].count: must be <= 100000"),
     ('{"cluster": {"servers": [{"gpus": 8, "count": 60000}, {"gpus": 8, "count": 60000}]}, "jobs": []}',
      "cluster.servers[1].count: brings the cluster to 120000 servers"),
-    ('{"cluster": {"servers": [{"gpus": 5000}]}, "jobs": []}', "cluster.servers[0].gpus: must be <= 4096"),
+    ('{"cluster": {"servers": [{"gpus": 70000}]}, "jobs": []}', "cluster.servers[0].gpus: must be <= 65536"),
     (with_job(arrival=1e17), "jobs[0].arrival: must be <= 1e+12"),
     (with_job(processing_time=1e308), "jobs[0].processing_time: must be <= 1e+12"),
     (with_job(weight=1e308), "jobs[0].weight: must be <= 1e+09"),
@@ -61,6 +62,26 @@ def test_dataclasses_enforce_the_same_limits():
         Job("a", 0, 1, processing_time=1, meta={"x": float("nan")})
     with pytest.raises(InvalidInstance, match=r"metadata\.m\[0\].*: is nested deeper than 32 levels"):
         Instance(Cluster.homogeneous(1, 1), (), {"m": json.loads("[" * 40 + "]" * 40)})
+
+
+def test_a_server_holds_up_to_the_parallel_degree_limit():
+    """65,536 GPUs a server (the largest dp*pp*tp): the Alibaba PAI simulator's flat node of 6,500
+    GPUs is one server; one more GPU is refused, in files, dataclasses and cluster specs alike."""
+    assert LIMITS["server_gpus"] == LIMITS["parallel_degree"] == 65536
+    for gpus in (6500, 65536):
+        text = json.dumps({"cluster": {"servers": [{"gpus": gpus, "count": 2}]},
+                           "jobs": [{"id": "a", "arrival": 0, "gpus": 2 * gpus, "processing_time": 1}]})
+        assert loads_instance(text).cluster.total_gpus == 2 * gpus
+        assert Cluster.from_spec(f"2x{gpus}").max_server_gpus == Cluster.from_spec(f"1x2x{gpus}").max_server_gpus == gpus
+    with pytest.raises(InvalidInstance, match=r"x.json: cluster.servers\[0\].gpus: must be <= 65536"):
+        loads_instance('{"cluster": {"servers": [{"gpus": 65537}]}, "jobs": []}', source="x.json")
+    with pytest.raises(InvalidInstance, match="gpus: must be <= 65536"):
+        Server(65537)
+    for spec in ("1x65537", "2x2x65537"):
+        with pytest.raises(InvalidInstance, match="at most 100000 servers of at most 65536 GPUs"):
+            Cluster.from_spec(spec)
+    with pytest.raises(InvalidInstance, match="65536"):
+        Cluster.from_spec("8,65537")
 
 
 def test_the_limits_accept_realistic_data():

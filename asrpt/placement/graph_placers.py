@@ -51,6 +51,7 @@ from ..instance import Cluster
 from ..state import Allocation, Placer
 from .placers import CountPlacer, register_placer
 from .base import OBJECTIVES, FrozenMapping, PlacementProblem, _run, make_method
+from . import ilp as _ilp  # noqa: F401  (registers the methods: heuristics and the ILP)
 
 __all__ = ["GraphPlacer"]
 

@@ -532,9 +532,34 @@ class RandomPlacement(PlacementMethod):
     """
 
     def run(self, problem: PlacementProblem) -> MethodResult:
-        rng = as_generator(problem.seed)
-        slots = np.repeat(np.arange(len(problem.free)), problem.free)
-        return MethodResult(rng.permutation(slots)[:problem.n].astype(np.int64), "heuristic")
+        return MethodResult(_random_slots(as_generator(problem.seed), problem.free, problem.n),
+                            "heuristic")
+
+
+def _random_slots(rng, free: Sequence[int], n: int) -> np.ndarray:
+    """The servers of ``n`` free slots drawn uniformly without replacement, in draw order.
+
+    While the slots are at most 16 per worker, the array of all slots is permuted (the draws
+    of before); otherwise a partial Fisher-Yates shuffle over virtual slot positions, in memory
+    of the job and the number of servers, not of the free GPUs (a 65,536-GPU server would
+    otherwise cost an array of 65,536 slots per placement).
+
+    >>> _random_slots(as_generator(1), [2, 0, 1], 3).tolist() in ([0, 0, 2], [0, 2, 0], [2, 0, 0])
+    True
+    >>> sorted(set(_random_slots(as_generator(1), [65536, 65536], 64).tolist())) in ([0], [1], [0, 1])
+    True
+    """
+    total = sum(free)
+    if total <= 16 * n:
+        slots = np.repeat(np.arange(len(free)), free)
+        return rng.permutation(slots)[:n].astype(np.int64)
+    picks = []
+    moved: dict = {}                     # virtual position -> slot now there (others: itself)
+    for i, j in enumerate(rng.integers(np.arange(n), total).tolist()):
+        picks.append(moved.get(j, j))
+        moved[j] = moved.get(i, i)
+    ends = np.cumsum(np.asarray(free, dtype=np.int64))
+    return np.searchsorted(ends, np.asarray(picks, dtype=np.int64), side="right").astype(np.int64)
 
 
 @register("spread_workers")

@@ -120,6 +120,45 @@ def _best_fit(free: list, per: int, count: int):
     return None
 
 
+def _spread(free: list, per: int, count: int):
+    """:func:`count_allocation`'s spread: rounds over the servers (most idle first, ties by id),
+    one instance per server with room in each round, until ``count`` are placed.
+
+    Computed in closed form, in time and memory of the number of servers, not of the instances
+    (a 65,536-GPU server would otherwise take one round per instance): after R full rounds a
+    server holding ``c`` instances has ``min(c, R)``; the last, partial round gives one more to
+    the first servers in the ring that still have room.
+
+    >>> _spread([8, 2, 8], 1, 5), _spread([3], 1, 3), _spread([3, 3], 2, 3)
+    (((0, 2), (1, 1), (2, 2)), ((0, 3),), None)
+    """
+    caps = [f // per for f in free]
+    rising = sorted(c for c in caps if c > 0)
+    if sum(rising) < count:
+        return None
+    n, acc, level = len(rising), 0, 0
+    for i, c in enumerate(rising):
+        if acc + c * (n - i) >= count:     # the rounds end while these n - i servers have room
+            level = -(-(count - acc) // (n - i))         # the round that places the last one
+            break
+        acc += c
+    full = level - 1
+    extra = count - acc - full * (n - i)   # instances placed in the last round
+    out = []
+    for h in _most_free_first(free):
+        c = caps[h]
+        if c == 0:
+            break
+        k = min(c, full)
+        if extra and c >= level:
+            k += 1
+            extra -= 1
+        if k:
+            out.append((h, k * per))
+    out.sort()
+    return tuple(out)
+
+
 def count_allocation(order: str, free: Sequence[int], per: int, count: int) -> tuple[tuple[int, int], ...] | None:
     """GPUs per server for ``count`` instances of ``per`` GPUs, walking servers in ``order``.
 
@@ -137,19 +176,7 @@ def count_allocation(order: str, free: Sequence[int], per: int, count: int) -> t
     if order == "best_fit":
         return _best_fit(free, per, count)
     if order == "spread":
-        taken = [0] * len(free)
-        remaining = count
-        ring = _most_free_first(free)
-        while remaining:
-            progressed = False
-            for h in ring:
-                if remaining and free[h] - taken[h] >= per:
-                    taken[h] += per
-                    remaining -= 1
-                    progressed = True
-            if not progressed:
-                return None
-        return tuple((h, g) for h, g in enumerate(taken) if g)
+        return _spread(free, per, count)
     remaining = count
     out = []
     # (server, idle GPUs) in the order's walk; first fit walks the list itself

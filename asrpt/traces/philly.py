@@ -45,7 +45,9 @@ def gang_instances(gpus: int, server_gpus: int) -> int:
     """
     if gpus <= server_gpus:
         return 1
-    d = max(k for k in range(1, server_gpus + 1) if gpus % k == 0)
+    # the first divisor walking down from the server's size (a step or two for the usual sizes,
+    # where walking up from 1 took a step per GPU of the server: 65,536 for the largest)
+    d = next(k for k in range(server_gpus, 0, -1) if gpus % k == 0)
     return gpus // d
 
 
