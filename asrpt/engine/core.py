@@ -404,21 +404,14 @@ class _Engine:
         """``(view, work done, iteration time, stopping)`` of every running job, in the order of
         ``running``: in one pass, the values ``work_done``, ``ClusterView.iteration_time`` and
         ``ClusterView.is_stopping`` give one by one (the same arithmetic, so the same numbers)."""
-        now, states = self.now, self.states
+        now, states, progress = self.now, self.states, self._progress_between
         out = []
         append = out.append
         for i, jv in self.running.items():
             st = states[i]
-            t0 = st.t_last
-            eff = st.restart_until if st.restart_until > t0 else t0
             tau = st.tau
-            if now <= eff:
-                done = st.done + 0
-            elif tau is None:
-                done = st.done + (now - eff)
-            else:
-                done = st.done + (now - eff) / tau
-            append((jv, done, jv.tau_star if tau is None else tau, st.status == _STOPPING))
+            append((jv, st.done + progress(st, st.t_last, now), jv.tau_star if tau is None else tau,
+                    st.status == _STOPPING))
         return out
 
     def _arrays_now(self):
@@ -514,6 +507,10 @@ class _Engine:
 
     @staticmethod
     def _progress_between(st: _JobState, t0, t1):
+        """The progress law, the one place it is written (its inverse is
+        :meth:`_completion_time`; :meth:`running_arrays` applies it in numpy, with the same IEEE
+        operations): work done by a running job between ``t0`` and ``t1``, none before its
+        restart ends, then ``1 / tau`` units per second (one per second for abstract jobs)."""
         eff = st.restart_until if st.restart_until > t0 else t0
         if t1 <= eff:
             return 0
