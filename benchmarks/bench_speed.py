@@ -24,7 +24,7 @@ Rows:
   call, each tree;
 - SRSF, Themis, Gavel, Tiresias (2D-LAS) and Tiresias-Gittins on ``--rank-jobs`` Philly jobs (the bundled window, abstract) on
   ``--rank-cluster`` (default 64 x 8):
-  the incremental rankings against the previous implementations kept in tests/policies/reference/,
+  the incremental rankings against the plain reference policies of asrpt/policies/reference/,
   in one child process of this tree per policy (whole simulation CPU; identical decisions are the
   tests' business, equal mean JCTs are checked here);
 - ``asrpt run``, policy by policy (``--run-policies``, default the command's eight, each with the
@@ -78,7 +78,7 @@ PARTS = ("version", "validate", "simulate", "load", "params", "srsf", "themis", 
          "run")
 RUN_POLICIES = "a-srpt,srsf,sjf,qssf,tiresias,gavel,themis,fifo"  # asrpt run's (asrpt/cli/run.py)
 WHOLE_TARGET = 30.0  # issue 18: every policy on the whole Philly trace with DNN jobs under 30 s of CPU
-# ranking rows: part -> (module, class, reference class in tests/policies/reference/<file>, file)
+# ranking rows: part -> (module, class, reference class in asrpt.policies.reference, file)
 RANKED = {"srsf": ("srsf", "SRSF", "ReferenceSRSF", "srsf"),
           "themis": ("themis", "Themis", "ReferenceThemis", "themis"),
           "gavel": ("gavel", "Gavel", "ReferenceGavel", "gavel"),
@@ -123,7 +123,7 @@ from asrpt.traces import read_philly
 import importlib
 module, cls_name, ref_name, ref_file = sys.argv[2].split(",")
 new = getattr(importlib.import_module(f"asrpt.policies.{module}"), cls_name)
-old = getattr(importlib.import_module(f"tests.policies.reference.{ref_file}"), ref_name)
+old = getattr(importlib.import_module("asrpt.policies.reference"), ref_name)
 path = str(resources.files("asrpt").joinpath("data/philly-40000-20000.csv.gz"))
 inst, _ = read_philly(path, limit=int(sys.argv[1]), cluster=Cluster.from_spec(sys.argv[3]), dnn=False)
 out = []

@@ -1,5 +1,6 @@
-"""The incremental SRSF/SRTF ranking makes exactly the decisions of the previous implementation
-(tests/policies/reference/srsf.py), decision by decision, on random instances (issue 18)."""
+"""The incremental SRSF/SRTF ranking makes exactly the decisions of the plain reference copy
+(asrpt/policies/reference/srsf.py: every job re-keyed and sorted at every decision), decision by
+decision, on random instances (issue 18)."""
 
 import random
 
@@ -11,7 +12,7 @@ from asrpt.policies.srsf import SRSF
 from asrpt.testing.strategies import dnn_instances, gang_instances
 
 from ._same_decisions import recording, same_decisions
-from .reference.srsf import ReferenceSRSF
+from asrpt.policies.reference import ReferenceSRSF
 
 
 NEW, OLD = recording(SRSF), recording(ReferenceSRSF)

@@ -1,6 +1,7 @@
 """Tiresias 2D-LAS and 2D-Gittins with the incremental ranking (waiting jobs kept sorted across
-decisions) make exactly the decisions of their previous implementations
-(tests/policies/reference/tiresias.py), decision by decision, on random instances (issue 18)."""
+decisions) make exactly the decisions of their plain reference copies
+(asrpt/policies/reference/tiresias.py and gittins.py: every job re-keyed and sorted at every
+decision), decision by decision, on random instances (issue 18)."""
 
 import pytest
 from hypothesis import given, settings
@@ -10,7 +11,7 @@ from asrpt.policies.tiresias import Tiresias
 from asrpt.testing.strategies import dnn_instances, gang_instances
 
 from ._same_decisions import same_decisions
-from .reference.tiresias import ReferenceTiresias, ReferenceTiresiasGittins
+from asrpt.policies.reference import ReferenceTiresias, ReferenceTiresiasGittins
 from .test_incremental_rankings import recording
 from .test_srsf_incremental import random_trace
 

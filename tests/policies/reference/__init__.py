@@ -1,1 +1,0 @@
-"""Reference copies of policies before their incremental rankings (issue 18)."""
