@@ -709,7 +709,7 @@ class _Engine:
     def _resume(self, i: int, jv: JobView, st: _JobState, undo) -> None:
         """Undo a preemption made earlier in this decision pass: the job gets the same GPUs back
         at the same instant, so it simply never stopped (no preemption, no restart)."""
-        seg, tau, restart_until, executed = undo
+        seg, tau, restart_until, executed, done = undo
         for h, g in seg.servers:
             self.free[h] -= g
         self.free_total -= jv.gpus
@@ -720,6 +720,7 @@ class _Engine:
         st.segments.pop()
         if st.done == st.seg_done and self.futile:
             self.futile -= 1        # (the stop that never was is not counted)
+        st.done = done              # (a job stopped on its boundary gets back the work snapped off)
         st.executed = executed      # as it was (subtracting the segment back may round)
         st.status = _RUNNING
         st.servers = seg.servers
@@ -800,17 +801,17 @@ class _Engine:
         self._advance(st, now)
         if self.arrays is not None:
             self.arrays.sync(i, st)
+        tau, restart_until, executed, done = st.tau, st.restart_until, st.executed, st.done
         if st.tau is None or now <= st.restart_until or self.immediate:
-            tau, restart_until, executed = st.tau, st.restart_until, st.executed
             self._stop_now(i, st)
-            self.undo[i] = (st.segments[-1], tau, restart_until, executed)
+            self.undo[i] = (st.segments[-1], tau, restart_until, executed, done)
             return
         # DNN job: run on to the next iteration boundary (floats within 1e-9 of one count as on it).
-        done = st.done
         target = math.ceil(done - 1e-9 * max(1.0, done)) if isinstance(done, float) else math.ceil(done)
-        if target <= done:
+        if target <= done:      # on a boundary: it stops now (undone, work and all, if given back its GPUs)
             st.done = target
             self._stop_now(i, st)
+            self.undo[i] = (st.segments[-1], tau, restart_until, executed, done)
             return
         t_boundary = now + (target - done) * st.tau
         if target >= st.work:

@@ -79,15 +79,9 @@ def assert_same(instance, name, placement="best_fit", *, errors=False, known=Fal
 
 
 def known_discrepancy(instance, name, placement, options, fast, ref):
-    """Which of the two known discrepancies (the strict xfails below) explains a difference, or
-    None: (A) the fast engine stopped a job found on an iteration boundary and restarted it on
-    the same GPUs in the same pass (a record with more preemptions, two of its segments meeting
-    on the same servers); (B) at some pass the fast engine's clock has the value of the
-    reference's but another type (a float wake-up tied with a cancelled exact event)."""
-    for a, b in zip(fast.records, ref.records):
-        if a.preemptions > b.preemptions and any(
-                s.end == t.start and s.servers == t.servers for s, t in zip(a.segments, a.segments[1:])):
-            return "a job stopped on its boundary and restarted on its GPUs in the same pass"
+    """The known discrepancy (the strict xfail below) if it explains a difference, else None: at
+    some pass the fast engine's clock has the value of the reference's but another type (a
+    float wake-up tied with a cancelled exact event)."""
     clocks = []
     for engine in (run_engine, run_reference):
         clocks.append([])
@@ -339,12 +333,6 @@ def _snapped_stop_cases():
                          {"preemption_cost": 1}, id="fixed-rank")]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "core.py's _Engine._preempt stops a DNN job found on an iteration boundary (work at most 1e-9 "
-    "above one, snapped down) at once without recording it in `undo`, so when the idle fill gives "
-    "it back the same GPUs in the same pass _start does not _resume it: the fast engine counts a "
-    "preemption and opens a new segment (charging preemption_cost), against its documented rule "
-    "that a job stopped and given back the same GPUs in the same pass never stopped"))
 @pytest.mark.parametrize("inst, policy, placement, job, options", _snapped_stop_cases())
 def test_a_job_stopped_on_its_boundary_and_given_back_its_gpus_never_stopped(inst, policy, placement, job, options):
     fast, ref = (engine(inst, policy(), make_placer(placement), **options) for engine in (run_engine, run_reference))
