@@ -311,7 +311,7 @@ class _FixedRank(Policy):
 
 
 def _snapped_stop_cases():
-    """(A): two instances where a job left out is found on an iteration boundary (its work at
+    """Two instances where a job left out is found on an iteration boundary (its work at
     most 1e-9 above one) and given back its own GPUs in the same pass."""
     # a-srpt wakes at j3's completion as it computes it, one ulp before the engine's: j3 is left
     # out for j1 with 269.0000000x of its 269 iterations done, stops at once, and the idle fill
