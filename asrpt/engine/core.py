@@ -1,6 +1,8 @@
 """The exact event-driven cluster simulator: ``run_engine(instance, policy, placer, ...) -> SimResult``.
 
-This module owns the only mutable state of a run. Time jumps from event to event (a heap of
+The fast engine. Its specification is the plain reference engine beside it
+(:func:`asrpt.engine.reference.run_reference`), which it must agree with record for record
+(tests/engine/test_reference.py); read that one first. This module owns the only mutable state of a run. Time jumps from event to event (a heap of
 completions, preemption points and policy wake-ups, plus the arrivals in time order); there is no
 time step. At one instant the engine applies, in this order,
 
@@ -50,7 +52,8 @@ Exactness: with integer or Fraction data (``load_instance(..., exact=True)``) an
 every time is computed exactly; DNN iteration times are floats.
 
 The engine takes objects only and knows no policy or placement by name (it imports only
-:mod:`asrpt.state`; :func:`asrpt.sim.simulate` turns names into objects); an ``observer`` sees each
+:mod:`asrpt.state` and :mod:`asrpt.order`, the contracts and the order type;
+:func:`asrpt.sim.simulate` turns names into objects); an ``observer`` sees each
 decision pass read-only (:class:`Observer`). It checks at the end that the policy left no job
 waiting forever (a stalled run raises :class:`~asrpt.errors.AsrptError`).
 
