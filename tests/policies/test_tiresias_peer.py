@@ -206,3 +206,13 @@ def test_the_incremental_state_is_used_where_it_applies():
     pol = Tiresias(queue_order="list", demotion="events", promote_knob=2)
     pol.reset(Cluster.homogeneous(1, 8))
     assert isinstance(pol._peer, _PeerLAS)
+
+
+@pytest.mark.xfail(strict=True, raises=KeyError, reason=(
+    "open bug (found by the reference engine's tests, issue 44): the incremental peer LAS "
+    "(_PeerLASIncremental.decide) looks up a job it no longer holds, KeyError 45, on this "
+    "generated DNN instance with fractional arrival times"))
+def test_the_peer_las_runs_a_generated_dnn_instance():
+    from asrpt.workloads.generators import generate_one
+
+    simulate(generate_one("dnn", seed=2, n_jobs=80, load=2.0, cluster="4x8"), "tiresias-peer")
