@@ -1455,6 +1455,8 @@ class _Engine:
         shape_enters = self._shape_enters if self.waiting_shapes is not None else None
         heappop, decide = heapq.heappop, self._decide
         while True:
+            while heap and self._stale(heap[0]):   # (a cancelled event must not set the clock)
+                heappop(heap)
             t_heap = heap[0][0] if heap else _INF
             t_arr = arrivals[ptr]
             # At a tie keep the arrival's own value: a float wake-up time equal to an exact
@@ -1523,6 +1525,17 @@ class _Engine:
         if self.progress is not None:
             self.progress(self.n_done, n)
         return self._result(_time.perf_counter() - wall, label)
+
+    def _stale(self, event) -> bool:
+        """Whether a heap entry was cancelled: a completion or a boundary stop of a job whose state
+        moved on since it was pushed, or a wake-up that a nearer one replaced."""
+        t, kind, _, i, token = event
+        if kind == _WAKE:
+            return self.next_wake != t
+        st = self.states[i]
+        if kind == _COMPLETE:
+            return token != st.version or st.status not in (_RUNNING, _STOPPING)
+        return token != st.stop_token or st.status != _STOPPING
 
     def _result(self, wall: float, label: str | None) -> SimResult:
         records = []
