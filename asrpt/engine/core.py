@@ -93,8 +93,8 @@ from .records import _RECORD_BUILD, _SEGMENT_BUILD, Segment, SimResult, check_re
 __all__ = ["run_engine", "Observer"]
 
 # The event kinds, in the order they apply at one instant (the heap's second field). Adding one:
-# give it a number, a handler in `_Engine.run`'s dispatch (an unknown kind is an error there) that
-# sets `loud`, unless a pass after it may reuse the previous decision (Decision.same_keys,
+# give it a number, a validity rule in `_Engine._stale` (an unknown kind is an error there) and a
+# handler in `_Engine.run`'s dispatch that sets `loud`, unless a pass after it may reuse the previous decision (Decision.same_keys,
 # stands_until) as after the two quiet kinds, a preempted job's iteration-boundary stop and the
 # policy's own wake-up: a loud event makes the next pass ask the policy and read its order.
 _COMPLETE, _STOP, _WAKE = 0, 1, 3
@@ -352,7 +352,6 @@ class _Engine:
         # and consecutive passes woken by the policy alone with jobs waiting and nothing else to happen
         self.futile = 0
         self.futile_job = -1
-        self.futile_since = 0
         self.storm = 0
         self.storm_since = 0
         self.clairvoyant = bool(policy.clairvoyant)
@@ -1014,10 +1013,10 @@ class _Engine:
             "on work done that preemption gives back (a preempted job stops at its iteration boundary, and "
             "work within 1e-9 of one counts as on it) or on a restart cost it keeps paying")
 
-    def _wake_storm(self, since) -> None:
+    def _wake_storm(self) -> None:
         job = next(iter(self.waiting.values()))
         raise AsrptError(
-            f"wake-up storm: policy {self.policy_name} woke itself {self.storm} times from t={since} to "
+            f"wake-up storm: policy {self.policy_name} woke itself {self.storm} times from t={self.storm_since} to "
             f"t={self.now} with {len(self.waiting)} job(s) waiting (e.g. {job.id}), none running and no arrival "
             "left, and started nothing: only its own decisions can end the run")
 
@@ -1468,21 +1467,19 @@ class _Engine:
             changed = False
             woken_only = True
             while heap and heap[0][0] == t and heap[0][1] < _WAKE:
-                _, kind, _, i, token = heappop(heap)
-                st = states[i]
+                event = heappop(heap)
+                if self._stale(event):
+                    continue
+                kind, i = event[1], event[3]
                 if kind == _COMPLETE:
-                    if token == st.version and st.status in (_RUNNING, _STOPPING):
-                        self._complete(i)
-                        changed, woken_only = True, False
-                        self.loud = True
-                elif kind == _STOP:
-                    if token == st.stop_token and st.status == _STOPPING:
-                        self._advance(st, t)
-                        st.done = st.stop_target
-                        self._stop_now(i, st)
-                        changed, woken_only = True, False
-                else:
-                    raise AssertionError(f"event kind {kind} has no handler")
+                    self._complete(i)
+                    self.loud = True
+                else:                   # _STOP (_stale knows every kind)
+                    st = states[i]
+                    self._advance(st, t)
+                    st.done = st.stop_target
+                    self._stop_now(i, st)
+                changed, woken_only = True, False
             while arrivals[ptr] <= t:
                 i = order[ptr]
                 ptr += 1
@@ -1499,8 +1496,7 @@ class _Engine:
                 changed, woken_only = True, False
                 self.loud = True
             while heap and heap[0][0] == t and heap[0][1] == _WAKE:
-                heappop(heap)
-                if self.next_wake == t:
+                if not self._stale(heappop(heap)):
                     self.next_wake = None
                     changed = True
             if changed:
@@ -1509,7 +1505,7 @@ class _Engine:
                         self.storm_since = t
                     self.storm += 1
                     if self.storm > WAKE_STORM_PASSES:
-                        self._wake_storm(self.storm_since)
+                        self._wake_storm()
                 else:
                     self.storm = 0
                 decide()
@@ -1528,14 +1524,17 @@ class _Engine:
 
     def _stale(self, event) -> bool:
         """Whether a heap entry was cancelled: a completion or a boundary stop of a job whose state
-        moved on since it was pushed, or a wake-up that a nearer one replaced."""
+        moved on since it was pushed, or a wake-up that a nearer one replaced. The one place an
+        event's validity is decided (an event kind without a rule here is an error)."""
         t, kind, _, i, token = event
         if kind == _WAKE:
             return self.next_wake != t
         st = self.states[i]
         if kind == _COMPLETE:
             return token != st.version or st.status not in (_RUNNING, _STOPPING)
-        return token != st.stop_token or st.status != _STOPPING
+        if kind == _STOP:
+            return token != st.stop_token or st.status != _STOPPING
+        raise AssertionError(f"event kind {kind} has no handler")
 
     def _result(self, wall: float, label: str | None) -> SimResult:
         records = []

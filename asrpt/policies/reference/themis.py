@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import math
 
-from ...sizes import exact_div, exact_mul
-from ...state import Decision
+from ...sizes import exact_div, exact_mul, integral
 from ..base import PredictorPolicy
 from ..themis import Themis
+from ._rounds import round_decision
 
 __all__ = ["ReferenceThemis"]
 
@@ -61,8 +61,7 @@ class ReferenceThemis(PredictorPolicy):
 
     def reset(self, cluster, *, seed=None):
         super().reset(cluster, seed=seed)
-        length = self.round_length      # an integral float as an int, so exact runs stay exact
-        self._length = int(length) if isinstance(length, float) and length.is_integer() else length
+        self._length = integral(self.round_length)   # (an integral float as an int: exact runs stay exact)
         self.rounds_ = 0
         self.round_end_ = None
         self._keys: dict = {}           # index -> key at the current round
@@ -93,18 +92,7 @@ class ReferenceThemis(PredictorPolicy):
 
     def decide(self, view):
         self.tracker_.update(view)
-        jobs = list(view.active())      # running, then waiting
-        if not jobs:
-            return Decision(())
-        if self.round_end_ is None or view.now >= self.round_end_:
-            self._new_round(view, jobs)
-            order = sorted(jobs, key=self._key)
-        else:
-            held = [j for j in jobs if view.is_running(j) and not view.is_stopping(j)]
-            rest = [j for j in jobs if not view.is_running(j) or view.is_stopping(j)]
-            order = sorted(held, key=self._key) + sorted(rest, key=self._key)
-        contended = sum(j.gpus for j in jobs) > view.total_gpus
-        return Decision(order, backfill=True, wake_at=self.round_end_ if contended else None)
+        return round_decision(self, view)
 
     def report(self) -> dict:
         return {"rounds": self.rounds_, **super().report()}
