@@ -17,6 +17,18 @@ def _instance(n=3, gpus=1, servers=1, size=5):
                                                      for k in range(n)])
 
 
+def _fails_after(passes):
+    """An observer that fails the test once a run has taken ``passes`` decision passes: a run the
+    guard rail should have ended fails instead of running for ever."""
+    seen = []
+
+    def watch(view, decision):
+        seen.append(view.now)
+        if len(seen) > passes:
+            raise AssertionError(f"no guard rail fired after {passes} passes (t={view.now})")
+    return watch
+
+
 class QuantumLAS(Policy):
     """Least attained service first, re-ranked every ``quantum`` seconds (docs/policies.md's
     time-driven re-ranking): it asks for a wake-up at every decision, also after the last job."""
@@ -37,7 +49,7 @@ class QuantumLAS(Policy):
 
 def test_a_policy_that_always_asks_for_a_wake_up_ends_with_its_last_job():
     policy = QuantumLAS(quantum=1)
-    res = simulate(_instance(), policy)
+    res = simulate(_instance(), policy, observer=_fails_after(1000))
     assert sorted(r.completion for r in res.records) == [13, 14, 15]
     # one pass per quantum up to the last completion at 15, none after it
     assert res.summary["decision_passes"] == 16
@@ -54,7 +66,7 @@ def test_a_wake_up_storm_is_reported_with_the_policy_and_the_time(monkeypatch):
     monkeypatch.setattr(core, "WAKE_STORM_PASSES", 50)
     with pytest.raises(AsrptError, match=r"^wake-up storm: policy WakesAndWaits woke itself 51 times from "
                                          r"t=1 to t=51 with 3 job\(s\) waiting \(e\.g\. j0\), none running"):
-        simulate(_instance(), WakesAndWaits())
+        simulate(_instance(), WakesAndWaits(), observer=_fails_after(1000))
 
 
 def test_waiting_for_an_arrival_is_no_storm(monkeypatch):
@@ -92,7 +104,7 @@ def test_a_livelock_is_reported_with_the_policy_and_the_time(monkeypatch):
     monkeypatch.setattr(core, "LIVELOCK_STOPS", 40)
     with pytest.raises(AsrptError, match=r"^livelock at t=4\d: policy LeastRecentlyStarted preempted jobs 41 "
                                          r"times in a row with no job completing"):
-        simulate(_instance(n=2, size=100), LeastRecentlyStarted(), preemption_cost=10)
+        simulate(_instance(n=2, size=100), LeastRecentlyStarted(), preemption_cost=10, observer=_fails_after(1000))
 
 
 def test_without_a_restart_cost_the_rotation_ends():

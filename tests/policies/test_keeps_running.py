@@ -130,3 +130,70 @@ def test_srsf_promises_change_nothing(params, run):
 @pytest.mark.parametrize("params", ASRPT_VARIANTS, ids=_ids)
 def test_asrpt_promises_change_nothing(params, run):
     same_decisions(ASRPT_REC, ASRPT_PLAIN, dnn_trace(70, 3), params, seed=3, **run)
+
+
+@pytest.mark.parametrize("policy", [SRSF(predictor="instance"), ASRPT(), ASRPT(order="actual"),
+                                    ASRPT(kappa=1.0, share=0.25), Gavel(round_length=20.0),
+                                    Themis(round_length=20.0), Tiresias(), Tiresias(thresholds=[50, 400]),
+                                    TiresiasGittins()],
+                         ids=repr)
+@pytest.mark.parametrize("seed", [1, 2, 4])
+def test_every_derivation_holds_and_some_orders_are_skipped(policy, seed, monkeypatch):
+    """With ``check_invariants`` the engine reads every order it found to keep the running jobs
+    and checks it selects the running set; on these traces it skips some orders, and the runs
+    are those of the same policy answering with plain lists."""
+    calls, _, apply = _counting_skips()
+    monkeypatch.setattr(engine_module._Engine, "_apply_preemptive", apply)
+    res = simulate(dnn_trace(70, seed), policy, check_invariants=True, seed=seed)
+    assert calls["applied"] < res.summary["decision_passes"]
+    plain = simulate(dnn_trace(70, seed), _without_promises(type(policy))(**policy.get_params()), seed=seed)
+    assert res.completion_times == plain.completion_times
+
+
+def test_no_policy_can_say_its_order_keeps_the_running_jobs():
+    """Issue 44's lying LAS returned ``keeps_running=view.settled`` and moved the mean JCT: the
+    flag is gone, and an order that only looks like a MergedOrder is read in full."""
+    with pytest.raises(TypeError):
+        Decision([], keeps_running=True)
+
+    class LooksMerged(list):
+        _head, _a, _b, _views, _skip = (), [], [], {}, ()
+
+    class Liar(SRSF):   # the running jobs last, behind every waiting one, as a fake MergedOrder
+        def decide(self, view):
+            d = super().decide(view)
+            return Decision(LooksMerged(list(view.waiting) + list(view.running)), True, d.wake_at)
+
+    class Honest(SRSF):
+        def decide(self, view):
+            d = super().decide(view)
+            return Decision(list(view.waiting) + list(view.running), True, d.wake_at)
+
+    inst = dnn_trace(60, 5)
+    assert (simulate(inst, Liar(predictor="instance"), check_invariants=True).completion_times
+            == simulate(inst, Honest(predictor="instance")).completion_times)
+
+
+def test_an_order_missing_a_running_job_is_read():
+    """The derivation counts the running entries: a MergedOrder that leaves a running job out
+    (so that applying it preempts that job) is never taken as keeping the running jobs."""
+    jobs = {i: Job(f"j{i}", 0, g, processing_time=1) for i, g in ((0, 4), (1, 2))}
+    views = {i: type("View", (), {"index": i, "gpus": job.gpus})() for i, job in jobs.items()}
+    running = dict(views)
+    assert keeps_running_jobs(MergedOrder([(1.0, 0), (2.0, 1)], [], views), running, 8)
+    assert not keeps_running_jobs(MergedOrder([(1.0, 0)], [], views), running, 8)
+    assert not keeps_running_jobs(MergedOrder([(1.0, 0)], [], views, head=[views[1]], skip={0}), running, 8)
+    assert keeps_running_jobs(MergedOrder([(1.0, 0), (2.0, 1)], [], views, head=[views[1]], skip={1}), running, 8)
+    assert not keeps_running_jobs(list(views.values()), running, 8)     # a plain order is read
+
+
+def test_settled_is_false_for_non_preemptive_runs():
+    seen = []
+
+    class Watch(FIFO):
+        def decide(self, view):
+            seen.append(view.settled)
+            return super().decide(view)
+
+    simulate(dnn_trace(30, 7), Watch())
+    assert seen and not any(seen)
