@@ -19,9 +19,7 @@ import itertools
 from bisect import bisect_left
 from operator import itemgetter
 
-from .state import REST_WAITING, RunningChunk
-
-__all__ = ["MergedOrder", "merged_views", "merged_view_chunks", "selects_running", "keeps_running_jobs"]
+__all__ = ["MergedOrder", "merged_views", "merged_view_chunks", "selects_running", "keeps_running_jobs", "run_indices"]
 
 
 class MergedOrder:
@@ -34,24 +32,22 @@ class MergedOrder:
     is not empty) gives the merged views as consecutive chunks (default
     :func:`merged_view_chunks`); :meth:`chunks` is the head and those chunks, which the engine
     reads a chunk at a time (a list whose jobs all fit is selected whole,
-    :attr:`~asrpt.state.Decision.order`). With the default merge, ``b_waiting=True`` says that
-    ``b`` lists only waiting jobs, ``a`` only running ones, and ``head`` and ``a`` every running
-    one: the chunks of ``a`` are :class:`~asrpt.state.RunningChunk` lists, and the chunks mark
-    where ``a`` ends (:data:`~asrpt.state.REST_WAITING`).
+    :attr:`~asrpt.state.Decision.order`). ``a`` is meant to list the running jobs' entries
+    (those the head does not list) and ``b`` the waiting ones': the engine checks that against
+    its running set before it relies on it (:func:`keeps_running_jobs`); anything else is
+    simply read as the merged order it is.
 
     >>> views = {i: f"j{i}" for i in range(4)}
-    >>> order = MergedOrder([(1, 0), (5, 1)], [(2, 2), (9, 3)], views, head=["h"], b_waiting=True)
+    >>> order = MergedOrder([(1, 0), (5, 1)], [(2, 2), (9, 3)], views, head=["h"])
     >>> list(order), [list(c) for c in order.chunks()]
-    (['h', 'j0', 'j2', 'j1', 'j3'], [['h'], ['j0'], ['j2'], ['j1'], [], ['j3']])
+    (['h', 'j0', 'j2', 'j1', 'j3'], [['h'], ['j0'], ['j2'], ['j1'], ['j3']])
     """
 
     __slots__ = ("_a", "_b", "_views", "_head", "_merge", "_skip")
 
-    def __init__(self, a, b, views: dict, head=(), merge=None, skip=(), b_waiting: bool = False):
+    def __init__(self, a, b, views: dict, head=(), merge=None, skip=()):
         self._a, self._b, self._views, self._head = a, b, views, head
-        if merge is None:
-            merge = merged_view_chunks if not b_waiting else _merged_view_chunks_marked
-        self._merge = merge
+        self._merge = merged_view_chunks if merge is None else merge
         self._skip = skip
 
     def __len__(self) -> int:
@@ -103,30 +99,19 @@ def merged_view_chunks(a, b, views: dict):
     return _merged_runs(a, b, views)
 
 
-def _merged_view_chunks_marked(a, b, views: dict):
-    """:func:`merged_view_chunks` with :data:`~asrpt.state.REST_WAITING` where ``a`` ends."""
-    if not a:
-        return (REST_WAITING, map(views.__getitem__, map(_second, b)))
-    return _merged_runs(a, b, views, True)
-
-
-def _merged_runs(a, b, views: dict, mark: bool = False):
-    """The runs of :func:`merged_views`, each an iterable of views; with ``mark``,
-    :data:`~asrpt.state.REST_WAITING` once ``a`` is read."""
+def _merged_runs(a, b, views: dict):
+    """The runs of :func:`merged_views`, each an iterable of views (those of ``a`` lists)."""
     na, nb = len(a), len(b)
     sorted_list = hasattr(a, "bisect_left")     # a SortedList (else a list, bisected from i on)
     getv = views.__getitem__
-    if mark:        # ``a`` lists running jobs only: RunningChunks
-        def run(entries, k):
-            return RunningChunk(map(getv, map(_second, entries)))
-    else:
-        def run(entries, k):
-            return list(map(getv, map(_second, entries)))
+
+    def run(entries):
+        return list(map(getv, map(_second, entries)))
     i = j = 0
     while i < na and j < nb:
         k = a.bisect_left(b[j]) if sorted_list else bisect_left(a, b[j], i)     # a[i:k] comes before b[j]
         if k > i:
-            yield run(a[i:k], k)
+            yield run(a[i:k])
             i = k
             if i == na:
                 break
@@ -135,9 +120,7 @@ def _merged_runs(a, b, views: dict, mark: bool = False):
             yield map(getv, map(_second, itertools.islice(_list_from(b, j), m - j)))
         j = m
     if i < na:
-        yield run(a[i:], na)
-    if mark:
-        yield REST_WAITING
+        yield run(a[i:])
     if j < nb:
         yield map(getv, map(_second, _list_from(b, j)))
 
@@ -206,8 +189,10 @@ def keeps_running_jobs(order, running, budget) -> bool:
 
     ``running`` is the engine's running set (index -> job view). The head's jobs come first:
     a running one takes its GPUs, a waiting one that fits means the selection changes. The
-    running entries (less ``skip``) and the head's running jobs must then be all the running
-    jobs, counted, and :func:`selects_running` reads the rest. False for anything else.
+    running run's entries (less ``skip``) and the head's running jobs must then be exactly the
+    running jobs, each listed once (checked here against ``running``, by index: O(running jobs),
+    in C for an array run), and :func:`selects_running` reads the waiting entries ahead of
+    them. False for anything else: the engine then reads the order.
 
     >>> from types import SimpleNamespace as Job
     >>> views = {0: Job(index=0, gpus=4), 1: Job(index=1, gpus=4), 2: Job(index=2, gpus=2)}
@@ -216,20 +201,43 @@ def keeps_running_jobs(order, running, budget) -> bool:
     True
     >>> keeps_running_jobs(MergedOrder([(1.0, 0)], [(2.0, 1)], views), running, 7)   # job 2 unlisted
     False
+    >>> keeps_running_jobs(MergedOrder([(1.0, 0), (5.0, 1)], [], views), running, 7)  # job 1 waits
+    False
     """
     if type(order) is not MergedOrder:
         return False
-    listed = 0
+    head_running = set()
     for job in order._head:
-        if job.index in running:
+        i = job.index
+        if i in running:
+            if i in head_running:
+                return False        # listed twice
+            head_running.add(i)
             budget -= job.gpus
-            listed += 1
         elif job.gpus <= budget:
             return False
-    skip = order._skip
-    a = order._a
-    # the running entries, less the skipped running jobs (the head lists those it admits)
-    n_a = len(a) - (sum(1 for i in skip if i in running) if skip else 0)
-    if listed + n_a != len(running):
+    a, skip = order._a, order._skip
+    indices = run_indices(a)
+    listed = set(indices)
+    if len(listed) != len(indices):
+        return False                # a job listed twice in the running run
+    if skip:
+        listed.difference_update(skip)
+    if (len(listed) + len(head_running) != len(running) or not listed.isdisjoint(head_running)
+            or not running.keys() >= listed):
         return False
     return selects_running(a, order._b, order._views, budget, skip)
+
+
+def run_indices(run) -> list:
+    """The job indices of a sorted run's entries, in any order: an array run's own
+    (``running_indices()``), else the last field of each entry (a list, a ``SortedList`` or a
+    :class:`~asrpt.policies._running.TupleRun`'s ``entries``).
+
+    >>> run_indices([(1.0, 4), (2.0, 7)])
+    [4, 7]
+    """
+    own = getattr(run, "running_indices", None)
+    if own is not None:
+        return own().tolist()
+    return list(map(itemgetter(-1), getattr(run, "entries", run)))

@@ -43,7 +43,7 @@ from .instance import Cluster, Instance, Number, Parallelism, id_key
 from .sizes import best_iteration_times
 
 __all__ = ["JobStatus", "JobView", "CompletedJob", "ClusterView", "NotClairvoyantError", "job_views",
-           "Decision", "REST_WAITING", "RunningHead", "RunningChunk", "Policy", "VirtualRun", "Allocation", "Placer", "Predictor", "QUANTILE_LEVELS"]
+           "Decision", "Policy", "VirtualRun", "Allocation", "Placer", "Predictor", "QUANTILE_LEVELS"]
 
 
 class JobStatus(enum.IntEnum):
@@ -478,43 +478,29 @@ class Decision:
         Jobs in priority order (see the module docstring for what preemptive and non-preemptive
         policies list). An order may also offer ``chunks()``: the same jobs as consecutive
         iterables, which the engine reads a chunk at a time (a list of jobs that all fit in
-        what the selection has left is taken whole). A chunk may be :data:`REST_WAITING`, which
-        lists no job and says that every job after it is waiting (the running jobs were all
-        listed before it): once the selection has fewer GPUs left than every waiting job needs,
-        the engine reads no further. The first chunk may be a :class:`RunningHead`: exactly the
-        running jobs that are not stopping; any chunk may be a :class:`RunningChunk`: running
-        jobs only.
+        what the selection has left is taken whole, as the walk job by job would take it).
+        :class:`~asrpt.order.MergedOrder` is the order type the engine reads fastest.
     backfill : bool
         Skip jobs that do not fit and go on (True), or stop at the first that does not (False).
     wake_at : number or None
         Consult the policy again at this time even if nothing else happens.
-    same_keys : bool
-        A preemptive policy's promise about an order that offers ``chunks()``: the jobs after
-        its :class:`RunningHead` (all of them, without one) are ranked by the same fixed keys as
-        the jobs after the previous decision's head were (one total order over the active jobs,
-        which the two orders follow wherever they list the same jobs): what changed since are
-        the jobs' states, not their ranks. The round-based policies promise it within a round.
-        Where, since that previous decision, no job arrived or completed and the engine itself
-        started no job outside its selection (``backfill`` only), the greedy selection after
-        the head is then the previous one less the jobs that have started since, so the engine
-        does not read the order to select (only, in order, for idle GPUs);
-        ``check_invariants=True`` runs read it and check the promise.
     stands_until : number or None
-        A preemptive policy's promise, with ``backfill`` (else ignored), that this decision
-        stands until that time: at every later pass before it where no job arrived or
-        completed (only the engine's own starts of the selection and iteration-boundary stops
-        happened since), the policy would answer with ``same_keys`` and this ``wake_at``; and its state takes
-        the deltas of such passes the same way whether it sees them pass by pass or together at
-        its next call. The engine may then not call the policy at those passes (it applies the
-        carried selection, or keeps the running jobs, itself), and shows their deltas with the
-        next view. A policy with its own ``next_wake`` gets no such pass.
-        ``check_invariants=True`` runs call the policy anyway and check the promise. The
-        round-based policies make it until the round's end.
+        A preemptive, backfilling decision's term (else ignored): the decision holds until that
+        time. At every pass before it where no job arrived or completed since the policy was
+        last asked (only iteration-boundary stops, the engine's own starts and wake-ups
+        happened), the engine does not ask the policy (neither ``decide`` nor ``next_wake``):
+        it applies this decision's order again, as it read it when the decision was made, to
+        the jobs' states at that pass (the greedy selection over a fixed order is the same,
+        so the jobs it selected that still wait start in order where they fit, and idle GPUs
+        go to the jobs left out as usual). The policy sees those passes' starts and stops in
+        its next view. This is what the decision means, not a promise the engine trusts: the
+        reference engine (:func:`asrpt.engine.reference.run_reference`) applies it the same
+        way. The round-based policies hold each decision until the round's end.
 
     Examples
     --------
-    >>> Decision([]).backfill, Decision([]).same_keys
-    (True, False)
+    >>> Decision([]).backfill, Decision([]).wake_at
+    (True, None)
     >>> Decision([], stands_until=360.0).stands_until
     360.0
     """
@@ -522,71 +508,19 @@ class Decision:
     order: Sequence[JobView]
     backfill: bool = True
     wake_at: Number | None = None
-    same_keys: bool = False
     stands_until: Number | None = None
 
     def __init__(self, order: Sequence[JobView], backfill: bool = True, wake_at: Number | None = None,
-                 same_keys: bool = False, stands_until: Number | None = None):
+                 stands_until: Number | None = None):
         # the dataclass __init__'s assignments, by the slot setters (no frozen __setattr__ per field)
         _DECISION_ORDER(self, order)
         _DECISION_BACKFILL(self, backfill)
         _DECISION_WAKE_AT(self, wake_at)
-        _DECISION_SAME_KEYS(self, same_keys)
         _DECISION_STANDS(self, stands_until)
 
 
-class _RestWaiting(tuple):
-    """The type of :data:`REST_WAITING`: an empty tuple, so that reading an order's chunks as
-    one iterable lists nothing for it."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "REST_WAITING"
-
-
-#: A chunk of an order's ``chunks()`` (:attr:`Decision.order`) that lists no job and marks that
-#: every job after it is waiting.
-REST_WAITING = _RestWaiting()
-
-
-class RunningHead(list):
-    """A first chunk of an order's ``chunks()`` (:attr:`Decision.order`) that lists exactly the
-    running jobs that are not stopping, each once (in any order): the jobs a round-based
-    policy's order puts first within a round. They all fit (they hold their GPUs), so the
-    engine takes them without summing their GPUs or looking them up one by one, and, since
-    only stopping jobs can then be left out, it preempts none. ``check_invariants=True`` runs
-    check that the chunk lists exactly those jobs; one that is not the first chunk is read as
-    a plain list.
-
-    >>> head = RunningHead(["j1", "j2"])
-    >>> head == ["j1", "j2"], isinstance(head, list)
-    (True, True)
-    """
-
-    __slots__ = ()
-
-
-class RunningChunk(list):
-    """A chunk of an order's ``chunks()`` (:attr:`Decision.order`) that lists running jobs only
-    (stopping ones included), none of them listed anywhere else in the order: the running jobs
-    between two waiting ones in an order that merges both by key. A chunk that fits is taken
-    whole, as any list is, and the engine then knows, without looking its jobs up, that none of
-    them is to start and how many running jobs the selection kept: where it kept every running
-    job and none is stopping, it neither builds the set of the selected jobs nor walks them to
-    find the ones to start. ``check_invariants=True`` runs check the chunk.
-
-    >>> chunk = RunningChunk(["j1", "j2"])
-    >>> chunk == ["j1", "j2"], isinstance(chunk, list)
-    (True, True)
-    """
-
-    __slots__ = ()
-
-
-_DECISION_ORDER, _DECISION_BACKFILL, _DECISION_WAKE_AT, _DECISION_SAME_KEYS, _DECISION_STANDS = (
-    getattr(Decision, name).__set__
-    for name in ("order", "backfill", "wake_at", "same_keys", "stands_until"))
+_DECISION_ORDER, _DECISION_BACKFILL, _DECISION_WAKE_AT, _DECISION_STANDS = (
+    getattr(Decision, name).__set__ for name in ("order", "backfill", "wake_at", "stands_until"))
 
 
 class Policy(Params, abc.ABC):

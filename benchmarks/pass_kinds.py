@@ -12,7 +12,7 @@ CSV) with DNN jobs on 64 x 8, as ``asrpt run`` does, and splits its passes by wh
 For each kind: the passes, their wall seconds in all (``time.perf_counter`` around the engine's
 pass, the policy's ``decide`` and ``next_wake`` included) and the mean per pass. The engine's
 pass is wrapped from outside (``asrpt.engine.core._Engine._decide``, an internal name: this is a
-diagnostic, not an interface), so a pass the engine stands without the policy
+diagnostic, not an interface), so a pass where a held decision is applied without the policy
 (``Decision.stands_until``) counts as a pass of its kind too. Wall times on a shared machine are
 noisy: compare policies within one run, not runs across sessions.
 

@@ -13,22 +13,24 @@ time step. At one instant the engine applies, in this order,
 
 and then runs **one decision pass**: it builds a read-only :class:`~asrpt.sim.view.ClusterView`,
 asks the policy for a :class:`~asrpt.state.Decision`, and applies it (see
-:mod:`asrpt.policies.base` for how preemptive and non-preemptive orders are applied). A
-preemptive decision whose order is a :class:`~asrpt.order.MergedOrder` that, by its own entries,
-keeps exactly the running jobs in a settled view (nothing stopping, no waiting job fitting in
-the idle GPUs: :func:`~asrpt.order.keeps_running_jobs`, computed here, not said by the policy)
-is not read: it would start and stop nothing (``check_invariants=True`` reads it and checks). A decision that promises
-``same_keys`` (its ranks after the running head are the previous decision's) in a pass where no
-job arrived or completed since the previous one, which started no job outside its selection, is
-not read to select: that pass's selection carries over, less the jobs started since
-(:meth:`_Engine._apply_carried`). A decision that promises ``stands_until`` spares the policy
-such passes altogether until then: the engine applies the carried selection (or keeps the
-running jobs, in a settled view) itself and shows the pass's deltas with the next view
-(:meth:`_Engine._stands`). An order that offers ``chunks()``
-is read a chunk at a time (:attr:`~asrpt.state.Decision.order`; a first chunk that is a
-:class:`~asrpt.state.RunningHead` is taken whole, and then no running job is preempted). Jobs are
-started through the placement step (a :class:`~asrpt.state.Placer`), one by one in the policy's order,
-so each start sees the GPUs taken by the previous ones.
+:mod:`asrpt.policies.base` for how preemptive and non-preemptive orders are applied). What the
+policy answers is all the engine follows; where it skips work, it derived that itself:
+
+- a preemptive decision whose order is a :class:`~asrpt.order.MergedOrder` that, by its own
+  entries checked against the running set, keeps exactly the running jobs in a settled view
+  (nothing stopping, no waiting job fitting in the idle GPUs:
+  :func:`~asrpt.order.keeps_running_jobs`) is not read: it would start and stop nothing;
+- an order that offers ``chunks()`` is read a chunk at a time (a list that fits is taken whole),
+  and no further once no waiting job fits in what is left and every running job was read;
+- a decision that holds (``Decision.stands_until``) is applied at the later passes it covers,
+  where no job arrived or completed, as "the running jobs that are not stopping, then its
+  order", without asking the policy (:meth:`_Engine._stands`); there the engine does nothing in
+  a settled view and otherwise carries the previous pass's selection over where it can
+  (:meth:`_Engine._apply_carried`), else applies that order in full.
+
+``check_invariants=True`` checks each derivation where it is used. Jobs are started through the
+placement step (a :class:`~asrpt.state.Placer`), one by one in the policy's order, so each start
+sees the GPUs taken by the previous ones.
 
 A preemptive selection counts GPUs, but some it counts on may not be usable now: a job left out
 may still hold its GPUs (running on to an iteration boundary, or finishing before its next one),
@@ -84,8 +86,8 @@ from ..errors import AsrptError, InvalidParameterError
 from ..instance import Instance
 from ..order import keeps_running_jobs
 from ..sizes import floaty
-from ..state import (REST_WAITING, Allocation, ClusterView, CompletedJob, JobStatus, JobView, Placer, Policy,
-                     RunningChunk, RunningHead, job_views)
+from ..order import MergedOrder
+from ..state import Allocation, ClusterView, CompletedJob, JobStatus, JobView, Placer, Policy, job_views
 from ..state import _COMPLETED_BUILD as _completed
 from .metrics import summarize
 from .records import _RECORD_BUILD, _SEGMENT_BUILD, Segment, SimResult, check_records
@@ -94,9 +96,10 @@ __all__ = ["run_engine", "Observer"]
 
 # The event kinds, in the order they apply at one instant (the heap's second field). Adding one:
 # give it a number, a validity rule in `_Engine._stale` (an unknown kind is an error there) and a
-# handler in `_Engine.run`'s dispatch that sets `loud`, unless a pass after it may reuse the previous decision (Decision.same_keys,
-# stands_until) as after the two quiet kinds, a preempted job's iteration-boundary stop and the
-# policy's own wake-up: a loud event makes the next pass ask the policy and read its order.
+# handler in `_Engine.run`'s dispatch that sets `loud`, unless a held decision (Decision.stands_until)
+# may go on applying after it, as after the two quiet kinds, a preempted job's iteration-boundary
+# stop and the policy's own wake-up: a loud event makes the next pass ask the policy. (The
+# reference engine must then mark it loud too.)
 _COMPLETE, _STOP, _WAKE = 0, 1, 3
 #: Guard rails (module docstring): consecutive passes woken by the policy alone, with jobs waiting,
 #: none running and no arrival left, after which the run is a wake-up storm; consecutive stops that
@@ -361,9 +364,6 @@ class _Engine:
         self.has_next_wake = type(policy).next_wake is not Policy.next_wake
         self.before_decide = getattr(observer, "before_decide", None)
         self.after_decide = getattr(observer, "after_decide", None) or (observer if callable(observer) else None)
-        # a pass may stand on the last decision (_stands) only where no one is asked after it
-        # (next_wake) or shown every decision (an observer)
-        self.may_stand = not self.has_next_wake and self.before_decide is None and self.after_decide is None
         # waiting jobs by shape, with count placers: instance size -> {instances: jobs}
         self.shapes = [(jv.gpus // jv.instances, jv.instances) if jv.instances else (1, jv.gpus)
                        for jv in self.views]
@@ -375,16 +375,12 @@ class _Engine:
         self.entries = itertools.count()
         self.entry = [-1] * len(self.views)   # entry number of each job's latest wait
         self.undo: dict = {}     # jobs stopped at once in this pass: index -> (segment, tau, restart_until, executed)
-        # the previous pass's selection after the running head, as the next pass inherits it (its
-        # blocked jobs, in order; None where it does not carry over): _apply_carried
+        # the previous pass's selection after the running head, as a held decision's next pass
+        # inherits it (its blocked jobs, in order; None where it does not carry over): _apply_carried
         self.carried: list | None = None
-        # the last decision's stands_until and wake_at (Decision.stands_until: _stands), or None
+        # the held decision's order and the time it holds until (Decision.stands_until: _stands)
+        self.held = None
         self.standing = None
-        self.standing_wake = None
-        # the last selection's jobs outside whole RunningChunks, in order, and how many it took
-        # in whole RunningChunks (_select)
-        self.singles: list = []
-        self.held_taken = 0
         self.future = None       # after a pass that filled idle GPUs: what the left-out jobs will free
         # GPU counts of waiting jobs, kept only where work conservation is checkable cheaply
         self.waiting_gpus = _Smallest() if (policy.work_conserving and placer.fits_iff_capacity) else None
@@ -870,16 +866,9 @@ class _Engine:
         if self.undo:
             self.undo.clear()
         policy = self.policy
-        # no job arrived or completed since the previous pass (the carried selection may hold)
-        quiet = not self.loud
-        standing = self.standing
-        stood = None    # (check_invariants: whether the pass stood, the view settled before the call)
-        if standing is not None and quiet and self.now < standing and self.may_stand:
-            if not self.check:
-                if self._stands():
-                    return
-            elif self._stands(dry=True):
-                stood = self.settled()
+        if self.standing is not None and not self.loud and self.now < self.standing:
+            self._stands()      # (a held decision: the policy is not asked)
+            return
         view = self._view()
         if self.before_decide is not None:
             self.before_decide(view)
@@ -888,19 +877,20 @@ class _Engine:
         # own entries (asrpt.order.keeps_running_jobs) in a settled view; then it is not read.
         keeps = (policy.preemptive and decision.backfill and self.settled()
                  and keeps_running_jobs(decision.order, self.running, self.total_gpus))
-        if stood is not None and (keeps != stood or not decision.same_keys
-                                  or decision.wake_at != self.standing_wake):
-            raise AssertionError(f"t={self.now}: policy {self.policy_name} promised that its decision stands until "
-                                 f"{standing}, but it answers differently (keeps the running jobs: {keeps}, "
-                                 f"settled {stood}, same_keys {decision.same_keys}, "
-                                 f"wake_at {decision.wake_at} against {self.standing_wake})")
         if self.after_decide is not None:
             if not isinstance(decision.order, (list, tuple)):   # the observer may read it: a list
-                decision = type(decision)(list(decision.order), decision.backfill, decision.wake_at)
+                decision = type(decision)(list(decision.order), decision.backfill, decision.wake_at,
+                                          decision.stands_until)
             self.after_decide(view, decision)
-        # (a promise of a backfilling preemptive decision: the carried selection's terms)
-        self.standing = decision.stands_until if decision.backfill and policy.preemptive else None
-        self.standing_wake = decision.wake_at
+        # a held decision (Decision.stands_until): its order as read now (a MergedOrder is read
+        # again from the policy's entries, which change only when it is asked)
+        standing = decision.stands_until if decision.backfill and policy.preemptive else None
+        if standing is not None and standing > self.now:
+            if type(decision.order) is not MergedOrder or self.has_next_wake:
+                decision = type(decision)(list(decision.order), True, decision.wake_at, standing)
+            self.held, self.standing = decision.order, standing
+        else:
+            self.held = self.standing = None
         if decision.wake_at is not None:
             self._request_wake(decision.wake_at)
         backfill = decision.backfill
@@ -911,11 +901,8 @@ class _Engine:
                 self.carried = None
                 if self.check:
                     self._check_keeps_running(decision)
-            elif (decision.same_keys and quiet and backfill and self.carried is not None
-                  and getattr(decision.order, "chunks", None) is not None):
-                self._apply_carried(decision)
             else:
-                self._apply_preemptive(decision, backfill)
+                self._apply_preemptive(decision.order, backfill)
         else:
             # GPUs are only taken during a non-preemptive pass, so with a placer that fits iff the
             # capacity suffices a refusal is final for the pass: a job of `per`-GPU instances is
@@ -968,29 +955,54 @@ class _Engine:
         if self.has_next_wake:
             self._request_wake(policy.next_wake(self._view()))
 
-    def _stands(self, dry: bool = False) -> bool:
-        """A pass the last decision stands for (:attr:`~asrpt.state.Decision.stands_until`; the
-        caller checked the time and that no job arrived or completed): applied here without the
-        policy where it may be, as the policy's answer would be applied. If the view is settled
-        the answer keeps the running jobs (nothing to do); else, with ``same_keys``, the carried
-        selection's blocked jobs start in order (:meth:`_apply_carried`), where the idle fill
-        after them is skipped (:meth:`_idle_fill`: it would read the order). The deltas stay for
-        the next view. True if the pass was applied (with ``dry``: if it would be, applying
-        nothing); False leaves everything to the policy's call. The caller checked
-        ``may_stand`` too (no ``next_wake`` to ask after the pass, no observer to show it to)."""
+    def _stands(self) -> None:
+        """A pass the held decision covers (:attr:`~asrpt.state.Decision.stands_until`; the caller
+        checked the time and that no job arrived or completed since the policy was asked),
+        applied without the policy: the order "running jobs that are not stopping, then the held
+        order's other jobs, in its order" (:meth:`_held_order`). Derived here without reading it
+        where that can be done:
+
+        - in a settled view it selects exactly the running jobs (no job is stopping, and no
+          waiting job fits in what they leave): nothing to do;
+        - where the previous pass's selection carries over (``carried``: its blocked jobs), the
+          selection after the running jobs is those of them still waiting
+          (:meth:`_apply_carried`), and where the idle fill can start nothing
+          (:meth:`_fill_skipped`) nothing else needs the order.
+
+        Else the held order is applied as any decision is. The deltas stay for the next view."""
+        self.future = None
         if self.settled():
-            if not dry:
-                self.carried = None
-                self.future = None
-                self._end_pass()
-            return True
-        if self.carried is None or not self._fill_skipped(self.carried):
-            return False
-        if not dry:
-            self.future = None
-            self._apply_carried(None)
-            self._end_pass()
-        return True
+            if self.check:
+                self._check_held(())
+            self.carried = None
+        elif self.carried is not None and self._fill_skipped(self.carried):
+            if self.check:
+                self._check_held(self.carried)
+            self._apply_carried()
+        else:
+            self._apply_preemptive(self._held_order(), True)
+        self._end_pass()
+        if self.check:
+            self._check_state(None)
+
+    def _held_order(self):
+        """The order a held decision applies at a later pass: the running jobs that are not
+        stopping (they keep their GPUs), then the held order's other jobs in its order (read
+        lazily)."""
+        stopping = self.stopping
+        head = [jv for i, jv in self.running.items() if i not in stopping]
+        kept = set(map(_INDEX_OF, head))
+        return itertools.chain(head, itertools.filterfalse(lambda jv: jv.index in kept, self.held))
+
+    def _check_held(self, carried) -> None:
+        """``check_invariants``: the derivations of :meth:`_stands` hold (the greedy selection over
+        the held order, after the running jobs that are not stopping, is ``carried``)."""
+        selected = self._select(list(self._held_order()), True)[0]
+        n_head = len(self.running) - len(self.stopping)
+        if list(map(_INDEX_OF, selected[n_head:])) != list(map(_INDEX_OF, carried)):
+            raise AssertionError(f"t={self.now}: the held decision of policy {self.policy_name} selects "
+                                 f"{len(selected) - n_head} job(s) after the running ones, not the "
+                                 f"{len(carried)} carried over")
 
     def _end_pass(self) -> None:
         """What ends every pass: the jobs it started leave the waiting set (after the scan: the
@@ -1020,61 +1032,34 @@ class _Engine:
             f"t={self.now} with {len(self.waiting)} job(s) waiting (e.g. {job.id}), none running and no arrival "
             "left, and started nothing: only its own decisions can end the run")
 
-    def _apply_preemptive(self, decision, backfill: bool) -> None:
-        """Apply a preemptive decision: select greedily in its order, preempt the running jobs
+    def _apply_preemptive(self, order, backfill: bool) -> None:
+        """Apply a preemptive decision's order: select greedily in it, preempt the running jobs
         left out, start the selected ones, give idle GPUs to jobs left out (module docstring)."""
         states = self.states
-        selected, skipped, order, head = self._select(decision.order, backfill)
+        selected, skipped, order = self._select(order, backfill)
         running, stopping = self.running, self.stopping
-        if head:
-            # a RunningHead took every running job that is not stopping: only the jobs after it
-            # are looked up, and only stopping jobs can be left out (none is preempted)
-            selected_after = selected[head:] if head < len(selected) else []
-            chosen = set(map(_INDEX_OF, selected_after))
-            again = chosen.intersection(running)    # running jobs after the head: stopping ones only
-            if len(chosen) != len(selected_after) or not again.issubset(stopping):
-                raise AsrptError(f"policy {self.policy_name} listed a job twice")
-            fresh = chosen.difference(running)
-            left_out = list(itertools.filterfalse(chosen.__contains__, stopping)) if stopping else []
-            kept_on = False
-        else:
-            # The jobs to start are among the selected jobs outside whole RunningChunks (those
-            # chunks list running jobs only): the selection keeps every running job iff it kept
-            # as many as run; only then, with no job stopping, are the selected jobs not all
-            # looked up (nothing to preempt or keep running is among them).
-            singles = self.singles
-            chosen = set(map(_INDEX_OF, singles))
-            if len(chosen) != len(singles):
-                raise AsrptError(f"policy {self.policy_name} listed a job twice")
-            # the selected jobs not holding GPUs (C's fast path for a dict: no copy of its keys);
-            # the others hold GPUs, so some running job is left out iff they are fewer than running
-            fresh = chosen.difference(running)
-            kept = self.held_taken + len(chosen) - len(fresh)
-            # Where whole running chunks were taken and a running job is left out (or one is
-            # stopping), `chosen` becomes the set of all the selected jobs, to find them; else
-            # it is read only by the idle fill, for the waiting jobs selected (all singles).
-            if self.held_taken and (kept < len(running) or stopping or self.check):
-                full = set(map(_INDEX_OF, selected))
-                if len(full) != len(selected):
-                    raise AsrptError(f"policy {self.policy_name} listed a job twice")
-                chosen = full
-            left_out = []
-            kept_on = False     # a job left out runs on to its completion (neither stopping nor stopped)
-            if kept < len(running):     # (most passes preempt none)
-                left_out = list(itertools.filterfalse(chosen.__contains__, running))   # (in running order)
-                # (those already stopping are left as they are: filtered in C)
-                for idx in list(itertools.filterfalse(stopping.__contains__, left_out)) if stopping else left_out:
-                    if states[idx].status == _RUNNING:
-                        self._preempt(idx)
-                        kept_on = kept_on or states[idx].status == _RUNNING
-            selected_after = singles     # (the fresh jobs are all in it, in order)
+        chosen = set(map(_INDEX_OF, selected))
+        if len(chosen) != len(selected):
+            raise AsrptError(f"policy {self.policy_name} listed a job twice")
+        # the selected jobs not holding GPUs (C's fast path for a dict: no copy of its keys);
+        # the others hold GPUs, so some running job is left out iff they are fewer than running
+        fresh = chosen.difference(running)
+        left_out = []
+        kept_on = False     # a job left out runs on to its completion (neither stopping nor stopped)
+        if len(chosen) - len(fresh) < len(running):     # (most passes preempt none)
+            left_out = list(itertools.filterfalse(chosen.__contains__, running))   # (in running order)
+            # (those already stopping are left as they are: filtered in C)
+            for idx in list(itertools.filterfalse(stopping.__contains__, left_out)) if stopping else left_out:
+                if states[idx].status == _RUNNING:
+                    self._preempt(idx)
+                    kept_on = kept_on or states[idx].status == _RUNNING
         blocked: list[JobView] = []         # selected, waiting, and not placeable now
         if backfill:
             # The selected jobs holding GPUs keep them (the ones stopping are kept running);
             # the others start in the selected order. Nothing here depends on the order
             # between the two kinds, so only the jobs to start are walked, in order.
             if fresh:
-                for jv in itertools.compress(selected_after, map(fresh.__contains__, map(_INDEX_OF, selected_after))):
+                for jv in itertools.compress(selected, map(fresh.__contains__, map(_INDEX_OF, selected))):
                     if states[jv.index].status != _WAITING:
                         raise AsrptError(f"policy {self.policy_name} listed job {jv.id}, which is not active")
                     # (_try_start's first test, without the call: the GPUs held by jobs left out
@@ -1108,50 +1093,33 @@ class _Engine:
             filled = self._idle_fill(lambda: itertools.chain(skipped, order), chosen, blocked, left_out)
         self.carried = blocked if backfill and not filled and not kept_on else None
 
-    def _apply_carried(self, decision) -> None:
-        """Apply a ``same_keys`` decision in a pass where the previous pass's selection carries
-        over (:attr:`~asrpt.state.Decision.same_keys`; ``carried`` holds it): the selected jobs
-        after the running head are the previous pass's blocked ones, in order, since the jobs
-        that changed state in between are the ones that started (into the head) and the ones
-        that stopped at an iteration boundary (left out, and waiting now at the same rank), and
-        none of that moves any job into the greedy selection or out of it:
+    def _apply_carried(self) -> None:
+        """Apply a held decision (:meth:`_stands`) in a pass where the previous pass's selection
+        carries over (``carried`` holds its blocked jobs, in order): the selected jobs after the
+        running ones are those blocked jobs, since the jobs that changed state in between are
+        the ones that started (now running) and the ones that stopped at an iteration boundary
+        (left out, and waiting now at the same rank), and none of that moves any job into the
+        greedy selection or out of it:
 
-        - the GPUs the selection walks with after the head fell by exactly the GPUs of the jobs
-          that moved into the head, all of them selected before (the engine started no job
-          outside its selection, and no job left out ran on to its completion), so at each
-          rank the walk has at most the GPUs it had: a job skipped then is skipped now;
-        - the selected jobs still in the walk need no more than the GPUs it has: they fitted
-          with the moved ones counted in.
+        - the GPUs the selection walks with after the running jobs fell by exactly the GPUs of
+          the jobs that started, all of them selected before (the engine started no job outside
+          its selection, and no job left out ran on to its completion), so at each rank the walk
+          has at most the GPUs it had: a job skipped then is skipped now;
+        - the blocked jobs need no more than the GPUs it has: they fitted with the started ones
+          counted in.
 
         Then, as in :meth:`_apply_preemptive`, the blocked ones are started in order where they
-        fit, and idle GPUs go to the jobs left out, read from the order after its head; every
-        stopping job is left out (none was selected), and none is preempted.
-        ``check_invariants`` selects over the order too and checks that it selects the same."""
-        carried = self.carried
-        if self.check:
-            selected, _, _, head = self._select(decision.order, True)
-            if list(map(_INDEX_OF, selected[head:])) != list(map(_INDEX_OF, carried)):
-                raise AssertionError(f"t={self.now}: policy {self.policy_name} promised same_keys, but its order "
-                                     f"selects {len(selected) - head} job(s) after the running head, not the "
-                                     f"{len(carried)} carried over")
-            if any(self.states[jv.index].status != _WAITING for jv in carried):
-                raise AssertionError(f"t={self.now}: the carried selection lists a job that is not waiting")
+        fit; the caller checked that the idle fill after them can start nothing
+        (:meth:`_fill_skipped`). Every stopping job is left out (none was selected), and none
+        is preempted. ``check_invariants`` selects over the order and checks the derivation
+        (:meth:`_check_held`)."""
         blocked: list[JobView] = []
-        for jv in carried:      # (blocked in the previous pass, and nothing started them since)
+        for jv in self.carried:     # (blocked in the previous pass, and nothing started them since)
             if jv.gpus > self.free_total or not self._try_start(jv):
                 blocked.append(jv)
-        filled = False
-        stopping = self.stopping
-        if self.free_total and (blocked or stopping):
-            def candidates():   # the order after its running head
-                pieces = iter(decision.order.chunks())
-                first = next(pieces, None)
-                if first is not None and type(first) is not RunningHead:
-                    pieces = itertools.chain((first,), pieces)
-                return itertools.chain.from_iterable(pieces)
-
-            filled = self._idle_fill(candidates, set(map(_INDEX_OF, carried)), blocked, list(stopping))
-        self.carried = None if filled else blocked
+        if self.free_total and (blocked or self.stopping):
+            self.future = ()        # (the idle fill is skipped: _fill_skipped)
+        self.carried = blocked
 
     def _idle_fill(self, candidates: Callable, chosen: set, blocked: list, left_out: list) -> bool:
         """:meth:`_fill_idle` over ``candidates()``, where it can start a job; True if it did.
@@ -1184,108 +1152,57 @@ class _Engine:
 
     def _select(self, order, backfill: bool) -> tuple:
         """The greedy selection by GPU count over ``order`` (a decision's), in priority order:
-        ``(selected, skipped, rest, head)``, the jobs scanned and not selected being the
-        candidates for idle GPUs, ``rest`` an iterator over the jobs after the last one read,
-        ``head`` how many of the selected jobs a first :class:`~asrpt.state.RunningHead` chunk
-        listed (0 without one).
+        ``(selected, skipped, rest)``, the jobs scanned and not selected being the candidates
+        for idle GPUs, ``rest`` an iterator over the jobs after the last one read.
 
         An order that offers ``chunks()`` (:attr:`~asrpt.state.Decision.order`) is read a chunk
         at a time: a list of jobs that fits in what is left is taken whole (its GPUs summed in
-        C, or a :class:`~asrpt.state.RunningChunk`'s read from its ``gpus`` where its producer
-        set it), which is what the walk job by job takes, since every job needs at least one GPU
-        (the walk stops only when nothing is left, or at a job that does not fit). At the chunk
-        :data:`~asrpt.state.REST_WAITING` (only waiting jobs follow), the walk stops if what is
-        left is less than every waiting job needs: it would select none of them. A first chunk
-        that is a :class:`~asrpt.state.RunningHead` (the running jobs that are not stopping) is
-        taken whole, and what it leaves is the idle GPUs and the stopping jobs' GPUs. Of a
-        :class:`~asrpt.state.RunningChunk` that does not fit whole, the longest prefix that fits
-        is taken whole (a cumulative sum and a bisection: the walk job by job takes exactly that
-        prefix, each job fitting in what the ones before it leave), and the walk goes on job by
-        job from the first job that does not fit. The jobs of the running chunks taken whole
-        (prefixes included) are counted (``held_taken``) and the other selected jobs listed in
-        order (``singles``), for :meth:`_apply_preemptive`.
+        C), which is what the walk job by job takes, since every job needs at least one GPU (the
+        walk stops only when nothing is left, or at a job that does not fit). Once what is left
+        is less than every waiting job needs, the running jobs not read yet are tracked (by
+        index, a chunk at a time); when none is left, no later job can be selected (a waiting
+        one does not fit; any other is listed twice, or not active), so the walk stops there.
         """
         budget = self.total_gpus
         selected: list[JobView] = []
         skipped: list[JobView] = []
-        singles: list[JobView] = []      # the selected jobs outside whole RunningChunks, in order
-        take, single = selected.append, singles.append
-        self.singles = singles
-        self.held_taken = 0
+        take = selected.append
         chunks = getattr(order, "chunks", None)
+        least = self._least_waiting() if chunks is not None and backfill else None
+        track = least is not None
         pieces = iter(chunks() if chunks is not None else (order,))
-        head = 0
+        unread = None       # the running jobs not read yet, once budget < least
+        n_sel = n_skip = 0
         for piece in pieces:
-            if piece is REST_WAITING:
-                least = self._least_waiting()
-                if least is not None and backfill:
-                    if self.check:
-                        self._check_rest_waiting(selected, skipped)
-                    if budget < least:
-                        return selected, skipped, itertools.chain.from_iterable(pieces), head
-                continue
-            if type(piece) is RunningHead and not selected and not skipped:
-                if self.check:
-                    self._check_running_head(piece)
-                selected.extend(piece)
-                head = len(piece)
-                # what the head leaves: the idle GPUs and those of the stopping jobs
-                budget = self.free_total + sum(map(_GPUS_OF, self.stopping.values()))
-                if not budget:
-                    return selected, skipped, itertools.chain.from_iterable(pieces), head
-                continue
-            kind = type(piece)
-            if (kind is list or kind is RunningChunk or kind is RunningHead) and len(piece) > 1:
+            if track and budget < least:
+                if unread is None:
+                    unread = set(self.running)
+                unread.difference_update(map(_INDEX_OF, selected[n_sel:]))
+                unread.difference_update(map(_INDEX_OF, skipped[n_skip:]))
+                if not unread:      # (this piece was not read: it starts the rest)
+                    return selected, skipped, itertools.chain.from_iterable(itertools.chain((piece,), pieces))
+                n_sel, n_skip = len(selected), len(skipped)
+            if type(piece) is list and len(piece) > 1:
                 g = sum(map(_GPUS_OF, piece))
                 if g <= budget:
                     selected.extend(piece)
-                    if kind is RunningChunk:
-                        if self.check:
-                            self._check_running_chunk(piece)
-                        self.held_taken += len(piece)
-                    else:
-                        singles.extend(piece)
                     budget -= g
                     if not budget:
-                        return selected, skipped, itertools.chain.from_iterable(pieces), head
+                        return selected, skipped, itertools.chain.from_iterable(pieces)
                     continue
             jobs = iter(piece)
             for jv in jobs:
                 g = jv.gpus
                 if g <= budget:
                     take(jv)
-                    single(jv)
                     budget -= g
                     if not budget:
-                        return selected, skipped, itertools.chain(jobs, itertools.chain.from_iterable(pieces)), head
+                        return selected, skipped, itertools.chain(jobs, itertools.chain.from_iterable(pieces))
                 elif not backfill:
-                    return selected, skipped, itertools.chain(jobs, itertools.chain.from_iterable(pieces)), head
+                    return selected, skipped, itertools.chain(jobs, itertools.chain.from_iterable(pieces))
                 else:
                     skipped.append(jv)
-        return selected, skipped, iter(()), head
-
-    def _check_running_chunk(self, chunk: list) -> None:
-        """``check_invariants``: a :class:`~asrpt.state.RunningChunk` lists running jobs only."""
-        if not all(jv.index in self.running for jv in chunk):
-            raise AssertionError(f"t={self.now}: policy {self.policy_name}'s order has a running chunk with a job "
-                                 "that is not running")
-
-    def _check_running_head(self, head: list) -> None:
-        """``check_invariants``: a :class:`~asrpt.state.RunningHead` lists exactly the running
-        jobs that are not stopping, each once."""
-        listed = set(map(_INDEX_OF, head))
-        want = set(self.running).difference(self.stopping)
-        if len(listed) != len(head) or listed != want:
-            raise AssertionError(f"t={self.now}: policy {self.policy_name}'s running head lists {len(head)} jobs, "
-                                 f"not the {len(want)} running jobs that are not stopping")
-
-    def _check_rest_waiting(self, selected: list, skipped: list) -> None:
-        """``check_invariants``: an order's :data:`~asrpt.state.REST_WAITING` chunk came after
-        every running job."""
-        read = set(map(_INDEX_OF, selected)).union(map(_INDEX_OF, skipped))
-        if not read.issuperset(self.running):
-            raise AssertionError(f"t={self.now}: policy {self.policy_name}'s order marks the rest as waiting "
-                                 f"before listing {len(set(self.running) - read)} running job(s)")
+        return selected, skipped, iter(())
 
     def _check_keeps_running(self, decision) -> None:
         """``check_invariants``: the derivation of :func:`~asrpt.order.keeps_running_jobs` holds

@@ -15,13 +15,17 @@ Fractions stay exact for abstract jobs; DNN times are floats, from the same oper
 and if any of these happened, one **decision pass**: the policy gets a read-only
 :class:`~asrpt.state.ClusterView` (what happened since its previous view is shown once), its
 :class:`~asrpt.state.Decision` is applied, and a policy that overrides ``next_wake`` is then
-asked when to be woken (with a view showing the pass's starts and stops). The run ends after
+asked when to be woken (with a view showing the pass's starts and stops). A preemptive,
+backfilling decision with ``stands_until`` holds until then: at each pass before it where no job
+arrived or completed since the policy was last asked, the policy is not asked; the engine
+applies the order "the running jobs that are not stopping, then the held decision's order (as
+listed when it was made) less those" instead, and the policy sees the pass's starts and stops
+in its next view. The run ends after
 the pass of the last completion; jobs still waiting when nothing is left to happen mean a
 stalled run (:class:`~asrpt.errors.AsrptError`).
 
 **Decisions** are read through the plain contract only: ``list(decision.order)``,
-``backfill`` and ``wake_at``; promises (``same_keys``, ``stands_until``), chunk markers and
-sorted entries are ignored, and the policy is asked at every pass.
+``backfill``, ``wake_at`` and ``stands_until``; chunks and sorted entries are not looked at.
 
 - *Non-preemptive* policies list waiting jobs; running jobs keep their GPUs and the listed jobs
   start in order where they fit (``backfill``: skip one that does not and go on; else stop).
@@ -119,6 +123,8 @@ class _Reference:
         self.waiting, self.running, self.stopping = {}, {}, {}
         # what happened since the previous view (shown once, to decide or next_wake)
         self.arrived, self.completed, self.just_started, self.just_stopped = [], [], [], []
+        self.loud = False                       # a job arrived or completed since the last view
+        self.held, self.held_until = None, None  # a held decision's order and term (stands_until)
         self.next_wake = None
         self.undo = {}                          # jobs stopped at once in this pass: index -> how they ran
         self.clairvoyant = bool(policy.clairvoyant)
@@ -158,6 +164,7 @@ class _Reference:
         view = ClusterView(self, self.clairvoyant)
         for shown in (self.arrived, self.completed, self.just_started, self.just_stopped):
             shown.clear()
+        self.loud = False
         return view
 
     # -- state changes ----------------------------------------------------------------------------------
@@ -261,13 +268,23 @@ class _Reference:
         if self.max_passes is not None and self.passes > self.max_passes:
             raise AsrptError(f"t={self.now}: policy {self.policy_name} took more than {self.max_passes} passes")
         self.undo.clear()
+        if self.held is not None and not self.loud and self.now < self.held_until:
+            # a held decision: the running jobs that are not stopping, then its order
+            head = [jv for i, jv in self.running.items() if i not in self.stopping]
+            kept = {jv.index for jv in head}
+            self._apply_preemptive(head + [jv for jv in self.held if jv.index not in kept], True)
+            return
         view = self._view()
         if self.before_decide is not None:
             self.before_decide(view)
         decision = self.policy.decide(view)
-        order = list(decision.order)            # (chunk markers list no job)
+        order = list(decision.order)
         if self.after_decide is not None:
-            self.after_decide(view, Decision(order, decision.backfill, decision.wake_at))
+            self.after_decide(view, Decision(order, decision.backfill, decision.wake_at, decision.stands_until))
+        self.held = self.held_until = None
+        if (self.policy.preemptive and decision.backfill and decision.stands_until is not None
+                and decision.stands_until > self.now):
+            self.held, self.held_until = order, decision.stands_until
         self._request_wake(decision.wake_at)
         if self.policy.preemptive:
             self._apply_preemptive(order, decision.backfill)
@@ -380,7 +397,7 @@ class _Reference:
             # 1. completions, in the order their times were set
             for i in sorted((i for i in self.running if jobs[i].finish[0] == t), key=lambda i: jobs[i].finish[1]):
                 self._complete(i)
-                changed = True
+                changed = self.loud = True
             # 2. preemption points: stopping jobs reach their iteration boundary
             for i in sorted((i for i in self.stopping if jobs[i].boundary[0] == t), key=lambda i: jobs[i].boundary[1]):
                 self._advance(jobs[i])
@@ -394,7 +411,7 @@ class _Reference:
                 jobs[jv.index].status = WAITING
                 self.waiting[jv.index] = jv
                 self.arrived.append(jv)
-                changed = True
+                changed = self.loud = True
             # 4. the policy's wake-up
             if self.next_wake is not None and self.next_wake == t:
                 self.next_wake = None

@@ -9,7 +9,7 @@ O(log W) plus a memmove. A new round re-keys everything (:meth:`WaitingOrder.reb
 With ``track_running=True`` the running jobs are kept the same way (their keys hold within a
 round too), so that :meth:`WaitingOrder.order` reads them in key order instead of sorting them at
 every decision. They are kept in two parts, updated from the deltas too: the head (the running jobs
-that are not stopping, handed to the engine as a :class:`~asrpt.state.RunningHead`) and the jobs
+that are not stopping, listed first) and the jobs
 running on to an iteration boundary (``view.stopping``), merged with the waiting list. After a
 round's preemptions every stop is a decision, so a decision costs O(changes x log R) for these two
 parts, not O(R) to filter the head and O(S log S) to sort the S stopping jobs.
@@ -27,7 +27,7 @@ from operator import attrgetter, itemgetter
 from typing import Any, Callable
 
 from ..order import MergedOrder, merged_view_chunks, merged_views, selects_running  # noqa: F401  (re-exported)
-from ..state import Decision, RunningHead
+from ..state import Decision
 
 _second = itemgetter(1)
 _INDEX = attrgetter("index")
@@ -47,15 +47,12 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
     cluster. Returns a backfilling :class:`~asrpt.state.Decision`: within a round the order
     lists the running jobs (not stopping) first, so in a :attr:`~asrpt.state.ClusterView.settled`
     view it selects exactly them (the engine finds it, :func:`~asrpt.order.keeps_running_jobs`), and ranks the
-    other jobs by the round's keys, as the round's earlier decisions did
-    (:attr:`~asrpt.state.Decision.same_keys`: a job that arrived since gets its key from
-    ``missing_key`` once and keeps it); a new round's order merges them with the waiting jobs by
-    the new keys, and promises neither. Every decision stands until the round's end
-    (:attr:`~asrpt.state.Decision.stands_until`): until then, at a pass where no job arrived or
-    completed, the answer is the within-round one, settled or not, with the same wake-up (the
-    demand changes only with arrivals and completions), and the waiting order takes the starts
-    and stops of such passes the same way one by one or together (its entries are keyed by the
-    round, and sorted).
+    other jobs by the round's keys (a job that arrived since gets its key from ``missing_key``
+    once and keeps it); a new round's order merges them with the waiting jobs by the new keys.
+    Every decision holds until the round's end (:attr:`~asrpt.state.Decision.stands_until`):
+    until then the policy is asked again only when a job arrives or completes, and the waiting
+    order takes the starts and stops of the passes in between together (its entries are keyed
+    by the round, and sorted).
     """
     if policy.round_end_ is None or view.now >= policy.round_end_:
         runs = policy._new_round(view)
@@ -65,9 +62,8 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
             waiting.rebuild_sorted(*runs)
         else:
             waiting.rebuild(view, lambda j: keys[j.index])
-        same_keys = False   # (a new round's merged order promises nothing)
         if waiting.track_running:   # every active job by its key: the merge of the two sorted lists
-            order = MergedOrder(waiting.held, waiting.entries, waiting.views, b_waiting=True)
+            order = MergedOrder(waiting.held, waiting.entries, waiting.views)
         else:
             order = sorted(view.active(), key=lambda j: keys[j.index])
     else:
@@ -78,9 +74,8 @@ def round_order(policy, view, missing_key: Callable[[Any], Any]):
             return k if k is not None else missing_key(j)
 
         order = policy._waiting.order(view, key)
-        same_keys = True
     wake = policy.round_end_ if policy._waiting.demand > policy._total_gpus else None
-    return Decision(order, backfill=True, wake_at=wake, same_keys=same_keys, stands_until=policy.round_end_)
+    return Decision(order, backfill=True, wake_at=wake, stands_until=policy.round_end_)
 
 
 class WaitingOrder:
@@ -108,7 +103,7 @@ class WaitingOrder:
         # the held jobs in two parts (tracked; None until :meth:`order` splits them): the head,
         # those not stopping as last seen (sorted entries and their views, in the same order),
         # and the stopping ones (index -> entry, and the entries sorted)
-        self._head: RunningHead | None = None
+        self._head: list | None = None
         self._head_entries: list[tuple[Any, int]] = []
         self._stop: dict[int, tuple[Any, int]] = {}
         self._stop_entries: list[tuple[Any, int]] = []
@@ -199,20 +194,20 @@ class WaitingOrder:
         """The round's priority list: running jobs (not stopping) by ``key_of``, then the stopping
         ones merged with the waiting list by key (the waiting list synced first). A sequence read
         lazily (the engine reads a prefix), valid until the next call."""
-        # the head: every running job that is not stopping, as a RunningHead (the engine's fast path)
+        # the head: every running job that is not stopping
         stopping = view.stopping
         if not self.track_running:
-            held = RunningHead(j for j in view.running if j not in stopping)
+            held = [j for j in view.running if j not in stopping]
             held.sort(key=key_of)
             self.sync(view, key_of)
             if stopping:
                 return MergedOrder(sorted([(key_of(j), j.index) for j in stopping]), self.entries, self.views,
-                                   held, b_waiting=True)
-            return MergedOrder((), self.entries, self.views, held, b_waiting=True)
+                                   held)
+            return MergedOrder((), self.entries, self.views, held)
         self.sync(view, key_of)
         self._split(stopping)
         # (a stopping job's key is its held entry's: both are key_of's within the round)
-        return MergedOrder(self._stop_entries, self.entries, self.views, self._head, b_waiting=True)
+        return MergedOrder(self._stop_entries, self.entries, self.views, self._head)
 
     def _split(self, stopping) -> None:
         """Bring the head and the stopping part up to date with ``stopping`` (the view's): move
@@ -252,7 +247,7 @@ class WaitingOrder:
         else:
             self._stop_entries, self._head_entries = [], list(held)
         self._stop = dict(zip(map(_second, self._stop_entries), self._stop_entries))
-        self._head = RunningHead(map(self.views.__getitem__, map(_second, self._head_entries)))
+        self._head = list(map(self.views.__getitem__, map(_second, self._head_entries)))
 
     def jobs(self) -> list:
         """The waiting jobs in key order."""

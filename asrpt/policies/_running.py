@@ -34,7 +34,6 @@ from operator import itemgetter
 import numpy as np
 
 from ..sizes import floaty
-from ..state import REST_WAITING, RunningChunk
 
 __all__ = ["JobTable", "RunningLeft", "SortedCrossings", "TupleRun", "SortedArrayRun", "ArrayRun", "merged",
            "merged_chunks", "running_inputs", "crossings"]
@@ -210,7 +209,9 @@ class SortedArrayRun:
     keep check shared by the array runs. A subclass defines ``_locator(skip)``, where a waiting
     entry falls among its entries: ``(index, locate)``, the running indices in order (less
     ``skip``) and a function ``locate(entry)``, how many of them sort below the waiting ``entry``
-    (all of them: it is behind every one; None where there is no running entry). ``table`` is
+    (all of them: it is behind every one; None where there is no running entry), and
+    ``running_indices()``, the entries' job indices in any order (what the engine checks
+    against its running set, :func:`~asrpt.order.keeps_running_jobs`). ``table`` is
     the policy's :class:`JobTable` (views, GPUs). (Not an ``abc.ABC``: the merge (``merged_chunks``)
     and Tiresias ask ``isinstance`` of it at every pass, four times slower through ``ABCMeta``.)
     A subclass sets ``_held`` to None when it makes a run (:meth:`_held_upto`'s memo)."""
@@ -263,13 +264,12 @@ class SortedArrayRun:
     def _chunks(self, waiting, views: dict, skip):
         """The views of this run merged with the sorted waiting entries, as chunks: before each
         waiting entry every running one that sorts below it, as slices of one list of views
-        (read in C; Python runs once per waiting entry read, not once per job), each a
-        :class:`~asrpt.state.RunningChunk`."""
+        (read in C; Python runs once per waiting entry read, not once per job)."""
         index, locate = self._locator(skip)
-        run = self.table.views[index].tolist()      # (each chunk is a RunningChunk of a slice)
+        run = self.table.views[index].tolist()      # (each chunk is a list: a slice)
         n = len(run)
         if not waiting:
-            yield RunningChunk(run)
+            yield run
             return
         pos = 0
         it = iter(waiting)
@@ -277,7 +277,7 @@ class SortedArrayRun:
             if pos < n:
                 k = locate(entry)
                 if k > pos:
-                    yield RunningChunk(run[pos:k])
+                    yield run[pos:k]
                     pos = k
             i = entry[-1]
             if not (skip and i in skip):
@@ -285,8 +285,7 @@ class SortedArrayRun:
             if pos >= n:
                 break
         if pos < n:
-            yield RunningChunk(run[pos:])
-        yield REST_WAITING      # (every running job was listed: the waiting ones follow)
+            yield run[pos:]
         if skip:
             yield (views[e[-1]] for e in it if e[-1] not in skip)
         else:
@@ -387,6 +386,10 @@ class ArrayRun(SortedArrayRun):
 
     def __len__(self) -> int:
         return len(self._index)
+
+    def running_indices(self):
+        """The entries' job indices (an int array, in any order: no sort)."""
+        return self._index
 
     def _largest_size(self) -> float:
         """The run's largest size, without sorting it."""

@@ -18,12 +18,12 @@ decision was applied (e.g. Tiresias at the next queue demotion of a job that jus
 What happened since the previous call (arrivals, completions, starts, stops) is shown once, to
 whichever of ``decide``/``next_wake`` comes first. An order given as a
 :class:`~asrpt.order.MergedOrder` (sorted running and waiting entries) lets the engine find, from
-the entries, the passes where it would select exactly the running jobs, and skip reading it. A
-round-based policy may promise that its order ranks the jobs after its running head as its
-previous order did (``Decision.same_keys``); the engine then carries its previous selection
-over where nothing but its own starts and the jobs' iteration-boundary stops happened since,
-and where its decision also stands until a time (``Decision.stands_until``: a round's end) it
-is not asked at such passes at all (their deltas are shown with its next view).
+the entries (checked against its running set), the passes where it would select exactly the
+running jobs, and skip reading it. A preemptive decision may hold until a time
+(``Decision.stands_until``: a round-based policy's round end): until then, at passes where no
+job arrived or completed, the policy is not asked; the engine applies "the running jobs, then
+the held order" itself (the reference engine too), and shows those passes' deltas with the
+policy's next view.
 
 Policies follow the plugin contract of ``docs/design.md``: keyword-only constructors that only
 store parameters, ``parameter_constraints``, state built in ``reset``. They register by name with

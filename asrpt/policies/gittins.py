@@ -84,6 +84,10 @@ class _QueueIndexRun(SortedArrayRun):
     def __len__(self) -> int:
         return len(self._parts[2])
 
+    def running_indices(self):
+        """The entries' job indices (an int array, in running order: no sort)."""
+        return self._parts[2]
+
     def _behind(self, first) -> bool:
         return first[0][0] > _MAX(self._parts[0])
 

@@ -677,7 +677,7 @@ class Tiresias(Policy):
         held = self._queues.held if self._queues is not None else self._running_entries(view)
         # (a run of arrays, as 2D-Gittins keys its running jobs, merges itself: merged_chunks)
         merge = merged_chunks if isinstance(held, SortedArrayRun) else None
-        return MergedOrder(held, waiting.entries, waiting.views, merge=merge, b_waiting=True)
+        return MergedOrder(held, waiting.entries, waiting.views, merge=merge)
 
     def _running_entries(self, view):
         """The running jobs' entries ``((queue, *within-queue key), index)``, sorted (a list, or

@@ -3,9 +3,9 @@ specification (asrpt.engine.reference.run_reference): every registered policy, w
 of the same policy and placer on both sides, gives the same per-job records (start, completion,
 preemptions, every segment with its servers, iteration time and restart) and the same policy
 data, on abstract, exact, gang and DNN instances, with and without a preemption cost, stopping at
-iteration boundaries or at once. The reference reads no promise (``same_keys``,
-``stands_until``), no chunk and no array and asks the policy at every pass, so an agreement here
-also checks that the fast engine's shortcuts and the policies' promises change nothing.
+iteration boundaries or at once. The reference reads no chunk and no array, reads every order in
+full and applies a held decision (``stands_until``) in full at every pass it covers, so an
+agreement here also checks that the fast engine's shortcuts change nothing.
 Summary fields that count passes are not compared."""
 
 from __future__ import annotations

@@ -29,8 +29,8 @@ def recording(cls):
             d = super().decide(view)
             self.log.append((view.now, tuple(j.index for j in d.order), d.backfill, d.wake_at))
             # (asked at every pass: the log compares decision by decision, so no decision may
-            # stand for later passes; tests/sim/test_order_chunks.py shows that changes no run)
-            return type(d)(d.order, d.backfill, d.wake_at, d.same_keys)
+            # hold for later passes; tests/sim/test_order_chunks.py shows that changes no run)
+            return type(d)(d.order, d.backfill, d.wake_at)
 
     return Recording
 
@@ -150,7 +150,6 @@ def test_waiting_order_head_and_stopping_part_follow_the_deltas(steps, seed):
     import random
 
     from asrpt.policies._incremental import WaitingOrder
-    from asrpt.state import RunningHead
 
     rnd = random.Random(seed)
     keys = {i: (rnd.random(), i) for i in range(12)}      # a round's keys (new at each round)
@@ -203,11 +202,11 @@ def test_waiting_order_head_and_stopping_part_follow_the_deltas(steps, seed):
                     pending["started" if op == "start" else "stopped"].append(jobs[i])
         v = view()
         order.note(v)
-        chunks = list(order.order(v, key_of).chunks())
-        head = chunks[0] if type(chunks[0]) is RunningHead else []     # (an empty head is left out)
+        merged = order.order(v, key_of)
+        head = list(merged._head)
         assert [j.index for j in head] == [j for _, j in sorted((keys[j], j) for j, t in status.items()
                                                                 if t == "running")]
-        rest = [j.index for chunk in chunks[1 if head else 0:] for j in chunk]
+        rest = [j.index for j in merged][len(head):]
         assert rest == [j for _, j in sorted((keys[j], j) for j, t in status.items() if t != "running")]
 
 

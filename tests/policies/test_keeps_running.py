@@ -187,6 +187,47 @@ def test_an_order_missing_a_running_job_is_read():
     assert not keeps_running_jobs(list(views.values()), running, 8)     # a plain order is read
 
 
+def test_a_merged_order_whose_running_entries_are_not_the_running_jobs_is_read():
+    """The running entries are checked against the engine's running set by index, not counted:
+    a waiting job in place of a running one, a job listed twice in the running entries or in
+    the head and again in the running entries, all with the right count, are read in full."""
+    views = {i: type("View", (), {"index": i, "gpus": g})() for i, g in ((0, 4), (1, 2), (2, 1))}
+    running = {0: views[0], 1: views[1]}                  # job 2 waits
+    assert keeps_running_jobs(MergedOrder([(1.0, 0), (2.0, 1)], [(3.0, 2)], views), running, 7)
+    assert not keeps_running_jobs(MergedOrder([(1.0, 0), (2.0, 2)], [(3.0, 1)], views), running, 7)
+    assert not keeps_running_jobs(MergedOrder([(1.0, 0), (2.0, 0)], [(3.0, 2)], views), running, 7)
+    assert not keeps_running_jobs(MergedOrder([(1.0, 0)], [(3.0, 2)], views, head=[views[0], views[0]]),
+                                  running, 7)
+    assert not keeps_running_jobs(MergedOrder([(1.0, 0)], [(3.0, 2)], views, head=[views[0]]), running, 7)
+
+
+def test_a_merged_order_with_false_running_entries_changes_no_result():
+    """A policy that hands a MergedOrder whose running entries list waiting jobs (as many as run)
+    gets the results of its order read in full, under the plain reference engine's rules."""
+    from asrpt.engine.core import run_engine
+    from asrpt.engine.reference import run_reference
+    from asrpt.placement import make_placer
+
+    class Swapped(SRSF):    # the first waiting jobs as the "running" run, the running jobs as "waiting"
+        def decide(self, view):
+            d = super().decide(view)
+            order = list(d.order)
+            views = {j.index: j for j in order}
+            waiting = [j for j in order if not view.is_running(j)]
+            fake = waiting[:len(view.running)] if len(waiting) >= len(view.running) else None
+            if fake is None:
+                return Decision(order, True, d.wake_at)
+            rest = [j for j in order if j not in fake]
+            return Decision(MergedOrder([((k,), j.index) for k, j in enumerate(fake)],
+                                        [((len(fake) + k,), j.index) for k, j in enumerate(rest)], views),
+                            True, d.wake_at)
+
+    inst = dnn_trace(40, 5)
+    fast = run_engine(inst, Swapped(predictor="instance"), make_placer("best_fit"))
+    ref = run_reference(inst, Swapped(predictor="instance"), make_placer("best_fit"))
+    assert fast.records == ref.records
+
+
 def test_settled_is_false_for_non_preemptive_runs():
     seen = []
 

@@ -403,11 +403,11 @@ def test_array_run_sorts_long_runs_with_ties_as_the_tuples(seed):
 
 def test_a_run_read_with_and_without_skipped_jobs_lists_the_right_running_chunks():
     """The held GPUs up to each position (the keep check's) are remembered for one index at a
-    time; the merge read with skipped jobs, then without, gives each its own running chunks."""
+    time; the merge read with skipped jobs, then without, gives each its own running chunks (the
+    lists of running jobs between the waiting ones)."""
     from types import SimpleNamespace as Job
 
     from asrpt.policies._running import ArrayRun, JobTable, merged_chunks
-    from asrpt.state import RunningChunk
 
     table = JobTable()
     for i in range(4):
@@ -416,6 +416,6 @@ def test_a_run_read_with_and_without_skipped_jobs_lists_the_right_running_chunks
     run = ArrayRun(np.array([1.0, 2.0, 3.0, 4.0]), np.arange(4), table)
     waiting = [(2.5, 9.0, (9,), 9)]
     views[9] = Job(index=9, gpus=1)
-    with_skip = [[j.index for j in c] for c in merged_chunks(run, waiting, views, {1}) if type(c) is RunningChunk]
-    without = [[j.index for j in c] for c in merged_chunks(run, waiting, views) if type(c) is RunningChunk]
+    with_skip = [[j.index for j in c] for c in merged_chunks(run, waiting, views, {1}) if type(c) is list]
+    without = [[j.index for j in c] for c in merged_chunks(run, waiting, views) if type(c) is list]
     assert with_skip == [[0], [2, 3]] and without == [[0, 1], [2, 3]]    # (job 1 skipped or not)

@@ -1,10 +1,15 @@
-"""Orders read in chunks (``Decision.order``'s ``chunks()``, issue 18): the engine takes a list of
-jobs that fits whole, stops at ``REST_WAITING`` once no waiting job fits in what is left, and takes
-a first ``RunningHead`` (the running jobs that are not stopping) without looking its jobs up.
-None of these may change a run: every policy whose orders offer chunks makes the same decisions
-when its orders are read as plain lists, job by job; a chunk marker placed before a running job,
-and a running head that lists a stopping job, are caught by ``check_invariants``. The idle fill's
-stop once no waiting job fits in what the reservations leave changes no run either."""
+"""Orders read in chunks (``Decision.order``'s ``chunks()``) and decisions that hold
+(``Decision.stands_until``, issue 44): what the engine derives from them changes no run.
+
+The engine takes a list of jobs that fits whole, and stops reading once no waiting job fits in
+what is left and it has read every running job (it counts them: no marker says so). Every policy
+whose orders offer chunks makes the same decisions when its orders are read as plain lists, job
+by job, and an order that lists a running job last is read up to it. A held decision is applied
+at the passes it covers as "the running jobs, then its order"; the engine's shortcuts there
+(nothing to do in a settled view, the previous selection carried over) give the runs of applying
+it in full, and holding changes no Gavel or Themis run against asking them at every pass. The
+idle fill's stop once no waiting job fits in what the reservations leave changes no run either.
+"""
 
 import pytest
 from hypothesis import given, settings
@@ -12,7 +17,7 @@ from hypothesis import given, settings
 from asrpt.policies.gavel import Gavel
 from asrpt.policies.srsf import SRSF
 from asrpt.sim import simulate
-from asrpt.state import REST_WAITING, Decision, RunningHead
+from asrpt.state import Decision
 from asrpt.testing.strategies import dnn_instances
 
 from ..policies.test_running_arrays import RUNS, _ids, dnn_trace
@@ -41,7 +46,7 @@ def test_reading_chunks_changes_no_decision(policy, run, seed):
 
 
 class _Chunks:
-    """An order given as its chunks (a marker such as REST_WAITING lists no job)."""
+    """An order given as its chunks."""
 
     def __init__(self, *pieces):
         self._pieces = pieces
@@ -53,17 +58,51 @@ class _Chunks:
         return iter(self._pieces)
 
 
-class _EarlyMark(SRSF):
-    """SRSF whose order marks the rest as waiting before its running jobs."""
+class _RunningLast(SRSF):
+    """SRSF whose order, as chunks, lists every waiting job first and the running ones last."""
 
     def decide(self, view):
         order = list(super().decide(view).order)
-        return Decision(_Chunks(REST_WAITING, order), backfill=True)
+        waiting = [j for j in order if not view.is_running(j)]
+        return Decision(_Chunks(*[[j] for j in waiting], [j for j in order if view.is_running(j)]), backfill=True)
 
 
-def test_a_marker_before_a_running_job_is_caught():
-    with pytest.raises(AssertionError, match="marks the rest as waiting"):
-        simulate(dnn_trace(40, 5), _EarlyMark(predictor="instance"), seed=0, check_invariants=True)
+def test_an_order_listing_a_running_job_last_is_read_up_to_it():
+    """The engine stops reading once nothing left can be selected: no waiting job fits in what is
+    left, and every running job was read. An order that lists the running jobs behind every
+    waiting one is read up to them: the same runs as reading it job by job, and the stop is taken
+    where it may be."""
+    from asrpt.engine import core as engine
+
+    stops, select = [], engine._Engine._select
+
+    def counting(self, order, backfill):
+        selected, skipped, rest = select(self, order, backfill)
+        rest = list(rest)
+        if rest:
+            stops.append(self.now)
+        return selected, skipped, iter(rest)
+
+    for seed in (3, 5):
+        inst = dnn_trace(60, seed)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(engine._Engine, "_select", counting)
+            last = simulate(inst, _RunningLast(predictor="instance"), seed=0, check_invariants=True)
+            chunked = simulate(inst, SRSF(predictor="instance"), seed=0)
+        assert _runs(last) == _runs(simulate(inst, _RunningLast(predictor="instance"), seed=0, observer=_as_lists))
+        assert _runs(chunked) == _runs(simulate(inst, SRSF(predictor="instance"), seed=0, observer=_as_lists))
+    assert stops, "the engine never stopped reading early"
+
+
+def test_the_promise_flags_are_gone():
+    """``Decision`` takes the order, ``backfill``, ``wake_at`` and ``stands_until``: the promises
+    a policy could get wrong (``keeps_running``, ``same_keys``) and the chunk markers are gone."""
+    import asrpt.state as state
+
+    for flag in ("keeps_running", "same_keys"):
+        with pytest.raises(TypeError):
+            Decision([], **{flag: True})
+    assert not any(hasattr(state, name) for name in ("REST_WAITING", "RunningHead", "RunningChunk"))
 
 
 @pytest.mark.parametrize("policy", ["srsf", "a-srpt", "tiresias", "gavel", "themis"])
@@ -96,62 +135,31 @@ def test_the_idle_fill_stops_at_what_no_waiting_job_fits_in(policy, monkeypatch)
     assert stops, "the bounded stop was never taken"
 
 
-class _HeadWithAStoppingJob(Gavel):
-    """Gavel whose order, while some job is stopping, marks every running job, the stopping ones
-    included, as a running head (its decisions make no promise to stand: it breaks them)."""
-
-    def decide(self, view):
-        decision = super().decide(view)
-        if not view.stopping:
-            return Decision(decision.order, backfill=True, wake_at=decision.wake_at, same_keys=decision.same_keys)
-        running = list(view.running)
-        rest = [j for j in decision.order if not view.is_running(j)]
-        return Decision(_Chunks(RunningHead(running), rest), backfill=True, wake_at=decision.wake_at)
-
-
-def test_a_running_head_with_a_stopping_job_is_caught():
-    with pytest.raises(AssertionError, match="running head lists"):
-        simulate(dnn_trace(60, 5), _HeadWithAStoppingJob(), seed=0, check_invariants=True)
-
-
-def test_a_running_head_not_first_is_read_as_a_list():
-    """A RunningHead after another chunk is only a list: the engine's walk reads it job by job."""
-
-    class Late(SRSF):
-        def decide(self, view):
-            order = list(super().decide(view).order)
-            return Decision(_Chunks(order[:1], RunningHead(order[1:])), backfill=True)
-
-    inst = dnn_trace(60, 5)
-    assert _runs(simulate(inst, Late(predictor="instance"), seed=0, check_invariants=True)) == \
-        _runs(simulate(inst, SRSF(predictor="instance"), seed=0, observer=_as_lists))
-
-
-def test_a_running_job_listed_again_after_the_running_head_is_refused():
-    """A job of the head listed again later (not a stopping one) is a job listed twice."""
-    from asrpt.errors import AsrptError
-
-    class Twice(SRSF):
-        def decide(self, view):
-            order = list(super().decide(view).order)
-            running = [j for j in order if view.is_running(j)]
-            if not running:
-                return Decision(order, backfill=True)
-            rest = [j for j in order if not view.is_running(j)]
-            return Decision(_Chunks(RunningHead(running), running[:1] + rest), backfill=True)
-
-    with pytest.raises(AsrptError, match="listed a job twice"):
-        simulate(dnn_trace(60, 5), Twice(predictor="instance"), seed=0)
-
-
-def _no_carry(monkeypatch):
-    """The engine with the carried selection off: every same_keys decision is read in full (and
-    the policy asked at every pass: no standing decision)."""
+def _apply_held_in_full(monkeypatch):
+    """The engine with its held-decision shortcuts off: every pass a held decision covers
+    applies "the running jobs, then the held order" in full."""
     from asrpt.engine import core as engine
 
-    monkeypatch.setattr(engine._Engine, "_apply_carried",
-                        lambda self, decision: self._apply_preemptive(decision, decision.backfill))
-    monkeypatch.setattr(engine._Engine, "_stands", lambda self, dry=False: False)
+    def full(self):
+        self.future = None
+        self._apply_preemptive(self._held_order(), True)
+        self._end_pass()
+
+    monkeypatch.setattr(engine._Engine, "_stands", full)
+
+
+def _unheld(policy):
+    """``policy`` (a name) as a fresh object whose decisions hold for no time: asked at every pass."""
+    from asrpt.policies import make_policy
+
+    template = make_policy(policy)
+
+    class Unheld(type(template)):
+        def decide(self, view):
+            d = super().decide(view)
+            return Decision(d.order, backfill=d.backfill, wake_at=d.wake_at)
+
+    return Unheld(**template.get_params())
 
 
 def _mixed_trace(n, seed):
@@ -165,47 +173,6 @@ def _mixed_trace(n, seed):
     jobs = [Job(j.id, j.arrival, rng.choice([1, 1, 2, 3]), processing_time=rng.choice([3.0, 40.0, 200.0]))
             if rng.random() < 0.4 else j for j in inst.jobs]
     return Instance(inst.cluster, tuple(jobs))
-
-
-@pytest.mark.parametrize("policy", ["gavel", "themis", "gavel:round_length=40", "themis:fairness_knob=0"])
-@pytest.mark.parametrize("seed", [3, 11, 29])
-@pytest.mark.parametrize("trace", [dnn_trace, _mixed_trace])
-def test_a_carried_selection_changes_no_decision(policy, seed, trace, monkeypatch):
-    """Within a round, Gavel and Themis promise ``same_keys``; the engine then carries the
-    previous pass's selection over instead of reading the order: the same run as reading every
-    order in full, the promise checked at every pass (``check_invariants``), and the carried
-    path taken."""
-    from asrpt.engine import core as engine
-
-    inst = trace(80, seed)
-    carried, apply = [], engine._Engine._apply_carried
-
-    def counting(self, decision):
-        carried.append(self.now)
-        return apply(self, decision)
-
-    monkeypatch.setattr(engine._Engine, "_apply_carried", counting)
-    fast = simulate(inst, policy, seed=0, check_invariants=True)
-    monkeypatch.undo()
-    _no_carry(monkeypatch)
-    full = simulate(inst, policy, seed=0)
-    assert carried, "the carried selection was never used"
-    assert _runs(fast) == _runs(full)
-    assert fast.summary == {**full.summary, "wall_time": fast.summary["wall_time"]}
-
-
-class _FalseSameKeys(Gavel):
-    """Gavel that promises ``same_keys`` at a new round too (its keys change there)."""
-
-    def decide(self, view):
-        d = super().decide(view)
-        return Decision(d.order, backfill=d.backfill, wake_at=d.wake_at, same_keys=bool(view.running))
-
-
-def test_a_false_same_keys_promise_is_caught():
-    with pytest.raises(AssertionError, match="promised same_keys"):
-        for seed in (3, 11, 29, 5):
-            simulate(dnn_trace(80, seed), _FalseSameKeys(round_length=40), seed=0, check_invariants=True)
 
 
 class _Deltas:
@@ -232,76 +199,88 @@ class _Deltas:
 @pytest.mark.parametrize("policy", ["gavel", "themis", "gavel:round_length=40", "themis:fairness_knob=0"])
 @pytest.mark.parametrize("seed", [3, 11, 29])
 @pytest.mark.parametrize("trace", [dnn_trace, _mixed_trace, "gang"])
-def test_a_standing_decision_changes_no_run(policy, seed, trace, monkeypatch):
-    """Gavel's and Themis's decisions stand until the round's end (``Decision.stands_until``):
-    at a pass where no job arrived or completed the engine applies the carried selection or
-    keeps the running jobs without asking the policy, and shows the pass's starts and stops with
-    the next view. The same runs as asking at every pass; the policy sees the same deltas in the
-    same order, only grouped; ``check_invariants`` asks anyway and checks the promise at every
-    such pass; and the shortcut is taken."""
-    from asrpt.policies import make_policy
+def test_a_held_decision_changes_no_run(policy, seed, trace, monkeypatch):
+    """Gavel's and Themis's decisions hold until the round's end (``Decision.stands_until``): at a
+    pass where no job arrived or completed the engine applies the held order after the running
+    jobs without asking the policy, and shows the pass's starts and stops with the next view.
+
+    - The engine's shortcuts there (a settled view: nothing to do; the previous selection
+      carried over) give the runs of applying the held order in full at every such pass, and
+      ``check_invariants`` checks each shortcut's derivation;
+    - holding changes no run against asking the policy at every pass (its answer within a round
+      is that order), and the policy sees the same deltas in the same order, only grouped;
+    - the carried selection is used."""
     from asrpt.engine import core as engine
+    from asrpt.policies import make_policy
 
     inst = (_gang_trace if trace == "gang" else trace)(80, seed)
-    stood, stands = [], engine._Engine._stands
+    carried, apply = [], engine._Engine._apply_carried
 
-    def counting(self, dry=False):
-        out = stands(self, dry)
-        if out and not dry:
-            stood.append(self.now)
-        return out
+    def counting(self):
+        carried.append(self.now)
+        return apply(self)
 
-    def recording():
-        p = make_policy(policy)
+    def recording(p):
         return _Deltas.wrap(type(p))(**p.get_params())
 
-    monkeypatch.setattr(engine._Engine, "_stands", counting)
-    fast = simulate(inst, recording(), seed=0)
+    monkeypatch.setattr(engine._Engine, "_apply_carried", counting)
+    fast = simulate(inst, recording(make_policy(policy)), seed=0)
     checked = simulate(inst, policy, seed=0, check_invariants=True)
-    monkeypatch.setattr(engine._Engine, "_stands", lambda self, dry=False: False)
-    full = simulate(inst, recording(), seed=0)
-    assert _runs(fast) == _runs(full) == _runs(checked)
-    seen_fast, seen_full = fast.policy_data.pop("seen"), full.policy_data.pop("seen")
-    assert fast.summary == {**full.summary, "wall_time": fast.summary["wall_time"]}
-    assert fast.policy_data == full.policy_data
+    asked = simulate(inst, recording(_unheld(policy)), seed=0)
+    _apply_held_in_full(monkeypatch)
+    full = simulate(inst, policy, seed=0)
+    assert _runs(fast) == _runs(full) == _runs(checked) == _runs(asked)
+    seen_fast, seen_asked = fast.policy_data.pop("seen"), asked.policy_data.pop("seen")
+    assert fast.summary == {**asked.summary, "wall_time": fast.summary["wall_time"],
+                            "decision_passes": fast.summary["decision_passes"]}
+    assert fast.policy_data == asked.policy_data
     if trace is dnn_trace:
-        assert stood, "no pass stood on the previous decision"
-    assert len(seen_fast) == len(seen_full) - len(stood)
+        assert carried, "the carried selection was never used"
+    assert len(seen_fast) < len(seen_asked)
     for k in range(4):
-        assert [i for d in seen_fast for i in d[k]] == [i for d in seen_full for i in d[k]]
+        assert [i for d in seen_fast for i in d[k]] == [i for d in seen_asked for i in d[k]]
 
 
 @settings(max_examples=25, deadline=None)
 @given(dnn_instances(max_jobs=8, max_servers=2))
-def test_a_standing_decision_changes_no_run_on_small_dnn_instances(instance):
-    """Drawn DNN instances (shrunk to a smallest one that differs, if any): Gavel and Themis
-    with short rounds make the same runs whether their decisions stand or they are asked at
-    every pass, and the promise holds at every pass under ``check_invariants``."""
-    from asrpt.engine import core as engine
-
+def test_a_held_decision_changes_no_run_on_small_dnn_instances(instance):
+    """Drawn DNN instances (shrunk to a smallest one that differs, if any): Gavel and Themis with
+    short rounds make the same runs whether their decisions hold or they are asked at every
+    pass, and whether the held decisions take the engine's shortcuts or are applied in full."""
     for policy in ("gavel:round_length=5", "themis:round_length=7"):
         fast = simulate(instance, policy, seed=0)
         checked = simulate(instance, policy, seed=0, check_invariants=True)
+        asked = simulate(instance, _unheld(policy), seed=0)
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(engine._Engine, "_stands", lambda self, dry=False: False)
+            _apply_held_in_full(mp)
             full = simulate(instance, policy, seed=0)
-        assert _runs(fast) == _runs(full) == _runs(checked)
-        assert fast.summary == {**full.summary, "wall_time": fast.summary["wall_time"]}
+        assert _runs(fast) == _runs(full) == _runs(checked) == _runs(asked)
 
 
-class _StandsForever(Gavel):
-    """Gavel whose decisions claim to stand past the round's end (a new round re-ranks)."""
+class _HoldsForever(Gavel):
+    """Gavel whose decisions hold for ever (a new round never re-ranks: only arrivals and
+    completions make it decide again)."""
 
     def decide(self, view):
         d = super().decide(view)
-        return Decision(d.order, backfill=d.backfill, wake_at=d.wake_at, same_keys=d.same_keys,
-                        stands_until=float("inf"))
+        return Decision(d.order, backfill=d.backfill, wake_at=d.wake_at, stands_until=float("inf"))
 
 
-def test_a_false_standing_promise_is_caught():
-    with pytest.raises(AssertionError, match="promised that its decision stands"):
-        for seed in (3, 11, 29, 5):
-            simulate(dnn_trace(80, seed), _StandsForever(round_length=40), seed=0, check_invariants=True)
+def test_a_decision_held_for_ever_is_what_it_says_in_both_engines():
+    """``stands_until`` is what the decision means, not a promise: held past the round's end it
+    gives other runs than Gavel's, and the reference engine gives the same ones."""
+    from asrpt.engine.reference import run_reference
+    from asrpt.placement import make_placer
+    from asrpt.engine.core import run_engine
+
+    differs = False
+    for seed in (3, 11):
+        inst = dnn_trace(60, seed)
+        fast = run_engine(inst, _HoldsForever(round_length=40), make_placer("best_fit"), check_invariants=True)
+        ref = run_reference(inst, _HoldsForever(round_length=40), make_placer("best_fit"))
+        assert fast.records == ref.records
+        differs = differs or _runs(fast) != _runs(simulate(inst, "gavel:round_length=40", seed=0))
+    assert differs, "holding for ever changed no run: the test shows nothing"
 
 
 def _gang_trace(n, seed):
@@ -348,62 +327,10 @@ def test_the_idle_fill_skipped_where_every_blocked_job_reserves_changes_no_run(p
         fast = simulate(inst, policy, seed=0)
         monkeypatch.setattr(engine._Engine, "_idle_fill",
                             lambda self, candidates, *args: self._fill_idle(candidates(), *args))
-        monkeypatch.setattr(engine._Engine, "_stands", lambda self, dry=False: False)   # (it skips the fill too)
+        _apply_held_in_full(monkeypatch)     # (its carried selection skips the fill too)
         full = simulate(inst, policy, seed=0)
         monkeypatch.undo()
         assert _runs(fast) == _runs(full)
     assert skipped, "the idle fill was never skipped"
 
 
-@pytest.mark.parametrize("run", RUNS, ids=_ids)
-@pytest.mark.parametrize("policy", ["srsf", "a-srpt", "tiresias", "tiresias-gittins"])
-def test_running_chunks_change_no_decision(policy, run, monkeypatch):
-    """Orders that merge running and waiting jobs hand the running ones as RunningChunks; where
-    the selection keeps every running job and none is stopping, the engine neither builds the
-    set of the selected jobs nor walks them (not under ``check_invariants``, which always does):
-    the same runs as reading the orders as plain lists, and that lean path taken."""
-    from asrpt.engine import core as engine
-
-    lean, apply = [], engine._Engine._apply_preemptive
-
-    def counting(self, decision, backfill):
-        apply(self, decision, backfill)
-        if self.held_taken and not self.stopping and len(self.singles) < len(self.running):
-            lean.append(self.now)
-
-    for seed in (3, 11):
-        inst = dnn_trace(60, seed)
-        monkeypatch.setattr(engine._Engine, "_apply_preemptive", counting)
-        chunked = simulate(inst, policy, seed=0, **run)
-        monkeypatch.undo()
-        listed = simulate(inst, policy, seed=0, observer=_as_lists, **run)
-        assert _runs(chunked) == _runs(listed)
-    assert lean, "the lean path was never taken"
-
-
-class _WaitingInARunningChunk(SRSF):
-    """SRSF whose order hands every job, waiting ones included, as one RunningChunk."""
-
-    def decide(self, view):
-        from asrpt.state import RunningChunk
-
-        order = list(super().decide(view).order)
-        return Decision(_Chunks(RunningChunk(order)), backfill=True)
-
-
-def test_a_waiting_job_in_a_running_chunk_is_caught():
-    with pytest.raises(AssertionError, match="running chunk"):
-        simulate(dnn_trace(40, 5), _WaitingInARunningChunk(predictor="instance"), seed=0, check_invariants=True)
-
-
-def _with_running_chunks(decision, edit):
-    """The decision's order as :class:`_Chunks`, each running chunk passed to ``edit`` first (the
-    lazy chunks listed)."""
-    from asrpt.state import RunningChunk
-
-    pieces = []
-    for piece in decision.order.chunks():
-        if type(piece) is RunningChunk:
-            edit(piece)
-        pieces.append(piece if type(piece) in (RunningChunk, tuple) or piece is REST_WAITING else list(piece))
-    return Decision(_Chunks(*pieces), backfill=True)

@@ -1,11 +1,11 @@
 """Plain reference copies of every registered policy family, for differential tests.
 
 The live policies (:mod:`asrpt.policies`) are fast and intricate: orders kept sorted across
-decisions, running jobs keyed in numpy, promises to the engine (``same_keys``,
-``stands_until``) and lazily merged orders (:class:`~asrpt.order.MergedOrder`). Each class here states its family's
+decisions, running jobs keyed in numpy, decisions held until a round's end (``stands_until``)
+and lazily merged orders (:class:`~asrpt.order.MergedOrder`). Each class here states its family's
 rule plainly instead: at every decision it recomputes every key from the
 :class:`~asrpt.state.ClusterView` (its public API only), sorts the active jobs and returns a
-plain list, with no promise, no chunk, no numpy and no incremental state (only the state the
+plain list (asked at every pass: no decision held), with no chunk, no numpy and no incremental state (only the state the
 algorithm itself needs: round boundaries, Tiresias's counters and queue lists, predictions
 already made, A-SRPT's virtual machine). Each takes exactly its live class's parameters, is not
 registered (``asrpt simulate --list-policies`` does not list it) and must make the live class's
