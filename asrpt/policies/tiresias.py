@@ -85,7 +85,6 @@ from __future__ import annotations
 import bisect
 import csv
 import heapq
-import math
 import os
 from decimal import ROUND_HALF_UP, Decimal
 from numbers import Real
@@ -314,8 +313,8 @@ class _PeerLASIncremental:
       or at the back) and ``tail`` (jobs that entered it at this event: arrivals, demotions);
     - a running job's executed seconds are ``base + (t - since)``; demotions come from a heap of
       the first integer time its service reaches its queue's limit, and the peer's jump from one
-      heap per GPU count of ``C = L - base + since`` (the jump ``t + (L - executed) // g`` equals
-      ``(C + (g - 1) t) // g``, increasing in C); stale heap entries carry an old version;
+      heap per GPU count of ``C = L - base + since`` (the jump ``t + (L - executed) // g`` is
+      ``t + (C - t) // g``, increasing in C); stale heap entries carry an old version;
     - the pass skips a queue's running jobs at once when they all still fit, and a queue's waiting
       jobs when the free GPUs are fewer than the smallest of them, and stops at 0 free GPUs.
     """
@@ -357,8 +356,8 @@ class _PeerLASIncremental:
             heapq.heappush(self.cross, (x, jv.arrival, jv.index, version))
             heapq.heappush(self.jumps.setdefault(1, []), (x, jv.index, version))
         elif self.event_demotion:
-            need = -(-L // g) if isinstance(L, int) else math.ceil(L / g)
-            heapq.heappush(self.cross, (since - base + need, jv.arrival, jv.index, version))
+            # due once executed x g >= L: at executed = L / g (exact where the data are)
+            heapq.heappush(self.cross, (since - base + exact_div(L, g), jv.arrival, jv.index, version))
             heapq.heappush(self.jumps.setdefault(g, []), (L - base + since, jv.index, version))
         else:
             x = since + exact_div(L - base * g, g)
@@ -386,9 +385,19 @@ class _PeerLASIncremental:
         state, run, tail, limits = self.state, self.run, self.tail, self.limits
         last = len(limits)
         for c in view.completed:
-            e = state.pop(c.job.index)
-            del run[e[1]][c.job.index]
-            self.run_gpus[e[1]] -= c.job.gpus
+            i, g = c.job.index, c.job.gpus
+            e = state.pop(i)
+            q = e[1]
+            if run[q].pop(i, None) is not None:
+                self.run_gpus[q] -= g
+            else:   # stopped here, but it ran on to its completion before its iteration boundary
+                wk = self.wait[q]
+                pos = next((p for p, j in wk.items() if j == i), None)
+                if pos is not None:
+                    del wk[pos]
+                    self.wait_gpus[q][g] -= 1
+                else:
+                    tail[q].remove(i)
         for jv in sorted(view.arrived, key=lambda j: j.index):
             state[jv.index] = [jv, 0, 0, None, 0]
             tail[0].append(jv.index)
@@ -511,7 +520,7 @@ class _PeerLASIncremental:
                 heapq.heappop(heap)
             if heap:
                 C = heap[0][0]
-                t = (C + (g - 1) * now) // g if self.gpu_time and self.event_demotion else C
+                t = now + (C - now) // g if self.gpu_time and self.event_demotion else C
                 if jump is None or t < jump:
                     jump = t
         return jump

@@ -346,13 +346,11 @@ def test_tiresias_peer_reference_follows_the_documented_jumps():
     assert _records(plain) == _records(ref)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "tiresias-peer's live _PeerLASIncremental computes the next jump as (C + (g - 1) t) // g and a "
-    "demotion as due once executed >= ceil(L / g), which equal the documented t + (L - executed) // g "
-    "and executed x g >= L only at integral event times: at t = 1.5 it floors the jump to 3.0 "
-    "(instead of 3.5) and j0 is never demoted; the reference (and the live _PeerLAS) demote it at 3.5"))
-def test_tiresias_peer_incremental_floors_float_jumps():
-    """The live peer jumps at 3.0 (nothing is due then), then never, and runs j0 to 4.0 first."""
+def test_tiresias_peer_incremental_jumps_at_fractional_times():
+    """At fractional event times the incremental peer jumps at ``t + (L - executed) // g`` and
+    demotes once ``executed x g >= L``, as documented (it used ``(C + (g - 1) t) // g`` and
+    ``executed >= ceil(L / g)``, which agree only at integral times: at t = 1.5 it floored the
+    jump to 3.0 instead of 3.5 and never demoted j0)."""
     same_runs(PEER_CASE, PEER_SPEC, log=True)
 
 
