@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_left
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 
 __all__ = ["MergedOrder", "merged_views", "merged_view_chunks", "selects_running", "keeps_running_jobs", "run_indices"]
 
@@ -69,6 +69,7 @@ class MergedOrder:
 
 
 _second = itemgetter(1)
+_INDEX, _GPUS = attrgetter("index"), attrgetter("gpus")
 
 
 def merged_views(a, b, views: dict):
@@ -206,16 +207,21 @@ def keeps_running_jobs(order, running, budget) -> bool:
     """
     if type(order) is not MergedOrder:
         return False
-    head_running = set()
-    for job in order._head:
-        i = job.index
-        if i in running:
-            if i in head_running:
-                return False        # listed twice
-            head_running.add(i)
-            budget -= job.gpus
-        elif job.gpus <= budget:
-            return False
+    head = order._head
+    head_running = set(map(_INDEX, head))
+    if len(head_running) != len(head):
+        return False                # a job listed twice in the head
+    if running.keys() >= head_running:      # (the usual head: running jobs only; read in C)
+        budget -= sum(map(_GPUS, head))
+    else:
+        head_running.clear()
+        for job in head:
+            i = job.index
+            if i in running:
+                head_running.add(i)
+                budget -= job.gpus
+            elif job.gpus <= budget:
+                return False
     a, skip = order._a, order._skip
     indices = run_indices(a)
     listed = set(indices)
