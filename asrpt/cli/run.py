@@ -57,6 +57,24 @@ def predictor_label(result) -> str:
     return "none" if value is None else str(value)
 
 
+def guard_lines(results) -> list[str]:
+    """One line per run of a guarded order (A-SRPT's default): how often its guard did
+    something, as the jobs that became overdue (``policy_data``'s ``overdue_at``; the guard puts
+    them first, within ``share`` of the GPUs). A property of the schedule, not of how many
+    passes the run took.
+
+    >>> from asrpt.sim import simulate
+    >>> guard_lines([simulate(two_server_instance, "a-srpt"), simulate(two_server_instance, "fifo")])
+    ['guard of a-srpt: 0 of 3 jobs became overdue']
+    """
+    out = []
+    for r in results:
+        overdue = (r.policy_data or {}).get("overdue_at")
+        if overdue is not None:
+            out.append(f"guard of {r.label}: {len(overdue)} of {len(r.records)} jobs became overdue")
+    return out
+
+
 def run(args) -> int:
     path = args.trace or str(resources.files("asrpt").joinpath("data/philly-40000-20000.csv.gz"))
     cluster = Cluster.from_spec(args.cluster or "64x8", args.gpu_type)
@@ -87,5 +105,8 @@ def run(args) -> int:
     else:
         rows = [[row[0], predictor_label(r)] + row[1:] for row, r in zip(comparison_rows(results), results)]
         print(format_table(("policy", "predictor") + SUMMARY_COLUMNS + ("wall_s",), rows))
+        guards = guard_lines(results)
+        if guards:
+            print("\n" + "\n".join(guards))
         print(f"\nper-job CSVs, summary.json and {png} written to {out}/", file=sys.stderr)
     return 0

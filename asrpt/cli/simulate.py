@@ -73,8 +73,13 @@ def register(sub) -> None:
 
 def policies_from(spec: str, predictor: str | None) -> list:
     """``(label, policy)`` for every comma-separated policy spec: the label is the spec itself
-    when it has parameters, ``NAME[PREDICTOR]`` when ``predictor`` is given to a policy whose
-    spec does not set one, else the policy's name (a user's ``MODULE:CLASS`` too)."""
+    when it has parameters, else the policy's name (a user's ``MODULE:CLASS`` too), followed by
+    ``[PREDICTOR]`` when ``predictor`` is given to a policy whose spec does not set one (two
+    variants of one policy never share a label).
+
+    >>> [label for label, _ in policies_from("a-srpt,a-srpt:kappa=4,fifo", "hierarchy")]
+    ['a-srpt[hierarchy]', 'a-srpt:kappa=4[hierarchy]', 'fifo']
+    """
     out = []
     for item in split_specs(spec):
         user = user_policy_spec(item)
@@ -83,7 +88,7 @@ def policies_from(spec: str, predictor: str | None) -> list:
         label = item if (":" in item if user is None else user[2]) else policy.name
         if predictor is not None and "predictor" in policy.get_params() and "predictor" not in params:
             policy = make_policy(item, predictor=predictor)
-            label = f"{name}[{predictor}]"
+            label = f"{label}[{predictor}]"
         out.append((label, policy))
     if not out:
         raise InvalidParameterError("no policy given (--policy a-srpt,fifo,...)")
