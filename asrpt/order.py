@@ -183,7 +183,7 @@ def selects_running(running, waiting, views: dict, budget, skip=()) -> bool:
     return True
 
 
-def keeps_running_jobs(order, running, budget) -> bool:
+def keeps_running_jobs(order, running, budget, handed=()) -> bool:
     """Whether the greedy backfilling selection over ``order`` within ``budget`` GPUs takes every
     running job and no waiting one, given a :attr:`~asrpt.state.ClusterView.settled` view: what
     the engine checks (only for a :class:`MergedOrder`) before it skips reading an order.
@@ -192,8 +192,10 @@ def keeps_running_jobs(order, running, budget) -> bool:
     a running one takes its GPUs, a waiting one that fits means the selection changes. The
     running run's entries (less ``skip``) and the head's running jobs must then be exactly the
     running jobs, each listed once (checked here against ``running``, by index: O(running jobs),
-    in C for an array run), and :func:`selects_running` reads the waiting entries ahead of
-    them. False for anything else: the engine then reads the order.
+    in C for an array run; O(1) for an array run made, with no head, on an index array in
+    ``handed``: the engine's own read-only arrays of this pass's running jobs, each once), and
+    :func:`selects_running` reads the waiting entries ahead of them. False for anything else:
+    the engine then reads the order.
 
     >>> from types import SimpleNamespace as Job
     >>> views = {0: Job(index=0, gpus=4), 1: Job(index=1, gpus=4), 2: Job(index=2, gpus=2)}
@@ -223,15 +225,18 @@ def keeps_running_jobs(order, running, budget) -> bool:
             elif job.gpus <= budget:
                 return False
     a, skip = order._a, order._skip
-    indices = run_indices(a)
-    listed = set(indices)
-    if len(listed) != len(indices):
-        return False                # a job listed twice in the running run
-    if skip:
-        listed.difference_update(skip)
-    if (len(listed) + len(head_running) != len(running) or not listed.isdisjoint(head_running)
-            or not running.keys() >= listed):
-        return False
+    own = getattr(a, "running_indices", None)
+    given = own() if own is not None else None
+    if given is None or skip or head_running or not any(given is h for h in handed):
+        indices = given.tolist() if given is not None else run_indices(a)
+        listed = set(indices)
+        if len(listed) != len(indices):
+            return False                # a job listed twice in the running run
+        if skip:
+            listed.difference_update(skip)
+        if (len(listed) + len(head_running) != len(running) or not listed.isdisjoint(head_running)
+                or not running.keys() >= listed):
+            return False
     return selects_running(a, order._b, order._views, budget, skip)
 
 

@@ -381,6 +381,9 @@ class _Engine:
         # the held decision's order and the time it holds until (Decision.stands_until: _stands)
         self.held = None
         self.standing = None
+        # the running-index arrays handed to the policy in this pass (_arrays_now), and the pass
+        self.handed: list = []
+        self.handed_pass = -1
         self.future = None       # after a pass that filled idle GPUs: what the left-out jobs will free
         # GPU counts of waiting jobs, kept only where work conservation is checkable cheaply
         self.waiting_gpus = _Smallest() if (policy.work_conserving and placer.fits_iff_capacity) else None
@@ -420,7 +423,12 @@ class _Engine:
             arr = self.arrays = _ProgressArrays(self.states, self.running)
         if arr.exact or not floaty(self.now):
             return None
-        return arr, arr.run[:arr.n_run].copy()
+        idx = arr.run[:arr.n_run].copy()
+        idx.flags.writeable = False     # (this pass's running jobs, each once: keeps_running_jobs knows it)
+        if self.handed_pass != self.passes:
+            self.handed_pass, self.handed = self.passes, []
+        self.handed.append(idx)
+        return arr, idx
 
     def running_arrays(self):
         """``(index, done, tau, stopping)``: numpy arrays over the running jobs in the order of
@@ -876,7 +884,8 @@ class _Engine:
         # Whether applying the order would start and stop nothing, derived here from the order's
         # own entries (asrpt.order.keeps_running_jobs) in a settled view; then it is not read.
         keeps = (policy.preemptive and decision.backfill and self.settled()
-                 and keeps_running_jobs(decision.order, self.running, self.total_gpus))
+                 and keeps_running_jobs(decision.order, self.running, self.total_gpus,
+                                        self.handed if self.handed_pass == self.passes else ()))
         if self.after_decide is not None:
             if not isinstance(decision.order, (list, tuple)):   # the observer may read it: a list
                 decision = type(decision)(list(decision.order), decision.backfill, decision.wake_at,
@@ -1059,7 +1068,10 @@ class _Engine:
             # the others start in the selected order. Nothing here depends on the order
             # between the two kinds, so only the jobs to start are walked, in order.
             if fresh:
-                for jv in itertools.compress(selected, map(fresh.__contains__, map(_INDEX_OF, selected))):
+                # (in the selected order; one fresh job, the usual case, needs no walk)
+                starts = ([self.views[next(iter(fresh))]] if len(fresh) == 1 else
+                          itertools.compress(selected, map(fresh.__contains__, map(_INDEX_OF, selected))))
+                for jv in starts:
                     if states[jv.index].status != _WAITING:
                         raise AsrptError(f"policy {self.policy_name} listed job {jv.id}, which is not active")
                     # (_try_start's first test, without the call: the GPUs held by jobs left out
@@ -1159,9 +1171,10 @@ class _Engine:
         at a time: a list of jobs that fits in what is left is taken whole (its GPUs summed in
         C), which is what the walk job by job takes, since every job needs at least one GPU (the
         walk stops only when nothing is left, or at a job that does not fit). Once what is left
-        is less than every waiting job needs, the running jobs not read yet are tracked (by
-        index, a chunk at a time); when none is left, no later job can be selected (a waiting
-        one does not fit; any other is listed twice, or not active), so the walk stops there.
+        is less than every waiting job needs, the running jobs read are counted (a chunk at a
+        time); once every running job was read, no later job can be selected (a waiting one does
+        not fit; any other would be listed twice, which the contract forbids and the reference
+        engine checks), so the walk stops there.
         """
         budget = self.total_gpus
         selected: list[JobView] = []
@@ -1171,15 +1184,15 @@ class _Engine:
         least = self._least_waiting() if chunks is not None and backfill else None
         track = least is not None
         pieces = iter(chunks() if chunks is not None else (order,))
-        unread = None       # the running jobs not read yet, once budget < least
+        running = self.running
+        is_running = running.__contains__
+        unread = len(running)   # the running jobs not read yet (counted once budget < least)
         n_sel = n_skip = 0
         for piece in pieces:
             if track and budget < least:
-                if unread is None:
-                    unread = set(self.running)
-                unread.difference_update(map(_INDEX_OF, selected[n_sel:]))
-                unread.difference_update(map(_INDEX_OF, skipped[n_skip:]))
-                if not unread:      # (this piece was not read: it starts the rest)
+                unread -= sum(map(is_running, map(_INDEX_OF, selected[n_sel:])))
+                unread -= sum(map(is_running, map(_INDEX_OF, skipped[n_skip:])))
+                if unread <= 0:     # (this piece was not read: it starts the rest)
                     return selected, skipped, itertools.chain.from_iterable(itertools.chain((piece,), pieces))
                 n_sel, n_skip = len(selected), len(skipped)
             if type(piece) is list and len(piece) > 1:

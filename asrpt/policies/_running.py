@@ -313,10 +313,10 @@ class ArrayRun(SortedArrayRun):
 
     # _keys: None (of_left, keys not computed yet), (size, index, rank) unsorted, or False (sorted
     # into _size, _rank, _index)
-    __slots__ = ("_size", "_rank", "_index", "table", "_left", "_keys", "_size_list")
+    __slots__ = ("_size", "_rank", "_index", "_given", "table", "_left", "_keys", "_size_list")
 
     def __init__(self, size, index, table: JobTable, rank=None):
-        self.table, self._left, self._index = table, None, index
+        self.table, self._left, self._index, self._given = table, None, index, index
         self._keys = (size, index, rank)
         self._size_list = self._held = None
 
@@ -339,6 +339,7 @@ class ArrayRun(SortedArrayRun):
         """
         run = cls.__new__(cls)
         run.table, run._left, run._index, run._keys = table, (left, index, positive), index, None
+        run._given = index
         run._size_list = run._held = None
         return run
 
@@ -348,6 +349,7 @@ class ArrayRun(SortedArrayRun):
         run = cls.__new__(cls)
         run.table, run._left, run._keys, run._size_list, run._held = table, None, False, None, None
         run._size, run._rank, run._index = size, rank, index
+        run._given = index
         return run
 
     def _unsorted(self) -> tuple:
@@ -388,8 +390,9 @@ class ArrayRun(SortedArrayRun):
         return len(self._index)
 
     def running_indices(self):
-        """The entries' job indices (an int array, in any order: no sort)."""
-        return self._index
+        """The entries' job indices (an int array, in any order: the array the run was made
+        with, no sort)."""
+        return self._given
 
     def _largest_size(self) -> float:
         """The run's largest size, without sorting it."""
