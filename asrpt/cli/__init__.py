@@ -20,6 +20,7 @@ Nothing in asrpt imports this package.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import pkgutil
@@ -85,10 +86,51 @@ def build_parser(commands: Sequence[str] | None = None) -> argparse.ArgumentPars
     return parser
 
 
+def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
+    """Every ``--option`` of ``parser`` and of its sub-parsers, recursively."""
+    out: set[str] = set()
+    for action in parser._actions:
+        out.update(o for o in action.option_strings if o.startswith("--"))
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                out |= _option_strings(sub)
+    return out
+
+
+def unknown_flag_hint(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str | None:
+    """The first ``--flag`` in ``argv`` that the command it names does not know, with the closest
+    known one (``--n_jobs`` -> ``--n-jobs``), as an error message; None where every flag is known
+    or none is close (argparse then says what it says).
+
+    >>> unknown_flag_hint(build_parser(["simulate"]), ["simulate", "x.json", "--polcy", "fifo"])
+    'unrecognized argument --polcy: did you mean --policy?'
+    """
+    command = next((t for t in argv if not t.startswith("-")), None)
+    subs = parser._subparsers._group_actions[0].choices if parser._subparsers is not None else {}
+    if command not in subs:
+        return None
+    known = _option_strings(subs[command]) | {"--help", "--version"}
+    for token in argv:
+        if token == "--":
+            break
+        name = token.split("=", 1)[0]
+        if not name.startswith("--") or name in known:
+            continue
+        close = difflib.get_close_matches(name.replace("_", "-"), sorted(known), n=1, cutoff=0.6)
+        if close:
+            return f"unrecognized argument {name}: did you mean {close[0]}?"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (also used by the console script)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(_command_for(argv))
+    hint = unknown_flag_hint(parser, argv)
+    if hint is not None:
+        command = next(t for t in argv if not t.startswith("-"))
+        print(f"asrpt {command}: error: {hint}", file=sys.stderr)
+        return 2
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
         parser.print_help(sys.stderr)

@@ -90,7 +90,7 @@ def run(args) -> int:
     policies = policies_from(args.policies or DEFAULT_POLICIES, args.predictor or DEFAULT_PREDICTOR)
     if args.oracle:
         policies += policies_from(ORACLE_POLICIES, "oracle")
-    show = args.progress if args.progress is not None else not args.json
+    show = args.progress if args.progress is not None else (sys.stderr.isatty() and not args.json)
     results = run_policies(instance, policies, args, progress=show)
     out = args.out or os.path.join("out", "run")
     write_outputs(out, instance, results, report)

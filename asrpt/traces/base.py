@@ -160,6 +160,9 @@ def read_csv_records(path: str, required: Sequence[str]) -> tuple[list[str], Ite
     missing = [c for c in required if c not in header]
     if missing:
         fh.close()
+        if header and header[0].startswith(("{", "[")):
+            raise TraceError(f"{source}: this is JSON (an instance file?), not a CSV trace: a trace needs the "
+                             f"column(s) {', '.join(required)}; an instance file goes to `asrpt simulate FILE`")
         raise TraceError(f"{source}: header lacks column(s) {', '.join(missing)} "
                          f"(found: {', '.join(header)})")
     width = len(header)

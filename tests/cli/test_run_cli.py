@@ -47,3 +47,13 @@ def test_variants_of_one_policy_get_their_own_rows_and_the_guard_is_reported(cap
     assert set(_table(out)) == {f"a-srpt[{p}]", f"a-srpt:kappa=1[{p}]", f"srsf[{p}]"}
     guards = [line for line in out.splitlines() if line.startswith("guard of ")]
     assert [line.split(":")[0] for line in guards] == [f"guard of a-srpt[{p}]", "guard of a-srpt"]
+
+
+def test_no_progress_bar_into_redirected_stderr(capsys, tmp_path):
+    """The help says the bar is shown "when stderr is a terminal": redirected (as under pytest),
+    stderr gets no carriage-return progress lines unless --progress asks for them."""
+    main(["run", "--limit", "60", "--cluster", "2x8", "--no-dnn", "--policy", "fifo", "--out", str(tmp_path)])
+    assert "\r" not in capsys.readouterr().err
+    main(["run", "--limit", "60", "--cluster", "2x8", "--no-dnn", "--policy", "fifo", "--out", str(tmp_path),
+          "--progress"])
+    assert "\r" in capsys.readouterr().err

@@ -194,3 +194,17 @@ def test_certify_says_that_it_ignores_weights(capsys, tmp_path):
     assert "weights are not used" in err
     save_instance(Instance(Cluster.homogeneous(1, 2), (Job("a", 0, 1, processing_time=2),)), path)
     assert main(["certify", str(path), "--json"]) == 0 and capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("argv, text", [
+    (["simulate", "x.json", "--polcy", "fifo"], "asrpt simulate: error: unrecognized argument --polcy: did you mean --policy?"),
+    (["generate", "philly", "--n_jobs", "3"], "asrpt generate: error: unrecognized argument --n_jobs: did you mean --n-jobs?"),
+    (["generate", "--n_jobs", "3"], "did you mean --n-jobs?"),
+    (["opt", "X", "--solver=highs", "--tim-limit", "3"], "did you mean --time-limit?"),
+])
+def test_a_mistyped_flag_gets_a_suggestion(capsys, argv, text):
+    """argparse alone says "unrecognized arguments" or complains about the next positional; the
+    CLI names the flag and the closest one the command knows, in one line, exit 2."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and text in err

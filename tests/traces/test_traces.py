@@ -87,6 +87,10 @@ def test_missing_files_and_headers(tmp_path):
     bad = write(tmp_path / "bad.csv", ["timestamp", "num_gpus"], [["x", "1"]])
     with pytest.raises(TraceError, match="header lacks column\\(s\\) duration, gpu_time, cluster"):
         read_philly(bad)
+    instance_file = tmp_path / "inst.json"     # (asrpt run --trace on an instance file)
+    instance_file.write_text('{"cluster": {"servers": [8]}, "jobs": []}')
+    with pytest.raises(TraceError, match="this is JSON \\(an instance file\\?\\), not a CSV trace"):
+        read_philly(instance_file)
     empty = tmp_path / "empty.csv"
     empty.write_text("")
     with pytest.raises(TraceError, match="empty file"):
