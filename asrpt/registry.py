@@ -37,13 +37,34 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from .errors import InvalidParameterError, unknown_name
 
-__all__ = ["Registry", "Entry", "parse_spec", "split_outside", "first_line", "format_listing"]
+__all__ = ["Registry", "Entry", "parse_spec", "split_outside", "first_line", "format_listing", "plain_text"]
+
+_ROLE = re.compile(r":(?:func|class|meth|mod|data|attr|exc|obj|ref):`(~?)([^`<]*?)\s*(?:<[^`>]*>)?`")
+_LITERAL = re.compile(r"``(.+?)``")
+_MODULE_DOCSTRING = re.compile(r";?\s*\(?(?:see )?the module docstring\)?|\s*\(module docstring\)")
+
+
+def plain_text(text: str) -> str:
+    """``text`` (docstring prose) without reStructuredText markup, for help and listings read in a
+    terminal: literals lose their backquotes, cross-references become their names (the last
+    component where the reference starts with ``~``), and pointers to a module docstring, which a
+    command-line reader cannot follow, go.
+
+    >>> plain_text("Run ``--task`` by :func:`~asrpt.solve.solve` (module docstring).")
+    'Run --task by solve.'
+    >>> plain_text("Median log time; see the module docstring. See :data:`HELIOS_ERROR_CDF`.")
+    'Median log time. See HELIOS_ERROR_CDF.'
+    """
+    text = _ROLE.sub(lambda m: m.group(2).rsplit(".", 1)[-1] if m.group(1) else m.group(2), text)
+    text = _LITERAL.sub(r"\1", text)
+    return _MODULE_DOCSTRING.sub("", text)
 
 
 def first_line(text: str | None) -> str:
@@ -63,7 +84,7 @@ def first_line(text: str | None) -> str:
         paragraph.append(line.strip())
     joined = " ".join(paragraph)
     cut = joined.find(". ")
-    return joined[:cut + 1] if cut >= 0 else joined
+    return plain_text(joined[:cut + 1] if cut >= 0 else joined)
 
 
 @dataclass(frozen=True)

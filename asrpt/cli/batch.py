@@ -23,6 +23,7 @@ import json
 import sys
 
 from ..errors import InvalidParameterError
+from ..registry import plain_text
 from ._common import add_json, emit_json, format_table, positive_float, positive_int
 
 __all__ = ["register", "parse_option"]
@@ -72,7 +73,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("batch", help="run a task (srpt, opt, certify, certify-guarded, certify-robust, simulate, place) over many "
                                      "instance files, resumably",
-                       description=__doc__.split("\n\n", 1)[1].strip(),
+                       description=plain_text(__doc__.split("\n\n", 1)[1].strip()),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("inputs", nargs="*", metavar="DIR_OR_GLOB", help="instance directories, globs or files")
     p.add_argument("--task", metavar="TASK", help="srpt, opt, certify, certify-guarded, certify-robust, simulate or place")
@@ -100,10 +101,12 @@ def register(sub) -> None:
 def _list_tasks() -> int:
     from ..batch.tasks import TASKS, task_names
 
-    for name in task_names():
+    names = task_names()
+    width = max(map(len, names))
+    for name in names:
         t = TASKS[name]
         opts = ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(t.defaults.items()))
-        print(f"{name:<9} {t.summary}\n          options: {opts}")
+        print(f"{name:<{width}}  {t.summary}\n{'':<{width}}  options: {opts}")
     return 0
 
 

@@ -18,6 +18,7 @@ import sys
 
 from .._validation import Interval, Options
 from ..errors import InvalidParameterError
+from ..registry import plain_text
 from ._common import add_json, emit_json, positive_int
 
 __all__ = ["register", "family_options"]
@@ -119,7 +120,7 @@ def family_options(parser: argparse.ArgumentParser, function) -> list[str]:
         names.append(name)
         default = param.default
         flag = "--" + name.replace("_", "-")
-        help_text = docs.get(name, "").replace("%", "%%")
+        help_text = plain_text(docs.get(name, "")).replace("%", "%%")
         shown = ",".join(default) if isinstance(default, (tuple, list)) else default
         help_text = f"{help_text} (default: {shown})"
         if constraints.get(name) == ["boolean"]:
@@ -137,7 +138,7 @@ def register(sub) -> None:
     p = sub.add_parser(
         "generate",
         help="write N seeded instance files of a generator family",
-        description=__doc__.split("\n\n", 1)[1].strip(),
+        description=plain_text(__doc__.split("\n\n", 1)[1].strip()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--list", "--list-families", dest="list", action="store_true",

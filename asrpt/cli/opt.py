@@ -11,7 +11,6 @@ when it runs out. Exit status 0 with an answer (closed or open); 2 on bad input.
 from __future__ import annotations
 
 import argparse
-import sys
 from fractions import Fraction
 
 from ..offline.opt import offline_opt

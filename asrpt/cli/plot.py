@@ -29,6 +29,7 @@ import os
 import sys
 
 from ..errors import InvalidParameterError
+from ..registry import plain_text
 from ._common import (distortion, free_gpu_list, positive_float, positive_int, relative_gap, safe_filename,
                       split_specs)
 from .predict_eval import add_workload_arguments, load_workload
@@ -42,7 +43,7 @@ def register(sub) -> None:
     p = sub.add_parser(
         "plot",
         help="draw a figure (Gantt, JCT, placement, ratio vs bound, worst-case search, accuracy) as PNG",
-        description=__doc__.split("\n\n", 1)[1].strip(),
+        description=plain_text(__doc__.split("\n\n", 1)[1].strip()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     kinds = p.add_subparsers(dest="kind", metavar="KIND", required=True)

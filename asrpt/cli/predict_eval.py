@@ -27,6 +27,7 @@ import sys
 import time
 
 from ..errors import InvalidParameterError
+from ..registry import plain_text
 from ..instance import Cluster
 from ..policies import make_policy
 from ..predict import DEFAULT_PREDICTOR, make_predictor
@@ -42,7 +43,7 @@ def register(sub) -> None:
     p = sub.add_parser(
         "predict-eval",
         help="accuracy (Spearman rho, median |log|, within 2x, R^2 log, band coverage) and distortion of predictors",
-        description=__doc__.split("\n\n", 1)[1].strip(),
+        description=plain_text(__doc__.split("\n\n", 1)[1].strip()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--predictor", default=DEFAULT_PREDICTOR, metavar="SPEC[,SPEC...]",

@@ -12,6 +12,7 @@ import argparse
 import sys
 
 from ..errors import InvalidParameterError
+from ..registry import plain_text
 from ..instance import save_instance
 from ._common import add_json, emit_json, format_table, positive_float, positive_int
 
@@ -20,7 +21,7 @@ __all__ = ["register", "comparison_rows"]
 
 def register(sub) -> None:
     p = sub.add_parser("workload", help="generate a synthetic workload (recurring jobs) into an instance file",
-                       description=__doc__.split("\n\n", 1)[1].strip(),
+                       description=plain_text(__doc__.split("\n\n", 1)[1].strip()),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("spec", metavar="SPEC", help="generator and parameters (recurring_users[:key=value...])")
     p.add_argument("--out", metavar="FILE", help="write the instance here (JSON)")
