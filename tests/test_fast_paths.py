@@ -301,6 +301,7 @@ def _summarize_reference(records, total_gpus):
     out = {"jobs": len(records), "finished": n}
     out["total_completion_time"] = sum((r.completion for r in done), 0)
     out["total_weighted_completion_time"] = sum((r.weight * r.completion for r in done), 0)
+    out["total_weighted_flow_time"] = sum((r.weight * (r.completion - r.arrival) for r in done), 0)
     out["mean_jct"] = sum(jcts, 0) / n if n else None
     out["median_jct"] = percentile(jcts, 50)
     out["p95_jct"] = percentile(jcts, 95)

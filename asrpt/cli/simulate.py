@@ -17,7 +17,7 @@ from ._common import (add_json, add_plot, emit_json, format_table, nonneg_float,
                       split_specs, write_plot)
 
 SUMMARY_COLUMNS = ("mean_jct", "median_jct", "p95_jct", "p99_jct", "makespan", "gpu_utilization",
-                   "preemptions", "total_weighted_completion_time")
+                   "preemptions", "total_weighted_flow_time")
 
 
 def add_run_options(p: argparse.ArgumentParser, *, dnn_default: bool = False) -> None:
@@ -123,8 +123,20 @@ def run_policies(instance, policies, args, *, progress: bool):
     return results
 
 
-def comparison_rows(results):
-    return [[r.label] + [r.summary.get(c) for c in SUMMARY_COLUMNS] + [r.summary["wall_time"]] for r in results]
+def comparison_rows(results, *, wall: bool = False):
+    """One row per run: its label and :data:`SUMMARY_COLUMNS` (and its wall seconds, with ``wall``)."""
+    return [[r.label] + [r.summary.get(c) for c in SUMMARY_COLUMNS] + ([r.summary["wall_time"]] if wall else [])
+            for r in results]
+
+
+def wall_line(results) -> str:
+    """The runs' wall seconds on one line (stderr: a measurement of this machine, not a result).
+
+    >>> from types import SimpleNamespace as R
+    >>> wall_line([R(label="fifo", summary={"wall_time": 0.123}), R(label="srsf", summary={"wall_time": 2.5})])
+    'wall seconds: fifo 0.12, srsf 2.5'
+    """
+    return "wall seconds: " + ", ".join(f"{r.label} {r.summary['wall_time']:.3g}" for r in results)
 
 
 def write_outputs(out_dir: str, instance, results, report) -> list[str]:
@@ -148,7 +160,7 @@ def write_outputs(out_dir: str, instance, results, report) -> list[str]:
     path = os.path.join(out_dir, "comparison.csv")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(",".join(("policy",) + SUMMARY_COLUMNS + ("wall_time",)) + "\n")
-        for row in comparison_rows(results):
+        for row in comparison_rows(results, wall=True):
             fh.write(",".join("" if v is None else str(float(v)) if not isinstance(v, str) else v for v in row) + "\n")
     written.append(path)
     return written
@@ -197,5 +209,6 @@ def run(args) -> int:
                    "trace": report.to_dict() if report else None,
                    "results": [r.to_dict() for r in results]})
     else:
-        print(format_table(("policy",) + SUMMARY_COLUMNS + ("wall_s",), comparison_rows(results)))
+        print(format_table(("policy",) + SUMMARY_COLUMNS, comparison_rows(results)))
+        print(wall_line(results), file=sys.stderr)
     return 0

@@ -1,6 +1,6 @@
 """Summary metrics of a run, computed from its records alone.
 
-Total (weighted) completion time, mean/median/p95/p99 JCT, makespan, mean queueing delay, GPU
+Total (weighted) completion time, total weighted flow time, mean/median/p95/p99 JCT, makespan, mean queueing delay, GPU
 utilization and preemptions. Percentiles use the nearest-rank definition on the sorted JCTs
 (an actual job's JCT, exact in exact mode).
 """
@@ -31,8 +31,9 @@ def percentile(sorted_values: Sequence, q: float):
 def summarize(records: Sequence[JobRecord], total_gpus: int) -> dict:
     """Summary metrics of finished records.
 
-    Keys: jobs, finished, total_completion_time (sum C_j), total_weighted_completion_time,
-    mean_jct, median_jct, p95_jct, p99_jct, max_jct, mean_queueing_delay, makespan (last
+    Keys: jobs, finished, total_completion_time (sum C_j), total_weighted_completion_time
+    (sum w_j C_j), total_weighted_flow_time (sum w_j (C_j - a_j): the weighted JCT, which,
+    unlike sum w_j C_j, arrival times do not dominate on a long trace), mean_jct, median_jct, p95_jct, p99_jct, max_jct, mean_queueing_delay, makespan (last
     completion minus first arrival), gpu_utilization (GPU-seconds held / (M x makespan)),
     preemptions.
     """
@@ -42,7 +43,10 @@ def summarize(records: Sequence[JobRecord], total_gpus: int) -> dict:
     n = len(done)
     out: dict = {"jobs": len(records), "finished": n}
     out["total_completion_time"] = sum(completions, 0)
-    out["total_weighted_completion_time"] = sum(map(operator.mul, [r.weight for r in done], completions), 0)
+    weights = [r.weight for r in done]
+    out["total_weighted_completion_time"] = sum(map(operator.mul, weights, completions), 0)
+    out["total_weighted_flow_time"] = sum(map(operator.mul, weights,
+                                              map(operator.sub, completions, [r.arrival for r in done])), 0)
     out["mean_jct"] = sum(jcts, 0) / n if n else None
     out["median_jct"] = percentile(jcts, 50)
     out["p95_jct"] = percentile(jcts, 95)
