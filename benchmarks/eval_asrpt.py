@@ -8,7 +8,12 @@ Workloads (``--workloads``, comma-separated):
   DNN models (``--full-abstract`` keeps the trace's durations as abstract jobs: much faster);
 - ``recurring``: the recurring-job generator (Philly profile, ``--recurring-jobs`` jobs at load
   0.9 on 8 x 8 A100), DNN jobs with users, groups and models to learn from;
-- ``pai``: the Alibaba 2023 GPU pods (openb) by the existing importer, on its node list.
+- ``pai``: the Alibaba 2023 GPU pods (openb) by the existing importer, on its node list (6,212
+  GPUs for about 5.4 busy on average: no policy ever makes a job wait, so every policy ties);
+- ``pai8``: the same pods on one 8-GPU server (the overloaded variant: bursts of pods queue);
+- ``philly:RANK``: a window of 6,000 Philly jobs from rank RANK (of the whole trace, read through
+  ``ASRPT_SHARED``) on 24 x 8 GPUs, DNN models; ``--philly-windows`` lists the ranks of the
+  ``windows`` workload, ``--held-out`` marks the ranks not tuned on (the table says which).
 
 Every policy that takes a predictor gets the same one (``--predictor``, default the registry's
 ``DEFAULT_PREDICTOR``, ``hierarchy``, learned online from completed jobs), as in ``asrpt run``. For each run the table has
@@ -53,11 +58,17 @@ def load(name: str, args):
         from asrpt.workloads import recurring_workload
 
         return recurring_workload(args.recurring_jobs, load=0.9, cluster="8x8", seed=0)
-    if name == "pai":
+    if name in ("pai", "pai8"):
         from asrpt.traces.alibaba import read_alibaba_pods
 
-        return read_alibaba_pods(shared_path("traces", "alibaba-pai-gpu-v2023-openb", "openb_pod_list_default.csv"))[0]
-    raise SystemExit(f"eval_asrpt: unknown workload {name!r} (window, full, recurring, pai)")
+        return read_alibaba_pods(shared_path("traces", "alibaba-pai-gpu-v2023-openb", "openb_pod_list_default.csv"),
+                                 cluster=Cluster.from_spec("1x8") if name == "pai8" else None)[0]
+    if name.startswith("philly:"):
+        path = shared_path("traces", "philly-pollux-processed", "philly.csv")
+        return read_philly(path, start=int(name.split(":", 1)[1]), limit=6000, cluster=Cluster.from_spec("24x8"),
+                           dnn=True, seed=0)[0]
+    raise SystemExit(f"eval_asrpt: unknown workload {name!r} (window, full, recurring, pai, pai8, philly:RANK, "
+                     "windows)")
 
 
 def spec_for(policy: str, predictor: str) -> str:
@@ -89,6 +100,10 @@ def one_run(instance, policy: str, predictor: str) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workloads", default="window,recurring,pai")
+    ap.add_argument("--philly-windows", default="0,10000,20000,30000,40000,50000,60000,76000",
+                    help="the ranks of the 6,000-job windows of the 'windows' workload")
+    ap.add_argument("--held-out", default="10000,50000,60000",
+                    help="the window ranks not tuned on (marked in the table)")
     ap.add_argument("--policies", default=",".join(POLICIES))
     from asrpt.predict.base import DEFAULT_PREDICTOR
 
@@ -99,12 +114,17 @@ def main(argv=None) -> int:
     ap.add_argument("--plot", metavar="PNG")
     args = ap.parse_args(argv)
     rows = []
+    names = []
     for name in args.workloads.split(","):
+        names += [f"philly:{r}" for r in args.philly_windows.split(",")] if name == "windows" else [name]
+    held_out = {f"philly:{r}" for r in args.held_out.split(",")}
+    for name in names:
         instance = load(name, args)
         print(f"# {name}: {instance.n_jobs} jobs on {instance.cluster.total_gpus} GPUs", file=sys.stderr, flush=True)
         runs = []
         for policy in args.policies.split(","):
-            run = {"workload": name, **one_run(instance, policy, args.predictor)}
+            run = {"workload": name + (" (held out)" if name in held_out else ""),
+                   **one_run(instance, policy, args.predictor)}
             runs.append(run)
             print(f"  {policy:<18} mean {run['mean_jct']:>12.1f}  p99 {run['p99_jct']:>12.1f}  "
                   f"cpu {run['cpu_s']:.1f}s", file=sys.stderr, flush=True)

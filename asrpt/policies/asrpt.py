@@ -153,6 +153,12 @@ class ASRPT(PredictorPolicy):
     adaptive : {"off", "doubling", "repredict"}
         What to do when a job outlives its prediction (default ``"doubling"``; ``"off"`` for the
         theorems).
+    epsilon : float in [0, 1)
+        Hysteresis in the predicted-size order (as SRSF's): a running job that is not stopping
+        ranks with its predicted remaining GPU-time times ``1 - epsilon``, so a job overtakes it
+        only if its own is below that; an under-predicted giant that outlived its prediction is
+        then not preempted by another one at every re-prediction (docs/asrpt.md). 0 (default):
+        none.
     placement : str or None
         Deprecated: a placement :func:`asrpt.sim.simulate` uses when the run names none (the
         ``a-srpt-consolidate`` preset; :meth:`preferred_placement`); prefer
@@ -188,12 +194,14 @@ class ASRPT(PredictorPolicy):
         "backfill": ["boolean"],
         "preemption": ["boolean"],
         "adaptive": [Options(str, {"off", "doubling", "repredict"})],
+        "epsilon": [Interval(Real, 0, 1, closed="left")],
         "placement": [None, str],
     }
 
     def __init__(self, *, predictor="instance", virtual: str = "envelope", order: str = "guarded",
                  kappa: float = 16.0, share: float = 0.5, backfill: bool = True,
-                 preemption: bool = True, adaptive: str = "doubling", placement: str | None = None):
+                 preemption: bool = True, adaptive: str = "doubling", epsilon: float = 0.0,
+                 placement: str | None = None):
         self.predictor = predictor
         self.virtual = virtual
         self.order = order
@@ -202,6 +210,7 @@ class ASRPT(PredictorPolicy):
         self.backfill = backfill
         self.preemption = preemption
         self.adaptive = adaptive
+        self.epsilon = epsilon
         self.placement = placement
 
     def preferred_placement(self) -> str | None:
@@ -384,8 +393,11 @@ class ASRPT(PredictorPolicy):
         if running is None:
             running = self._running_run(view)
         if running is None:
-            left = self._left.get
+            left, epsilon = self._left.get, self.epsilon
             running = [self._rank_key(view, j, left(j.index)) for j in view.running]
+            if epsilon:     # (hysteresis: running jobs that are not stopping)
+                running = [(k[0] * (1 - epsilon),) + k[1:] if not view.is_stopping(views[k[3]]) else k
+                           for k in running]
         if type(running) is list:
             running.sort()
             running = TupleRun(running)
@@ -554,7 +566,7 @@ class ASRPT(PredictorPolicy):
         got = running_inputs(view, table, tracker)
         if got is None:
             return False
-        idx, done, tau, _, preds = got
+        idx, done, tau, stopping, preds = got
         now = view.now
         rest = preds[idx] - done
         # prediction_reached: rest <= 0 or now + rest * tau <= now; with tau > 0 the first
@@ -578,9 +590,21 @@ class ASRPT(PredictorPolicy):
             rest[reached] = preds[idx[reached]] - done[reached]
         self._left = RunningLeft(idx, rest, {})
         self._cross = cross if positive else crossings(now, rest, tau, idx)
+        if self.epsilon:    # (hysteresis: the sizes now, those of running jobs not stopping scaled)
+            self._rkeys = self._hysteresis_run(rest if positive else np.maximum(rest, 0.0), idx, stopping)
+            return True
         # (0 if rest < 0 else rest) * tau* * gpus, computed when the order is read
         self._rkeys = ArrayRun.of_left(rest, idx, table, positive)
         return True
+
+    def _hysteresis_run(self, rest, idx, stopping):
+        """The running jobs' :class:`~asrpt.policies._running.ArrayRun` from their predicted
+        remaining work ``rest`` (>= 0), with ``epsilon``'s hysteresis: ``rest * tau* * gpus``,
+        times ``1 - epsilon`` for the jobs not stopping (the Python path's operations)."""
+        tau_star, gpus, rank = self._table.columns(idx)
+        size = rest * tau_star * gpus
+        size = np.where(stopping, size, size * (1 - self.epsilon))
+        return ArrayRun(size, idx, self._table, rank)
 
     def _running_run(self, view):
         """Without the adaptive step: the running jobs' ``_rank_key`` in numpy (an
@@ -590,9 +614,11 @@ class ASRPT(PredictorPolicy):
         got = running_inputs(view, table, self.tracker_)
         if got is None:
             return None
-        idx, done, _, _, preds = got
+        idx, done, _, stopping, preds = got
         rest = preds[idx] - done
         np.maximum(rest, 0.0, out=rest)
+        if self.epsilon:
+            return self._hysteresis_run(rest, idx, stopping)
         tau_star, gpus, rank = table.columns(idx)
         return ArrayRun(rest * tau_star * gpus, idx, table, rank)
 
@@ -604,7 +630,8 @@ class ASRPT(PredictorPolicy):
         keys = self._rkeys = []
         cross = self._cross = []
         now = view.now
-        for job, done, tau, _ in view.running_progress():
+        epsilon = self.epsilon
+        for job, done, tau, stopping in view.running_progress():
             i = job.index
             rest = pred[i] - done
             if i not in raised and prediction_reached(now, rest, tau):
@@ -613,9 +640,12 @@ class ASRPT(PredictorPolicy):
             left[i] = rest
             if rest > 0:
                 cross.append((now + rest * tau, i))
-                keys.append((rest * job.tau_star * job.gpus, job.arrival, job.key, i))
+                size = rest * job.tau_star * job.gpus
             else:
-                keys.append(((0 if rest < 0 else rest) * job.tau_star * job.gpus, job.arrival, job.key, i))
+                size = (0 if rest < 0 else rest) * job.tau_star * job.gpus
+            if epsilon and not stopping:
+                size = size * (1 - epsilon)
+            keys.append((size, job.arrival, job.key, i))
         heapq.heapify(cross)
 
     def _next_crossing(self, view):

@@ -54,6 +54,8 @@ VARIANTS = (
     'a-srpt:virtual="gang":kappa=1:share=1',
     'a-srpt:kappa=2.5:predictor="noisy:sigma=0.5"',
     'a-srpt:predictor="noisy:sigma=1.0":adaptive="repredict"',
+    'a-srpt:predictor="noisy:sigma=1.0":epsilon=0.5',
+    'a-srpt:predictor="noisy:sigma=1.0":epsilon=0.5:adaptive="repredict":kappa=2',
     'a-srpt-virtual:predictor="noisy:sigma=1.0"',
     'a-srpt-fluid:predictor="noisy:sigma=1.0"',
     "a-srpt-no-preemption:backfill=false",
@@ -81,7 +83,8 @@ NO_COST = tuple(v for v in VARIANTS if "promote_knob" in v and 'queue_order="lis
 
 #: Variants with the learned, sibling-aware predictor (re-predictions of waiting jobs when a
 #: job of their group completes), for the DNN instances with recurring groups.
-HIERARCHY = ('a-srpt:predictor="hierarchy"', 'a-srpt-gang:predictor="hierarchy"', 'srsf:predictor="hierarchy"',
+HIERARCHY = ('a-srpt:predictor="hierarchy"', 'a-srpt:predictor="hierarchy":epsilon=0.5:adaptive="repredict"',
+             'a-srpt-gang:predictor="hierarchy"', 'srsf:predictor="hierarchy"',
              'sjf:predictor="hierarchy"', 'qssf:predictor="hierarchy"',
              'themis:predictor="hierarchy":round_length=60')
 
@@ -414,3 +417,12 @@ def test_reference_agrees_on_many_generated_dnn_instances(instance, cost):
     for spec in NAMES + VARIANTS:
         if spec not in INTEGRAL_TIMES_ONLY:
             same_runs(instance, spec, preemption_cost=0 if spec in NO_COST else cost)
+
+
+@pytest.mark.parametrize("spec", ['a-srpt:epsilon=0.5:predictor="noisy:sigma=1.0"',
+                                  'a-srpt:epsilon=0.5:adaptive="repredict":predictor="noisy:sigma=1.0"',
+                                  'a-srpt-gang:epsilon=0.3:predictor="noisy:sigma=1.0"'])
+def test_reference_agrees_on_asrpt_hysteresis_with_dnn_jobs(spec):
+    """A-SRPT's hysteresis (issue 45) through its numpy path (DNN jobs: float progress) and the
+    plain reference, decision by decision."""
+    same_runs(instance_of("philly"), spec, seed=0, log=True)

@@ -97,7 +97,8 @@ class ReferenceASRPT(PredictorPolicy):
 
     def __init__(self, *, predictor="instance", virtual: str = "envelope", order: str = "guarded",
                  kappa: float = 16.0, share: float = 0.5, backfill: bool = True,
-                 preemption: bool = True, adaptive: str = "doubling", placement: str | None = None):
+                 preemption: bool = True, adaptive: str = "doubling", epsilon: float = 0.0,
+                 placement: str | None = None):
         self.predictor = predictor
         self.virtual = virtual
         self.order = order
@@ -106,6 +107,7 @@ class ReferenceASRPT(PredictorPolicy):
         self.backfill = backfill
         self.preemption = preemption
         self.adaptive = adaptive
+        self.epsilon = epsilon
         self.placement = placement
 
     def preferred_placement(self) -> str | None:
@@ -179,7 +181,10 @@ class ReferenceASRPT(PredictorPolicy):
         left = self.tracker_.predicted[job.index] - view.attained_work(job)
         if left < 0:
             left = 0
-        return (left * job.tau_star * job.gpus, job.arrival, job.key, job.index)
+        size = left * job.tau_star * job.gpus
+        if self.epsilon and view.is_running(job) and not view.is_stopping(job):
+            size = size * (1 - self.epsilon)     # hysteresis
+        return (size, job.arrival, job.key, job.index)
 
     def _overdue(self, view, jobs) -> list:
         """The overdue jobs among ``jobs`` now, by (C~, id)."""
