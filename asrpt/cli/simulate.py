@@ -134,7 +134,7 @@ def wall_line(results) -> str:
 
     >>> from types import SimpleNamespace as R
     >>> wall_line([R(label="fifo", summary={"wall_time": 0.123}), R(label="srsf", summary={"wall_time": 2.5})])
-    'wall seconds: fifo 0.12, srsf 2.5'
+    'wall seconds: fifo 0.123, srsf 2.5'
     """
     return "wall seconds: " + ", ".join(f"{r.label} {r.summary['wall_time']:.3g}" for r in results)
 
