@@ -35,7 +35,12 @@ class MergedOrder:
     :attr:`~asrpt.state.Decision.order`). ``a`` is meant to list the running jobs' entries
     (those the head does not list) and ``b`` the waiting ones': the engine checks that against
     its running set before it relies on it (:func:`keeps_running_jobs`); anything else is
-    simply read as the merged order it is.
+    simply read as the merged order it is. What the type itself requires, as a list requires
+    each job once: ``a`` and ``b`` each sorted, with unique keys, and ``views`` mapping each
+    index to that job's view. The engine relies on it where it skips reading the order (an
+    unsorted run, e.g. keys with a NaN, or a view under another job's index, would make it skip
+    an order that reads otherwise); ``check_invariants=True`` reads every such order and raises,
+    and the reference engine reads it as listed.
 
     >>> views = {i: f"j{i}" for i in range(4)}
     >>> order = MergedOrder([(1, 0), (5, 1)], [(2, 2), (9, 3)], views, head=["h"])
@@ -88,13 +93,19 @@ def merged_views(a, b, views: dict):
     return itertools.chain.from_iterable(merged_view_chunks(a, b, views))
 
 
-def merged_view_chunks(a, b, views: dict):
-    """:func:`merged_views` as its runs, each an iterable of views (those of ``a`` lists).
+def merged_view_chunks(a, b, views: dict, skip=()):
+    """:func:`merged_views` as its runs, each an iterable of views (those of ``a`` lists), less
+    the entries whose index is in ``skip``.
 
     >>> views = {i: f"j{i}" for i in range(4)}
     >>> [list(run) for run in merged_view_chunks([(1, 0), (2, 1)], [(3, 2), (4, 3)], views)]
     [['j0', 'j1'], ['j2', 'j3']]
+    >>> [list(run) for run in merged_view_chunks([(1, 0), (2, 1)], [(3, 2), (4, 3)], views, {1, 2})]
+    [['j0'], ['j3']]
     """
+    if skip:
+        a = [e for e in a if e[-1] not in skip]
+        b = [e for e in b if e[-1] not in skip]
     if not a:
         return (map(views.__getitem__, map(_second, b)),)
     return _merged_runs(a, b, views)

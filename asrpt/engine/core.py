@@ -114,6 +114,28 @@ _INDEX_OF = operator.attrgetter("index")
 _GPUS_OF = operator.attrgetter("gpus")
 
 
+class _ReadChunks(list):
+    """An order read in full when the decision is made, its ``chunks()`` kept as lists."""
+
+    __slots__ = ("_pieces",)
+
+    def __init__(self, pieces: list):
+        super().__init__(itertools.chain.from_iterable(pieces))
+        self._pieces = pieces
+
+    def chunks(self):
+        return iter(self._pieces)
+
+
+def _read_now(order) -> list:
+    """``order`` (a decision's, of no type the engine knows to be fixed) as a list, read now;
+    with ``chunks()``, a :class:`_ReadChunks`."""
+    chunks = getattr(order, "chunks", None)
+    if chunks is None:
+        return list(order)
+    return _ReadChunks([list(piece) for piece in chunks()])
+
+
 class _ProgressArrays:
     """Float64 copies of the per-job progress state, one row each for ``done``, the time progress
     resumes from (``max(restart_until, t_last)``) and ``tau`` (``state``), written by the engine
@@ -339,6 +361,7 @@ class _Engine:
         self.arrived: list[JobView] = []
         self.completed: list[CompletedJob] = []
         self.next_wake = None
+        self.wake_token = 0      # the current wake-up request's number (_stale)
         self.started: list[int] = []
         self.just_started: list[JobView] = []   # since the previous decision (shown to the policy)
         self.just_stopped: list[JobView] = []
@@ -867,7 +890,8 @@ class _Engine:
     def _request_wake(self, wake) -> None:
         if wake is not None and wake > self.now and (self.next_wake is None or wake < self.next_wake):
             self.next_wake = wake
-            self._push(wake, _WAKE, -1, 0)
+            self.wake_token += 1    # (an earlier request still in the heap is stale, equal time or not)
+            self._push(wake, _WAKE, -1, self.wake_token)
 
     def _decide(self) -> None:
         self.passes += 1
@@ -881,6 +905,11 @@ class _Engine:
         if self.before_decide is not None:
             self.before_decide(view)
         decision = policy.decide(view)
+        if policy.preemptive and type(decision.order) not in (list, tuple, MergedOrder):
+            # a lazy order may read the live view, which this pass changes (a job preempted at
+            # once waits at once): read it now, as the reference engine does
+            decision = type(decision)(_read_now(decision.order), decision.backfill, decision.wake_at,
+                                      decision.stands_until)
         # Whether applying the order would start and stop nothing, derived here from the order's
         # own entries (asrpt.order.keeps_running_jobs) in a settled view; then it is not read.
         keeps = (policy.preemptive and decision.backfill and self.settled()
@@ -1223,8 +1252,9 @@ class _Engine:
         selected = set(map(_INDEX_OF, self._select(decision.order, True)[0]))
         if selected != set(self.running):
             raise AssertionError(f"t={self.now}: the order of policy {self.policy_name} was found to keep the "
-                                 f"running jobs, but it selects {len(selected)} jobs against {len(self.running)} "
-                                 "running (its MergedOrder's running entries are not the running jobs?)")
+                                 f"running jobs, but it selects {sorted(selected - set(self.running))} and leaves "
+                                 f"out {sorted(set(self.running) - selected)} (a MergedOrder needs sorted runs with "
+                                 "unique keys, views by index, and running entries that are the running jobs)")
 
     def _fill_idle(self, candidates, chosen: set, blocked: list, left_out: list) -> bool:
         """Start jobs the selection left out on GPUs that are idle now; True if it started one.
@@ -1457,8 +1487,8 @@ class _Engine:
         moved on since it was pushed, or a wake-up that a nearer one replaced. The one place an
         event's validity is decided (an event kind without a rule here is an error)."""
         t, kind, _, i, token = event
-        if kind == _WAKE:
-            return self.next_wake != t
+        if kind == _WAKE:      # (by its number: a replaced request at an equal time, 2 against 2.0, is stale)
+            return self.next_wake is None or token != self.wake_token
         st = self.states[i]
         if kind == _COMPLETE:
             return token != st.version or st.status not in (_RUNNING, _STOPPING)

@@ -579,7 +579,15 @@ class Tiresias(Policy):
     }
     preemptive = True
     clairvoyant = False
-    work_conserving = True
+
+    @property
+    def work_conserving(self) -> bool:  # type: ignore[override]
+        """2D-LAS lists every active job; under the peer's rules (list order, event demotion,
+        executed-time service or a Gittins sample) the order lists only the jobs the peer selects
+        by GPU count, so a job it leaves out may wait on GPUs that a listed gang job could not be
+        placed on: not work-conserving."""
+        return (getattr(self, "queue_order", "arrival") == "arrival" and getattr(self, "demotion", "exact") == "exact"
+                and getattr(self, "service", "gpu_time") == "gpu_time" and getattr(self, "gittins_sample", None) is None)
 
     def __init__(self, *, thresholds=_DEFAULT_THRESHOLDS, promote_knob: float = 0.0,
                  queue_order: str = "arrival", demotion: str = "exact", service: str = "gpu_time",

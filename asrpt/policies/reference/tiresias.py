@@ -56,7 +56,7 @@ class ReferenceTiresias(Policy):
     parameter_constraints = Tiresias.parameter_constraints
     preemptive = True
     clairvoyant = False
-    work_conserving = True
+    work_conserving = Tiresias.work_conserving     # (not under the peer's rules: Tiresias's docstring)
 
     def __init__(self, *, thresholds=_DEFAULT_THRESHOLDS, promote_knob: float = 0.0,
                  queue_order: str = "arrival", demotion: str = "exact", service: str = "gpu_time",
