@@ -519,8 +519,13 @@ class _PeerLASIncremental:
                     break
                 heapq.heappop(heap)
             if heap:
-                C = heap[0][0]
-                t = now + (C - now) // g if self.gpu_time and self.event_demotion else C
+                if self.gpu_time and self.event_demotion:
+                    # t + (L - executed) // g from the job's own numbers (the first C in the
+                    # heap is the first jump; C - now itself would round, 4.1 - 2.1 < 2)
+                    e = state[heap[0][1]]
+                    t = now + (self.limits[e[1]] - (e[2] + (now - e[3]))) // g
+                else:
+                    t = heap[0][0]
                 if jump is None or t < jump:
                     jump = t
         return jump

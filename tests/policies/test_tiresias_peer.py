@@ -223,3 +223,21 @@ def test_the_peer_las_runs_a_generated_dnn_instance(name):
     live = run_engine(inst, make_policy(name), make_placer("best_fit"), check_invariants=True)
     ref = run_engine(inst, reference_policy(make_policy(name)), make_placer("best_fit"))
     assert live.records == ref.records
+
+
+def test_the_peer_las_jumps_from_the_jobs_own_numbers():
+    """A referee's case: j1 (2 GPUs) starts at 2.1 with threshold 2 GPU-s; its jump is
+    2.1 + (2 - 0) // 2 = 3.1. From the heap key C = L - base + since = 4.1 the incremental peer
+    computed 2.1 + (4.1 - 2.1) // 2 = 2.1 (4.1 - 2.1 rounds below 2) and never demoted j1."""
+    from asrpt.engine.core import run_engine
+    from asrpt.instance import Cluster, Instance, Job
+    from asrpt.placement import make_placer
+    from asrpt.policies import make_policy
+    from asrpt.policies.reference import reference_policy
+
+    inst = Instance(Cluster.from_spec("1x2"), (Job("j0", 0.1, 1, processing_time=2.3),
+                                               Job("j1", 0.1, 2, processing_time=3)))
+    live = run_engine(inst, make_policy("tiresias-peer:thresholds=[2,6]"), make_placer("best_fit"))
+    ref = run_engine(inst, reference_policy(make_policy("tiresias-peer:thresholds=[2,6]")), make_placer("best_fit"))
+    assert live.records == ref.records
+    assert [(s.start, s.end) for s in live.records[1].segments] == [(2.1, 3.1), (3.4, 5.4)]
