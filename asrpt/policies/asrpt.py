@@ -158,7 +158,8 @@ class ASRPT(PredictorPolicy):
         ranks with its predicted remaining GPU-time times ``1 - epsilon``, so a job overtakes it
         only if its own is below that; an under-predicted giant that outlived its prediction is
         then not preempted by another one at every re-prediction (docs/asrpt.md). 0 (default):
-        none.
+        none. Theorem 2 allows any order among the jobs that are not overdue, so its bound
+        holds for any ``epsilon``; the per-instance certificate covers ``epsilon = 0`` only.
     placement : str or None
         Deprecated: a placement :func:`asrpt.sim.simulate` uses when the run names none (the
         ``a-srpt-consolidate`` preset; :meth:`preferred_placement`); prefer
