@@ -295,10 +295,11 @@ def _opt_figures(instance: Instance, alg, time_limit) -> dict:
     "seed": [Interval(Integral, 0, None, closed="left")],
     "tolerance": [Interval(Real, 0, 1, closed="left")],
     "virtual": [Options(str, {"envelope", "gang", "fluid"})],
+    "epsilon": [Interval(Real, 0, 1, closed="left")],
 })
 def certify_guarded_task(instance: Instance, *, predictor: str = "instance", kappa: float = 16,
                          share: float = 0.5, seed: int = 0, tolerance: float = 1e-9,
-                         virtual: str = "envelope") -> dict:
+                         virtual: str = "envelope", epsilon: float = 0.0) -> dict:
     """Run the default guarded A-SRPT under Theorem 2's assumptions and check its certificate
     (``asrpt certify --theorem 2``), with the flow-time figures.
 
@@ -322,7 +323,7 @@ def certify_guarded_task(instance: Instance, *, predictor: str = "instance", kap
     from ..sizes import integral
 
     cert = certify_guarded_instance(instance, predictor=predictor, kappa=integral(kappa), share=share, seed=seed,
-                                    virtual=virtual)
+                                    virtual=virtual, epsilon=epsilon)
     fields = ("holds", "covered", "not_covered", "exact", "virtual", "total_completion_time", "lower_bound",
               "flow_time", "flow_lower_bound", "flow_ratio_to_lb", "virtual_total", "rho_prime", "ratio_bound",
               "mu_over", "mu_under", "overdue_jobs")

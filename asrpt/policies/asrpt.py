@@ -159,7 +159,8 @@ class ASRPT(PredictorPolicy):
         only if its own is below that; an under-predicted giant that outlived its prediction is
         then not preempted by another one at every re-prediction (docs/asrpt.md). 0 (default):
         none. Theorem 2 allows any order among the jobs that are not overdue, so its bound
-        holds for any ``epsilon``; the per-instance certificate covers ``epsilon = 0`` only.
+        holds for any ``epsilon`` (:func:`asrpt.theory.guarded.certify_guarded` checks the
+        order with the run's own ``epsilon``).
     placement : str or None
         Deprecated: a placement :func:`asrpt.sim.simulate` uses when the run names none (the
         ``a-srpt-consolidate`` preset; :meth:`preferred_placement`); prefer

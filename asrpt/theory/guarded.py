@@ -179,10 +179,14 @@ def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float =
     params = result.options.get("policy_params", {})
     _require(params.get("order") == "guarded",
              f"{who}: run {result.policy!r} is not guarded A-SRPT (order={params.get('order')!r})")
+    _require("kappa" in params and "share" in params,
+             f"{who}: run {result.policy!r} does not record its kappa and share (numbers other than int, "
+             "float: give them as floats)")
     audit = _audit(instance, result, who, tolerance)
     jobs = audit.jobs
     m = instance.cluster.total_gpus
     kappa, share = integral(params["kappa"]), params["share"]
+    epsilon = params.get("epsilon", 0)      # (hysteresis among the jobs that are not overdue)
     share_gpus = max(1, math.floor(share * m))
     preds = audit.final
     c_virtual = audit.virtual
@@ -244,7 +248,8 @@ def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float =
     late = _late_preemption(audit)
     blocked, failures = premise_sweep(jobs, ranks, m, need, deadlines=overdue_from, late_preemption=late,
                                       tolerance=tolerance)
-    order_failure = _guarded_order_failure(jobs, preds, overdue_from, c_virtual, share_gpus, m, exact, tolerance)
+    order_failure = _guarded_order_failure(jobs, preds, overdue_from, c_virtual, share_gpus, m, exact, tolerance,
+                                           epsilon)
     for label, problem in (("(A2)", guard_problem), ("(A3)" if late else "(A2)", order_failure)):
         if problem is not None and label not in failures:
             failures[label] = problem
@@ -315,14 +320,17 @@ def _work_done(job, t):
 
 
 def _guarded_order_failure(jobs, preds, deadlines, c_virtual, share_gpus: int, m: int, exact: bool,
-                           tolerance: float):
+                           tolerance: float, epsilon=0):
     """The first decision at which the running set is not the greedy selection, with
     backfilling, in the guarded order (premise (A2)), or None.
 
     At every event time ``t`` the order is rebuilt from the instance, the predictions and the
     work the segments did: the overdue jobs (``d_k <= t``) by ``(C~, id)``, admitted first-fit
     with skipping within ``floor(share M)`` GPUs (the first always), then every other active job
-    by predicted remaining GPU-time ``g (N^ - n(t)) tau*`` (ties by arrival, then id). The running
+    by predicted remaining GPU-time ``g (N^ - n(t)) tau*`` (ties by arrival, then id), times
+    ``1 - epsilon`` for the jobs running just before ``t`` (the policy's hysteresis; Theorem 2
+    allows any order among the jobs that are not overdue, and this checks the order the run
+    claims). The running
     set is that greedy selection iff every waiting job fails to fit beside the running jobs
     ahead of it. With floats a running job counts as ahead of a waiting one whose key it is
     within the tolerance of (no false alarm from rounding). Cost O(events x active log active).
@@ -343,10 +351,13 @@ def _guarded_order_failure(jobs, preds, deadlines, c_virtual, share_gpus: int, m
                     break
         rank = {k: i for i, k in enumerate(admitted)}
 
+        held_before = {j.id for j in active if any(s.start < t <= s.end for s in j.segments)} if epsilon else ()
+
         def key(j):
             left = preds[j.id] - _work_done(j, t)
             left = left if left > 0 else 0
-            return left * (1 if j.tau_star is None else j.tau_star) * j.gpus
+            size = left * (1 if j.tau_star is None else j.tau_star) * j.gpus
+            return size * (1 - epsilon) if j.id in held_before else size
 
         keys = {j.id: key(j) for j in active if j.id not in rank}
         idle = m - sum(j.gpus for j in active if j.id in running)
@@ -377,11 +388,13 @@ def _guarded_order_failure(jobs, preds, deadlines, c_virtual, share_gpus: int, m
 
 @validate_params({"instance": [InstanceOf(Instance)], "predictor": "no_validation", "kappa": [Real],
                   "share": [Real], "seed": ["seed"], "placement": [None, str],
-                  "virtual": [Options(str, {"envelope", "gang", "fluid"})]})
+                  "virtual": [Options(str, {"envelope", "gang", "fluid"})], "epsilon": [Real]})
 def run_guarded(instance: Instance, *, predictor="instance", kappa=16, share=0.5, seed=0,
-                placement: str | None = None, virtual: str = "envelope") -> SimResult:
+                placement: str | None = None, virtual: str = "envelope", epsilon=0.0) -> SimResult:
     """Simulate guarded A-SRPT under Theorem 2's assumptions (static predictions, immediate
-    preemption at zero cost), guided by the ``virtual`` machine (``"envelope"`` for Corollary 2).
+    preemption at zero cost), guided by the ``virtual`` machine (``"envelope"`` for Corollary 2),
+    with the hysteresis ``epsilon`` among the jobs that are not overdue (Theorem 2 allows any
+    order there).
 
     Examples
     --------
@@ -391,7 +404,7 @@ def run_guarded(instance: Instance, *, predictor="instance", kappa=16, share=0.5
     from ..policies.asrpt import ASRPT
     from ..sim import simulate
 
-    policy = ASRPT(predictor=predictor, adaptive="off", kappa=kappa, share=share, virtual=virtual)
+    policy = ASRPT(predictor=predictor, adaptive="off", kappa=kappa, share=share, virtual=virtual, epsilon=epsilon)
     return simulate(instance, policy, placement=placement, seed=seed, preemption_point="immediate")
 
 

@@ -109,3 +109,26 @@ def test_corollary_2_with_the_fluid_machine(inst, kappa):
     cert = certify_guarded_instance(inst, kappa=kappa, virtual="fluid")
     assert cert.virtual == "fluid" and cert.covered and cert.failures() in ([], ["virtual_length"])
     assert cert.ratio_bound == cert.beta + cert.mu_over * (cert.kappa + cert.beta * cert.mu_under * cert.rho_prime)
+
+
+def test_hysteresis_runs_are_certified_and_the_order_check_reads_epsilon():
+    """Theorem 2 allows any order among the jobs that are not overdue, so A-SRPT with SRSF's
+    hysteresis (``epsilon``, issue 45) keeps its bound; the certificate rebuilds the order with
+    the run's epsilon (the jobs running just before t ranked with their key times 1 - epsilon).
+    Read without it, the same runs fail the order premise where epsilon changed the schedule."""
+    import dataclasses
+
+    from asrpt.theory.guarded import certify_guarded, run_guarded
+    from asrpt.workloads.generators import generate_one
+
+    changed = 0
+    for seed in range(12):
+        inst = generate_one("heavy_tailed", seed=seed, n_jobs=10, cluster="2x4")
+        run = run_guarded(inst, kappa=1, epsilon=0.5)
+        cert = certify_guarded(inst, run)
+        assert cert.holds and cert.covered, (seed, cert.failures())
+        if run.records != run_guarded(inst, kappa=1).records:
+            params = {k: v for k, v in run.options["policy_params"].items() if k != "epsilon"}
+            blind = dataclasses.replace(run, options={**run.options, "policy_params": params})
+            changed += not certify_guarded(inst, blind).covered
+    assert changed, "epsilon changed no schedule: the test shows nothing"
