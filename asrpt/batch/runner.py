@@ -177,7 +177,9 @@ def expand_inputs(inputs) -> list[str]:
 
 @validate_params({"row": [dict]})
 def row_key(row: dict) -> tuple[str, str, str]:
-    """A row's resume key ``(hash, task, options)``.
+    """A row's resume key ``(hash, task, options)``; the options part also names the content of
+    the user code they load (a row's ``sources``, :func:`option_sources`), so that editing a
+    policy file makes its rows stale.
 
     Parameters
     ----------
@@ -193,7 +195,46 @@ def row_key(row: dict) -> tuple[str, str, str]:
     >>> row_key({"hash": "sha256:0", "task": "srpt", "options": {"predicted": False}})
     ('sha256:0', 'srpt', '{"predicted":false}')
     """
-    return (row["hash"], row["task"], options_key(row["options"]))
+    return (row["hash"], row["task"], _options_and_sources(row["options"], row.get("sources")))
+
+
+def _options_and_sources(options: dict, sources: dict | None) -> str:
+    key = options_key(options)
+    return key + " " + options_key(sources) if sources else key
+
+
+def option_sources(options: dict) -> dict:
+    """``{file: "sha256:<hex>"}`` of the user code that string options load (a policy given as
+    ``path/to/file.py:Class`` or ``module:Class``), where the file can be found; ``{}`` for
+    registered names.
+
+    >>> option_sources({"policy": "fifo", "seed": 0})
+    {}
+    """
+    import hashlib
+    import importlib.util
+
+    from ..policies import user_policy_spec
+
+    out = {}
+    for value in options.values():
+        user = user_policy_spec(value) if isinstance(value, str) else None
+        if user is None:
+            continue
+        where = user[0]
+        path = where if where.endswith(".py") else None
+        if path is None:
+            try:
+                found = importlib.util.find_spec(where)
+            except (ImportError, ValueError):
+                found = None
+            path = getattr(found, "origin", None)
+        try:
+            with open(path, "rb") as fh:
+                out[where] = "sha256:" + hashlib.sha256(fh.read()).hexdigest()
+        except (OSError, TypeError):
+            continue        # (not a file: the task reports the spec's error itself)
+    return dict(sorted(out.items()))
 
 
 class _Syncer(threading.Thread):
@@ -570,7 +611,8 @@ def run_batch(inputs, task: str, *, out, options: dict | None = None, jobs: int 
     t0 = time.perf_counter()
     spec = get_task(task)
     opts = normalize_options(spec.name, options)
-    okey = options_key(opts)
+    sources = option_sources(opts)      # (user code: its content is part of the key)
+    okey = _options_and_sources(opts, sources)
     files = expand_inputs(inputs)
     out = os.fspath(out)
     parquet = out.endswith(".parquet")
@@ -616,6 +658,8 @@ def run_batch(inputs, task: str, *, out, options: dict | None = None, jobs: int 
                        smoothing=0.05)
 
         def write(row: dict) -> None:
+            if sources:
+                row["sources"] = sources
             log.append(row)
             latest[row_key(row)] = row
             counts[row["status"]] += 1

@@ -240,3 +240,28 @@ def test_files_of_older_versions_without_header_are_resumed(instances, tmp_path)
     header, *rows = out.read_bytes().splitlines(keepends=True)
     out.write_bytes(b"".join(rows))                   # as written before headers existed
     assert run_batch(instances, "srpt", out=str(out)).skipped == 8
+
+
+def test_a_user_policy_file_is_part_of_the_resume_key(tmp_path):
+    """Editing a policy file makes its rows stale (the resume key named only the spec, so a rerun
+    said "skipped" and kept the old results, issue 46); rows record the file's hash."""
+    d = tmp_path / "inst"
+    d.mkdir()
+    for k in range(2):
+        save_instance(uniform_instance(n_jobs=5, seed=k), d / f"u{k}.json")
+    policy = tmp_path / "mine.py"
+    source = ("from asrpt.policies.fifo import FIFO\n\n\nclass Mine(FIFO):\n"
+              "    backfill_note = {!r}\n")
+    policy.write_text(source.format("first"))
+    out = str(tmp_path / "r.jsonl")
+    options = {"policy": f"{policy}:Mine"}
+    assert run_batch(str(d), "simulate", out=out, options=options).done == 2
+    assert run_batch(str(d), "simulate", out=out, options=options).skipped == 2
+    policy.write_text(source.format("second"))
+    again = run_batch(str(d), "simulate", out=out, options=options)
+    assert (again.skipped, again.done) == (0, 2)
+    with open(out, encoding="utf-8") as fh:
+        rows = [r for r in map(json.loads, fh) if "task" in r]      # (the first line is the file's header)
+    assert len(rows) == 4 and all(str(policy) in r["sources"] for r in rows)
+    assert len({json.dumps(r["sources"]) for r in rows}) == 2
+    assert run_batch(str(d), "simulate", out=out, options={"policy": "fifo"}).done == 2   # (no sources)
