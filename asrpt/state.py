@@ -43,7 +43,7 @@ from .instance import Cluster, Instance, Number, Parallelism, id_key
 from .sizes import best_iteration_times
 
 __all__ = ["JobStatus", "JobView", "CompletedJob", "ClusterView", "NotClairvoyantError", "job_views",
-           "Decision", "Policy", "VirtualRun", "Allocation", "Placer", "Predictor", "QUANTILE_LEVELS"]
+           "Decision", "Policy", "policy_label", "VirtualRun", "Allocation", "Placer", "Predictor", "QUANTILE_LEVELS"]
 
 
 class JobStatus(enum.IntEnum):
@@ -632,6 +632,19 @@ class VirtualRun:
         optional = ("virtual", "adaptive_updates", "overdue_at")
         return cls(**{f: data[k] for f, k in cls.KEYS.items() if k in data or f not in optional},
                    **({"virtual": None} if "virtual" not in data else {}))
+
+
+def policy_label(policy: Policy) -> str:
+    """The name errors and reports give ``policy``: its registered name, else its class's.
+
+    >>> from asrpt.policies import make_policy
+    >>> from asrpt.policies.fifo import FIFO
+    >>> class Mine(FIFO):
+    ...     name = Policy.name
+    >>> policy_label(make_policy("fifo")), policy_label(Mine())
+    ('fifo', 'Mine')
+    """
+    return policy.name if policy.name != Policy.name else type(policy).__name__
 
 
 # -- placers -------------------------------------------------------------------------------------

@@ -84,13 +84,12 @@ from .._gc import gc_paused
 from .._validation import Interval, Options, validate_params
 from ..errors import AsrptError, InvalidParameterError
 from ..instance import Instance
-from ..order import keeps_running_jobs
+from ..order import MergedOrder, keeps_running_jobs
 from ..sizes import floaty
-from ..order import MergedOrder
-from ..state import Allocation, ClusterView, CompletedJob, JobStatus, JobView, Placer, Policy, job_views
+from ..state import Allocation, ClusterView, CompletedJob, JobStatus, JobView, Placer, Policy, job_views, policy_label
 from ..state import _COMPLETED_BUILD as _completed
 from .metrics import summarize
-from .records import _RECORD_BUILD, _SEGMENT_BUILD, Segment, SimResult, check_records
+from .records import _RECORD_BUILD, _SEGMENT_BUILD, Segment, SimResult, check_records, stalled_run
 
 __all__ = ["run_engine", "Observer"]
 
@@ -341,7 +340,7 @@ class _Engine:
         self.job_status = [job.status for job in instance.jobs]
         self.policy = policy
         # what errors call the policy: its name, or its class's for a user's object left unnamed
-        self.policy_name = policy.name if policy.name != Policy.name else type(policy).__name__
+        self.policy_name = policy_label(policy)
         self.placer = placer
         self.c_pre = preemption_cost
         self.immediate = preemption_point == "immediate"
@@ -1475,9 +1474,7 @@ class _Engine:
                 if self.n_done == n:
                     break   # every job is done: later wake-ups cannot change a record
         if self.waiting or self.running:
-            stuck = next(iter(self.waiting.values()), None) or next(iter(self.running.values()))
-            raise AsrptError(f"simulation stalled at t={self.now}: policy {self.policy_name} left "
-                             f"{len(self.waiting)} job(s) waiting (e.g. {stuck.id}) with nothing left to happen")
+            raise stalled_run(self.now, self.policy_name, self.waiting, self.running)
         if self.progress is not None:
             self.progress(self.n_done, n)
         return self._result(_time.perf_counter() - wall, label)

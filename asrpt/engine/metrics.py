@@ -39,14 +39,14 @@ def summarize(records: Sequence[JobRecord], total_gpus: int) -> dict:
     """
     done = [r for r in records if r.completion is not None]
     completions = [r.completion for r in done]
-    jcts = sorted(map(operator.sub, completions, [r.arrival for r in done]))   # JobRecord.jct, inline
+    flows = list(map(operator.sub, completions, [r.arrival for r in done]))   # JobRecord.jct, inline
+    jcts = sorted(flows)
     n = len(done)
     out: dict = {"jobs": len(records), "finished": n}
     out["total_completion_time"] = sum(completions, 0)
     weights = [r.weight for r in done]
     out["total_weighted_completion_time"] = sum(map(operator.mul, weights, completions), 0)
-    out["total_weighted_flow_time"] = sum(map(operator.mul, weights,
-                                              map(operator.sub, completions, [r.arrival for r in done])), 0)
+    out["total_weighted_flow_time"] = sum(map(operator.mul, weights, flows), 0)
     out["mean_jct"] = sum(jcts, 0) / n if n else None
     out["median_jct"] = percentile(jcts, 50)
     out["p95_jct"] = percentile(jcts, 95)

@@ -21,6 +21,7 @@ from typing import Any, Mapping, Sequence
 
 from .._json import jsonable
 from .._slots import slot_builder
+from ..errors import AsrptError
 from ..instance import Number
 
 __all__ = ["Segment", "JobRecord", "SimResult", "placement_string", "check_records"]
@@ -295,6 +296,19 @@ class SimResult:
 
     def to_json(self, **kwargs) -> str:
         return json.dumps(jsonable(self.to_dict(**kwargs)), indent=2, allow_nan=False)
+
+
+def stalled_run(now, policy_name: str, waiting: Mapping, running: Mapping) -> AsrptError:
+    """The error a run ends with when jobs are left (``waiting`` and ``running``: index -> job
+    view) and nothing is left to happen: the policy left them waiting for ever.
+
+    >>> from types import SimpleNamespace as View
+    >>> print(stalled_run(3, "mine", {0: View(id="a")}, {}))
+    simulation stalled at t=3: policy mine left 1 job(s) waiting (e.g. a) with nothing left to happen
+    """
+    stuck = next(iter(waiting.values()), None) or next(iter(running.values()))
+    return AsrptError(f"simulation stalled at t={now}: policy {policy_name} left {len(waiting)} job(s) "
+                      f"waiting (e.g. {stuck.id}) with nothing left to happen")
 
 
 def check_records(records: Sequence[JobRecord], server_gpus: Sequence[int], *,

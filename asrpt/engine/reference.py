@@ -55,9 +55,9 @@ import math
 import time as _time
 
 from ..errors import AsrptError, InvalidParameterError
-from ..state import ClusterView, CompletedJob, Decision, JobStatus, Policy, job_views
+from ..state import ClusterView, CompletedJob, Decision, JobStatus, Policy, job_views, policy_label
 from .metrics import summarize
-from .records import JobRecord, Segment, SimResult, check_records
+from .records import JobRecord, Segment, SimResult, check_records, stalled_run
 
 __all__ = ["run_reference"]
 
@@ -129,7 +129,7 @@ class _Reference:
         self.undo = {}                          # jobs stopped at once in this pass: index -> how they ran
         self.clairvoyant = bool(policy.clairvoyant)
         # the policy as errors name it: its registered name, else its class's
-        self.policy_name = policy.name if policy.name != Policy.name else type(policy).__name__
+        self.policy_name = policy_label(policy)
         self.asks_wake = type(policy).next_wake is not Policy.next_wake   # policies that do not override it are never asked
 
     # -- what ClusterView reads ---------------------------------------------------------------------
@@ -421,9 +421,7 @@ class _Reference:
                 if self.n_done == n:
                     break       # every job is done: later wake-ups cannot change a record
         if self.waiting or self.running:
-            stuck = next(iter(self.waiting.values()), None) or next(iter(self.running.values()))
-            raise AsrptError(f"simulation stalled at t={self.now}: policy {self.policy_name} left "
-                             f"{len(self.waiting)} job(s) waiting (e.g. {stuck.id}) with nothing left to happen")
+            raise stalled_run(self.now, self.policy_name, self.waiting, self.running)
         return self._result(_time.perf_counter() - wall, label)
 
     def _result(self, wall, label):

@@ -366,13 +366,18 @@ class ASRPT(PredictorPolicy):
                 self._make_overdue(i, now)
 
     # -- the ranking by predicted remaining GPU-time ----------------------------------------------
-    def _rank_key(self, view, job, left=None) -> tuple:
+    def _rank_key(self, view, job, left=None, held: bool = False) -> tuple:
+        """``(predicted remaining GPU-time, arrival, key, index)``; ``held``: a running job that is
+        not stopping, whose size ``epsilon``'s hysteresis scales by ``1 - epsilon``."""
         if left is None:
             left = self.tracker_.predicted[job.index] - view.attained_work(job)
         if left < 0:
             left = 0
         # plain products: exact for ints and Fractions, and only compared, never reported
-        return (left * job.tau_star * job.gpus, job.arrival, job.key, job.index)
+        size = left * job.tau_star * job.gpus
+        if held and self.epsilon:
+            size = size * (1 - self.epsilon)
+        return (size, job.arrival, job.key, job.index)
 
     def _wait(self, view, job) -> None:
         self._unwait(job.index)
@@ -395,11 +400,8 @@ class ASRPT(PredictorPolicy):
         if running is None:
             running = self._running_run(view)
         if running is None:
-            left, epsilon = self._left.get, self.epsilon
-            running = [self._rank_key(view, j, left(j.index)) for j in view.running]
-            if epsilon:     # (hysteresis: running jobs that are not stopping)
-                running = [(k[0] * (1 - epsilon),) + k[1:] if not view.is_stopping(views[k[3]]) else k
-                           for k in running]
+            left = self._left.get
+            running = [self._rank_key(view, j, left(j.index), not view.is_stopping(j)) for j in view.running]
         if type(running) is list:
             running.sort()
             running = TupleRun(running)
@@ -632,7 +634,6 @@ class ASRPT(PredictorPolicy):
         keys = self._rkeys = []
         cross = self._cross = []
         now = view.now
-        epsilon = self.epsilon
         for job, done, tau, stopping in view.running_progress():
             i = job.index
             rest = pred[i] - done
@@ -642,12 +643,7 @@ class ASRPT(PredictorPolicy):
             left[i] = rest
             if rest > 0:
                 cross.append((now + rest * tau, i))
-                size = rest * job.tau_star * job.gpus
-            else:
-                size = (0 if rest < 0 else rest) * job.tau_star * job.gpus
-            if epsilon and not stopping:
-                size = size * (1 - epsilon)
-            keys.append((size, job.arrival, job.key, i))
+            keys.append(self._rank_key(view, job, rest, not stopping))
         heapq.heapify(cross)
 
     def _next_crossing(self, view):

@@ -591,8 +591,14 @@ class Tiresias(Policy):
         executed-time service or a Gittins sample) the order lists only the jobs the peer selects
         by GPU count, so a job it leaves out may wait on GPUs that a listed gang job could not be
         placed on: not work-conserving."""
-        return (getattr(self, "queue_order", "arrival") == "arrival" and getattr(self, "demotion", "exact") == "exact"
-                and getattr(self, "service", "gpu_time") == "gpu_time" and getattr(self, "gittins_sample", None) is None)
+        return not self._peer_rules()
+
+    def _peer_rules(self) -> bool:
+        """Whether the peer's rules apply: any of its options set (read with defaults: subclasses
+        such as TiresiasGittins may not have them)."""
+        return (getattr(self, "queue_order", "arrival") != "arrival" or getattr(self, "demotion", "exact") != "exact"
+                or getattr(self, "service", "gpu_time") != "gpu_time"
+                or getattr(self, "gittins_sample", None) is not None)
 
     def __init__(self, *, thresholds=_DEFAULT_THRESHOLDS, promote_knob: float = 0.0,
                  queue_order: str = "arrival", demotion: str = "exact", service: str = "gpu_time",
@@ -638,9 +644,7 @@ class Tiresias(Policy):
         demotion = getattr(self, "demotion", "exact")
         service = getattr(self, "service", "gpu_time")
         sample = getattr(self, "gittins_sample", None)
-        self._peer = None
-        if order != "arrival" or demotion != "exact" or service != "gpu_time" or sample is not None:
-            self._peer = self._make_peer(order, demotion, service, sample)
+        self._peer = self._make_peer(order, demotion, service, sample) if self._peer_rules() else None
         # the running jobs' next threshold crossings, kept across decisions for the wake-ups (knob
         # off, not the peer's rules): the running queues' where they are kept, else kept apart
         # (keys that move with the service, as 2D-Gittins's: its queues are 2D-LAS's all the same)

@@ -57,6 +57,7 @@ class ReferenceTiresias(Policy):
     preemptive = True
     clairvoyant = False
     work_conserving = Tiresias.work_conserving     # (not under the peer's rules: Tiresias's docstring)
+    _peer_rules = Tiresias._peer_rules
 
     def __init__(self, *, thresholds=_DEFAULT_THRESHOLDS, promote_knob: float = 0.0,
                  queue_order: str = "arrival", demotion: str = "exact", service: str = "gpu_time",
