@@ -295,19 +295,21 @@ def _opt_figures(instance: Instance, alg, time_limit) -> dict:
     "seed": [Interval(Integral, 0, None, closed="left")],
     "tolerance": [Interval(Real, 0, 1, closed="left")],
     "virtual": [Options(str, {"envelope", "gang", "fluid"})],
-    "epsilon": [Interval(Real, 0, 1, closed="left")],
+    "epsilon": [None, Interval(Real, 0, 1, closed="left")],
 })
 def certify_guarded_task(instance: Instance, *, predictor: str = "instance", kappa: float = 16,
                          share: float = 0.5, seed: int = 0, tolerance: float = 1e-9,
-                         virtual: str = "envelope", epsilon: float = 0.0) -> dict:
+                         virtual: str = "envelope", epsilon: float | None = None) -> dict:
     """Run the default guarded A-SRPT under Theorem 2's assumptions and check its certificate
-    (``asrpt certify --theorem 2``), with the flow-time figures.
+    (``asrpt certify --theorem 2``), with the flow-time figures (``epsilon``: the hysteresis,
+    None for the policy's default).
 
     Returns
     -------
     dict
         ``holds``, ``covered``, ``not_covered``, ``exact``, ``virtual`` (the virtual machine,
-        option ``virtual``: ``"gang"`` or ``"envelope"``), ``total_completion_time``,
+        option ``virtual``: ``"gang"`` or ``"envelope"``), ``epsilon`` (the hysteresis the run
+        used), ``total_completion_time``,
         ``lower_bound``, ``flow_time``, ``flow_lower_bound``, ``flow_ratio_to_lb``,
         ``virtual_total``, ``rho_prime``, ``ratio_bound`` (Corollary 2's, proven for the
         envelope), ``mu_over``, ``mu_under``, ``overdue_jobs`` and ``failures``.
@@ -324,7 +326,7 @@ def certify_guarded_task(instance: Instance, *, predictor: str = "instance", kap
 
     cert = certify_guarded_instance(instance, predictor=predictor, kappa=integral(kappa), share=share, seed=seed,
                                     virtual=virtual, epsilon=epsilon)
-    fields = ("holds", "covered", "not_covered", "exact", "virtual", "total_completion_time", "lower_bound",
+    fields = ("holds", "covered", "not_covered", "exact", "virtual", "epsilon", "total_completion_time", "lower_bound",
               "flow_time", "flow_lower_bound", "flow_ratio_to_lb", "virtual_total", "rho_prime", "ratio_bound",
               "mu_over", "mu_under", "overdue_jobs")
     out = {**_common(instance), **{k: getattr(cert, k) for k in fields}}

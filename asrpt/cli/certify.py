@@ -57,6 +57,9 @@ def register(sub) -> None:
     p.add_argument("--kappa", type=float, default=16.0, metavar="K",
                    help="Theorem 2: the guard's kappa (>= 1; default 16, the policy's)")
     p.add_argument("--share", type=float, default=0.5, metavar="S", help="Theorem 2: the guard's GPU share in (0, 1]")
+    p.add_argument("--epsilon", type=float, default=None, metavar="E",
+                   help="Theorem 2: the hysteresis among jobs that are not overdue, in [0, 1) (default: the "
+                        "policy's, 0.5; the theorem allows any order among them)")
     p.add_argument("--virtual", choices=("envelope", "gang", "fluid"), default="envelope",
                    help="Theorems 2 and 3: the virtual machine guiding the guard (default envelope, the "
                         "policy's, with a proven ratio to the optimum, Corollary 2; gang: no such ratio; "
@@ -87,6 +90,11 @@ def run(args) -> int:
 
         print(f"note: {args.instance}: the certificate bounds the unweighted sum C_j; the jobs' "
               "weights are not used", file=sys.stderr)
+    if args.epsilon is not None and args.theorem != 2:
+        from ..errors import InvalidParameterError
+
+        raise InvalidParameterError(f"--epsilon is Theorem 2's option (the guarded order's hysteresis); "
+                                    f"--theorem {args.theorem} does not use it")
     if args.theorem in (2, 3):
         return _run_theorem2(args, inst)
     cost = args.preemption_cost
@@ -133,12 +141,13 @@ def _run_theorem2(args, inst) -> int:
     if args.theorem == 3:
         return _run_theorem3(args, inst, kappa)
     result = run_guarded(inst, predictor=args.predictor, kappa=kappa, share=args.share, seed=args.seed,
-                         placement=args.placement, virtual=args.virtual)
+                         placement=args.placement, virtual=args.virtual, epsilon=args.epsilon)
     cert = certify_guarded(inst, result, tolerance=args.tolerance)
     write_plot(args.plot, lambda: _gantt_figure(inst, result))
     return _report(args, inst, cert, 2, "the theorem's assumptions", [
         ["sum C_j (A-SRPT)", cert.total_completion_time], ["lower bound", cert.lower_bound],
         [f"sum C~_j ({cert.virtual} machine)", cert.virtual_total], ["kappa", cert.kappa], ["share", cert.share],
+        ["epsilon", cert.epsilon],
         ["ratio bound (Corollary 2)", "not proven (gang machine)" if cert.ratio_bound is None else cert.ratio_bound],
         ["rho'", cert.rho_prime], ["beta", cert.beta], ["mu_over", cert.mu_over], ["mu_under", cert.mu_under],
         ["overdue jobs", cert.overdue_jobs], ["flow time sum (C_j - a_j)", cert.flow_time],

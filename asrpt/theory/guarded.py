@@ -99,6 +99,9 @@ class GuardCertificate(CheckedInequalities, CheckedPremises):
         values up to a near-tie swap.
     kappa, share : number
         The guard's parameters; ``rho_prime`` is ``max_j rho'_j``.
+    epsilon : number
+        The hysteresis among the jobs that are not overdue that the run recorded (0: none); the
+        order premise was checked with it.
     ratio_bound : number or None
         ``beta + c mu_over (kappa + beta mu_under rho')``, Corollary 2's proven ratio to the
         optimum (``c = 2`` for the envelope machine, 1 for the fluid one); None for the gang
@@ -115,6 +118,7 @@ class GuardCertificate(CheckedInequalities, CheckedPremises):
     exact: bool
     kappa: Any
     share: Any
+    epsilon: Any
     total_gpus: int
     n_jobs: int
     virtual: str
@@ -140,7 +144,8 @@ class GuardCertificate(CheckedInequalities, CheckedPremises):
         return {
             "theorem": 2, "holds": self.holds, "covered": self.covered, "assumptions": self.assumptions,
             "premises": [p.to_dict() for p in self.premises], "not_covered": self.not_covered,
-            "virtual": self.virtual, "ratio_bound": self.ratio_bound, "exact": self.exact, "kappa": self.kappa, "share": self.share, "n_jobs": self.n_jobs,
+            "virtual": self.virtual, "ratio_bound": self.ratio_bound, "exact": self.exact, "kappa": self.kappa,
+            "share": self.share, "epsilon": self.epsilon, "n_jobs": self.n_jobs,
             "total_gpus": self.total_gpus, "total_completion_time": self.total_completion_time,
             "lower_bound": self.lower_bound, "flow_time": self.flow_time,
             "flow_lower_bound": self.flow_lower_bound, "flow_ratio_to_lb": self.flow_ratio_to_lb,
@@ -296,7 +301,8 @@ def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float =
     flow_lb = lower - arrivals
     return GuardCertificate(
         holds=inequalities[0].holds and inequalities[1].holds, covered=all(p.holds for p in premises),
-        premises=tuple(premises), exact=exact, kappa=kappa, share=share, total_gpus=m, n_jobs=len(jobs),
+        premises=tuple(premises), exact=exact, kappa=kappa, share=share, epsilon=epsilon, total_gpus=m,
+        n_jobs=len(jobs),
         virtual=audit.machine, virtual_source=audit.virtual_source, total_completion_time=_norm(total),
         lower_bound=_norm(lower), flow_time=_norm(flow), flow_lower_bound=_norm(flow_lb),
         flow_ratio_to_lb=_norm(_div(flow, flow_lb)) if flow_lb else (1 if flow == 0 else math.inf),
@@ -388,13 +394,13 @@ def _guarded_order_failure(jobs, preds, deadlines, c_virtual, share_gpus: int, m
 
 @validate_params({"instance": [InstanceOf(Instance)], "predictor": "no_validation", "kappa": [Real],
                   "share": [Real], "seed": ["seed"], "placement": [None, str],
-                  "virtual": [Options(str, {"envelope", "gang", "fluid"})], "epsilon": [Real]})
+                  "virtual": [Options(str, {"envelope", "gang", "fluid"})], "epsilon": [None, Real]})
 def run_guarded(instance: Instance, *, predictor="instance", kappa=16, share=0.5, seed=0,
-                placement: str | None = None, virtual: str = "envelope", epsilon=0.0) -> SimResult:
+                placement: str | None = None, virtual: str = "envelope", epsilon=None) -> SimResult:
     """Simulate guarded A-SRPT under Theorem 2's assumptions (static predictions, immediate
     preemption at zero cost), guided by the ``virtual`` machine (``"envelope"`` for Corollary 2),
     with the hysteresis ``epsilon`` among the jobs that are not overdue (Theorem 2 allows any
-    order there).
+    order there; None: the policy's default, :data:`asrpt.policies.asrpt.HYSTERESIS`).
 
     Examples
     --------
@@ -404,7 +410,10 @@ def run_guarded(instance: Instance, *, predictor="instance", kappa=16, share=0.5
     from ..policies.asrpt import ASRPT
     from ..sim import simulate
 
-    policy = ASRPT(predictor=predictor, adaptive="off", kappa=kappa, share=share, virtual=virtual, epsilon=epsilon)
+    from ..policies.asrpt import HYSTERESIS
+
+    policy = ASRPT(predictor=predictor, adaptive="off", kappa=kappa, share=share, virtual=virtual,
+                   epsilon=HYSTERESIS if epsilon is None else epsilon)
     return simulate(instance, policy, placement=placement, seed=seed, preemption_point="immediate")
 
 

@@ -44,10 +44,20 @@ def test_plain_a_srpt_doubles_predictions_on_time():
     # running. t=2: A reaches 2 -> 4 (virtual remaining 2 > 3/2): B preempts A and runs 2-4 (at
     # t=3.5 B reaches 3/2 -> 3; its virtual remaining 3/2 < 2, it keeps running). A ends 4-6.
     # Virtual machine: A 0-2, B 2-5 (resized), A 5-7.
-    res = simulate(UNDER, "a-srpt", check_invariants=True)
+    # (Without hysteresis: epsilon=0.)
+    res = simulate(UNDER, "a-srpt:epsilon=0", check_invariants=True)
     assert segments(res) == {"A": [(0, 2), (4, 6)], "B": [(2, 4)]}
     assert res.policy_data["adaptive_updates"] == 3
     assert res.policy_data["virtual_completion_times"] == {"A": 7, "B": 5}
+
+
+def test_hysteresis_keeps_an_overrun_job_that_still_ranks_within_its_factor():
+    # The default epsilon = 1/2: at t=2 A's new remaining 2 counts as 2 x (1 - 1/2) = 1 < B's 3/2,
+    # so A keeps running to its end at 4; B runs 4-6 (at 5.5 it reaches 3/2 -> 3).
+    res = simulate(UNDER, "a-srpt", check_invariants=True)
+    assert res.options["policy_params"]["epsilon"] == 0.5
+    assert segments(res) == {"A": [(0, 4)], "B": [(4, 6)]}
+    assert res.policy_data["adaptive_updates"] == 3
 
 
 def test_oracle_ablation_uses_the_true_sizes():
@@ -217,10 +227,11 @@ def test_each_ablation_differs_from_plain_a_srpt_on_one_of_the_instances(name):
 @given(instances(min_jobs=2, max_jobs=9), st.sampled_from(["doubling", "repredict"]))
 def test_srsf_order_ablation_is_srsf_decision_for_decision(instance, adaptive):
     """A-SRPT's ``order="actual"`` and SRSF share one adaptive rule (the tracker's ``overrun`` and
-    ``next_crossing``), so on noisy predictions they complete every job at the same time."""
+    ``next_crossing``) and one hysteresis (A-SRPT's default epsilon, given to SRSF), so on noisy
+    predictions they complete every job at the same time."""
     predictor = '"noisy:sigma=1.0"'
     a = simulate(instance, f"a-srpt-srsf-order:predictor={predictor}:adaptive={adaptive}")
-    b = simulate(instance, f"srsf:predictor={predictor}:adaptive={adaptive}")
+    b = simulate(instance, f"srsf:predictor={predictor}:adaptive={adaptive}:epsilon=0.5")
     assert a.completion_times == b.completion_times
 
 
@@ -231,5 +242,5 @@ def test_srsf_order_ablation_is_srsf_on_a_learned_predictor():
 
     inst = recurring_workload(300, load=0.9, cluster="4x8", seed=1)
     a = simulate(inst, 'a-srpt-srsf-order:predictor="hierarchy"')
-    b = simulate(inst, 'srsf:predictor="hierarchy"')
+    b = simulate(inst, 'srsf:predictor="hierarchy":epsilon=0.5')
     assert a.completion_times == b.completion_times

@@ -101,7 +101,7 @@ def test_incremental_order_equals_a_full_sort(instance):
     (moved by every new prediction) equals a full sort at every decision (test_asrpt's check,
     which recomputes C~ from the fluid machine and the current predictions)."""
 
-    for kwargs in ({}, {"adaptive": "off"}, {"kappa": 1, "share": 0.25}, {"kappa": 1.5},
+    for kwargs in ({}, {"epsilon": 0}, {"adaptive": "off"}, {"kappa": 1, "share": 0.25}, {"kappa": 1.5},
                    {"kappa": 2, "adaptive": "repredict"}, {"preemption": False}, {"backfill": False},
                    {"order": "actual"}):
         simulate(instance, _Checked(virtual="envelope", **kwargs), check_invariants=True)

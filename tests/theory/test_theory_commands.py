@@ -12,6 +12,7 @@ from asrpt.instance import Cluster, Instance, Job, Parallelism, load_instance, s
 from asrpt.theory import certify_instance
 
 WORKED = "instances/worked-example.json"
+SMALL = "instances/small-cluster.json"
 
 
 def run(capsys, *argv):
@@ -87,9 +88,19 @@ def test_certify_theorem3_table_and_json(capsys):
     assert d["total_completion_time"] == pytest.approx(float(cert.total_completion_time))
 
 
+def test_certify_theorem2_records_the_hysteresis_it_ran(capsys):
+    """``--epsilon`` reaches the run (default: the policy's 0.5) and the certificate holds."""
+    for argv, epsilon in (((), 0.5), (("--epsilon", "0"), 0), (("--epsilon", "0.9"), 0.9)):
+        code, out, _ = run(capsys, "certify", SMALL, "--theorem", "2", "--json", *argv)
+        d = json.loads(out)
+        assert code == 0 and d["holds"] and d["epsilon"] == epsilon, (argv, d.get("epsilon"))
+
+
 @pytest.mark.parametrize("argv, message", [
     (["certify", WORKED, "--theorem", "3", "--lam", "1"], "--lam must be in"),
     (["certify", WORKED, "--theorem", "3", "--adaptive", "doubling"], "--theorem 3 runs under its assumptions"),
+    (["certify", WORKED, "--epsilon", "0.2"], "--epsilon is Theorem 2's option"),
+    (["certify", WORKED, "--theorem", "2", "--epsilon", "1"], "'epsilon' parameter"),
     (["certify", "missing.json"], "no such file"),
     (["certify", WORKED, "--predictor", "psychic"], "unknown predictor"),
     (["certify", WORKED, "--tolerance", "-1"], "'tolerance' parameter"),
