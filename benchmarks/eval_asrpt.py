@@ -20,7 +20,9 @@ Every policy that takes a predictor gets the same one (``--predictor``, default 
 mean, median and p99 JCT, the mean JCT relative to SRSF on the same workload, the mean queueing
 delay of jobs under one GPU-hour, preemptions and the process CPU seconds of the run. With
 ``--plot PNG`` it draws the mean waiting time by job size (GPU-time buckets) per policy and
-workload; ``--json FILE`` keeps every figure.
+workload; ``--classes POLICY`` prints each job-size class's part of the mean JCT (< 1, 1-10,
+10-100 and >= 100 GPU-hours) and its difference to POLICY's (where a policy wins or loses);
+``--json FILE`` keeps every figure.
 
 Run (the window alone takes a few minutes)::
 
@@ -40,7 +42,8 @@ from importlib import resources
 
 POLICIES = ("a-srpt", "a-srpt-virtual", "a-srpt-fluid", "a-srpt-srsf-order", "srsf", "sjf", "qssf",
             "tiresias", "gavel", "themis", "fifo")
-BUCKETS = (0, 3600, 8 * 3600, 64 * 3600, math.inf)   # job GPU-time (GPU-seconds)
+BUCKETS = (0, 3600, 10 * 3600, 100 * 3600, math.inf)   # job GPU-time (GPU-seconds)
+BUCKET_LABELS = ("< 1", "1-10", "10-100", ">= 100")       # (GPU-hours)
 
 
 def load(name: str, args):
@@ -85,15 +88,20 @@ def one_run(instance, policy: str, predictor: str) -> dict:
     cpu = time.process_time() - cpu
     jct = sorted(r.jct for r in res.records)
     waits = [[] for _ in BUCKETS[:-1]]
+    jcts = [[] for _ in BUCKETS[:-1]]
     for r in res.records:
         area = r.gpus * r.processing_time
         k = next(i for i in range(len(BUCKETS) - 1) if area < BUCKETS[i + 1])
         waits[k].append(float(r.completion - r.arrival - r.processing_time))
+        jcts[k].append(float(r.jct))
     return {"policy": policy, "predictor": predictor if spec_for(policy, predictor) != policy else "none",
             "mean_jct": statistics.fmean(jct), "median_jct": statistics.median(jct),
             "p99_jct": jct[min(len(jct) - 1, math.ceil(0.99 * len(jct)) - 1)],
             "preemptions": res.summary["preemptions"], "cpu_s": cpu,
             "wait_by_size": [statistics.fmean(w) if w else None for w in waits],
+            "jobs_by_size": [len(c) for c in jcts],
+            # each class's part of the mean JCT (seconds per job of the workload; they sum to the mean)
+            "mean_jct_part_by_size": [math.fsum(c) / len(res.records) for c in jcts],
             "small_wait": statistics.fmean(waits[0]) if waits[0] else None}
 
 
@@ -112,6 +120,8 @@ def main(argv=None) -> int:
     ap.add_argument("--full-abstract", action="store_true")
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--plot", metavar="PNG")
+    ap.add_argument("--classes", metavar="POLICY",
+                    help="also print each job-size class's part of the mean JCT, and its difference to POLICY's")
     args = ap.parse_args(argv)
     rows = []
     names = []
@@ -142,6 +152,21 @@ def main(argv=None) -> int:
         cells = [f"{r[c]:.3f}" if c in ("vs_srsf", "vs_best") and r[c] is not None else
                  f"{r[c]:.1f}" if isinstance(r[c], float) else str(r[c]) for c in cols]
         print("| " + " | ".join(cells) + " |")
+    if args.classes:
+        print()
+        print("Each job-size class's part of the mean JCT (s per job of the workload; the parts sum to the "
+              "mean), and its difference to " + args.classes + ":")
+        print("| workload | policy | " + " | ".join(f"{b} GPU-h" for b in BUCKET_LABELS) + " | "
+              + " | ".join(f"{b} vs {args.classes}" for b in BUCKET_LABELS) + " |")
+        print("|" + "---|" * (2 + 2 * len(BUCKET_LABELS)))
+        for r in rows:
+            ref = next((q for q in rows if q["workload"] == r["workload"] and q["policy"] == args.classes), None)
+            parts = [f"{x:,.0f}" for x in r["mean_jct_part_by_size"]]
+            diffs = [f"{x - y:+,.0f}" for x, y in zip(r["mean_jct_part_by_size"], ref["mean_jct_part_by_size"])] \
+                if ref else [""] * len(BUCKET_LABELS)
+            print(f"| {r['workload']} | {r['policy']} | " + " | ".join(parts) + " | " + " | ".join(diffs) + " |")
+        sizes = {r["workload"]: r["jobs_by_size"] for r in rows}
+        print("jobs per class: " + "; ".join(f"{w}: {', '.join(map(str, n))}" for w, n in sizes.items()))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(rows, fh, indent=1)
@@ -151,7 +176,7 @@ def main(argv=None) -> int:
 
         names = sorted({r["workload"] for r in rows}, key=[r["workload"] for r in rows].index)
         fig = Figure(figsize=(5 * len(names), 4), layout="constrained")
-        labels = ["< 1", "1-8", "8-64", ">= 64"]
+        labels = list(BUCKET_LABELS)
         for k, name in enumerate(names):
             ax = fig.add_subplot(1, len(names), k + 1)
             sub = [r for r in rows if r["workload"] == name]
