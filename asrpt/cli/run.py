@@ -22,9 +22,8 @@ from importlib import resources
 
 from ..instance import Cluster
 from ..traces.philly import read_philly
-from .simulate import (SUMMARY_COLUMNS, add_run_options, comparison_rows, policies_from, run_policies, wall_line,
-                       write_outputs)
-from ._common import emit_json, format_table
+from .simulate import add_run_options, comparison_table, policies_from, run_policies, wall_line, write_outputs
+from ._common import emit_json
 
 DEFAULT_POLICIES = "a-srpt,srsf,sjf,qssf,tiresias,gavel,themis,fifo"
 # With --oracle: the clairvoyant references, labelled as such.
@@ -44,18 +43,6 @@ def register(sub) -> None:
                    help=f"also run the clairvoyant references ({ORACLE_POLICIES} with the true sizes)")
     add_run_options(p, dnn_default=True)
     p.set_defaults(func=run)
-
-
-def predictor_label(result) -> str:
-    """Which predictor a run used: its policy's ``predictor`` parameter, or "none" for policies
-    that use no prediction (FIFO, Tiresias, Gavel).
-
-    >>> from asrpt.sim import simulate
-    >>> predictor_label(simulate(two_server_instance, "fifo")), predictor_label(simulate(two_server_instance, "srsf"))
-    ('none', 'oracle')
-    """
-    value = result.options.get("policy_params", {}).get("predictor")
-    return "none" if value is None else str(value)
 
 
 def guard_lines(results) -> list[str]:
@@ -104,8 +91,7 @@ def run(args) -> int:
         emit_json({"jobs": instance.n_jobs, "gpus": cluster.total_gpus, "out": out, "plot": png,
                    "results": [r.to_dict() for r in results]})
     else:
-        rows = [[row[0], predictor_label(r)] + row[1:] for row, r in zip(comparison_rows(results), results)]
-        print(format_table(("policy", "predictor") + SUMMARY_COLUMNS, rows))
+        print(comparison_table(instance, results))
         print(wall_line(results), file=sys.stderr)
         guards = guard_lines(results)
         if guards:

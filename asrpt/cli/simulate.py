@@ -123,6 +123,60 @@ def run_policies(instance, policies, args, *, progress: bool):
     return results
 
 
+def predictor_label(result) -> str:
+    """Which predictor a run used: its policy's ``predictor`` parameter, or "none" for policies
+    that use no prediction (FIFO, Tiresias, Gavel).
+
+    >>> from asrpt.sim import simulate
+    >>> predictor_label(simulate(two_server_instance, "fifo")), predictor_label(simulate(two_server_instance, "srsf"))
+    ('none', 'oracle')
+    """
+    value = result.options.get("policy_params", {}).get("predictor")
+    return "none" if value is None else str(value)
+
+
+def job_model_label(instance) -> str:
+    """The job model of an instance's jobs: ``"dnn"`` (each a model with a configuration, whose
+    iteration time the performance model gives), ``"abstract"`` (a processing time and a GPU
+    count) or ``"mixed"``.
+
+    >>> job_model_label(two_server_instance)
+    'abstract'
+    """
+    dnn = sum(1 for j in instance.jobs if not j.is_abstract)
+    return "dnn" if dnn == instance.n_jobs and dnn else "abstract" if not dnn else "mixed"
+
+
+def comparison_table(instance, results) -> str:
+    """The table of ``asrpt simulate`` and ``asrpt run``: one row per run, its label, the
+    predictor it used (:func:`predictor_label`), the job model (:func:`job_model_label`) and
+    :data:`SUMMARY_COLUMNS`."""
+    jobs = job_model_label(instance)
+    rows = [[row[0], predictor_label(r), jobs] + row[1:] for row, r in zip(comparison_rows(results), results)]
+    return format_table(("policy", "predictor", "jobs") + SUMMARY_COLUMNS, rows)
+
+
+def predictor_note(results) -> str | None:
+    """A note when the runs that use predictions do not all use the same predictor (the
+    registered defaults differ: SRSF, SJF and QSSF know the true sizes, ``oracle``; A-SRPT reads
+    the instance's predictions, ``instance``), so that nobody compares a policy against
+    clairvoyant baselines without knowing it. None when they agree.
+
+    >>> from asrpt.sim import simulate
+    >>> predictor_note([simulate(two_server_instance, p) for p in ("a-srpt", "srsf", "fifo")])
+    'note: the rows use different predictors (instance: a-srpt; oracle: srsf); --predictor P gives every policy the same one'
+    """
+    used = {}
+    for r in results:
+        label = predictor_label(r)
+        if label != "none":
+            used.setdefault(label, []).append(r.label)
+    if len(used) < 2:
+        return None
+    return ("note: the rows use different predictors (" + "; ".join(f"{k}: {', '.join(v)}" for k, v in used.items())
+            + "); --predictor P gives every policy the same one")
+
+
 def comparison_rows(results, *, wall: bool = False):
     """One row per run: its label and :data:`SUMMARY_COLUMNS` (and its wall seconds, with ``wall``)."""
     return [[r.label] + [r.summary.get(c) for c in SUMMARY_COLUMNS] + ([r.summary["wall_time"]] if wall else [])
@@ -209,6 +263,9 @@ def run(args) -> int:
                    "trace": report.to_dict() if report else None,
                    "results": [r.to_dict() for r in results]})
     else:
-        print(format_table(("policy",) + SUMMARY_COLUMNS, comparison_rows(results)))
+        print(comparison_table(instance, results))
+        note = predictor_note(results)
+        if note:
+            print(note, file=sys.stderr)
         print(wall_line(results), file=sys.stderr)
     return 0

@@ -57,3 +57,18 @@ def test_bad_input_is_one_line_and_exit_2(argv, text):
     assert proc.returncode == 2, proc.stderr
     assert text in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert "Traceback" not in proc.stderr
+
+
+def test_simulate_table_names_each_rows_predictor_and_job_model(capsys):
+    """Issue 46: a comparison never hides that a baseline is clairvoyant: every row names its
+    predictor and the job model, and rows that use different predictors get a note."""
+    code, out, err = run(capsys, "simulate", "instances/small-cluster.json", "--policy", "a-srpt,fifo,srsf")
+    header, *rows = out.splitlines()
+    assert code == 0 and header.split()[:3] == ["policy", "predictor", "jobs"]
+    assert [r.split()[:3] for r in rows] == [["a-srpt", "instance", "abstract"], ["fifo", "none", "abstract"],
+                                             ["srsf", "oracle", "abstract"]]
+    assert "note: the rows use different predictors (instance: a-srpt; oracle: srsf)" in err
+    code, out, err = run(capsys, "simulate", "instances/small-cluster.json", "--policy", "a-srpt,srsf",
+                         "--predictor", "instance")
+    assert code == 0 and "different predictors" not in err
+    assert [r.split()[1] for r in out.splitlines()[1:]] == ["instance", "instance"]
