@@ -76,3 +76,34 @@ def test_the_summary_snippet_runs_on_the_quick_start_results(tmp_path, monkeypat
     exec(compile(section("summary"), "docs/workflows.md", "exec"), {})
     printed = capsys.readouterr().out
     assert "mean" in printed and "n=" in printed
+
+
+def test_the_example_tests_a_policy_class_through_the_adapter(example, monkeypatch):
+    """Issue 46: the same four properties judge a Policy class (a user's) and a registered
+    policy, through asrpt.testing.adapters.policy_schedule, and still catch a broken one."""
+    from asrpt.policies import Decision, Policy
+    from asrpt.testing.adapters import policy_schedule
+
+    class LeastServiceFirst(Policy):
+        preemptive = True
+
+        def decide(self, view):
+            return Decision(sorted(view.active(), key=lambda j: (view.attained_service(j), j.arrival, j.key)))
+
+    names = [n for n in dir(example) if n.startswith("test_")]
+    monkeypatch.setattr(example, "PREEMPTIVE", True)
+    for policy in (LeastServiceFirst, "a-srpt"):
+        monkeypatch.setattr(example, "my_schedule", policy_schedule(policy))
+        for name in names:
+            getattr(example, name)()
+
+    def shifted(instance):      # the adapter's output, one job started before it arrived
+        out = policy_schedule("fifo")(instance)
+        late = max(instance.jobs, key=lambda j: j.arrival)
+        if late.arrival > 0:
+            out[late.id] = [(s - late.arrival, e - late.arrival, g) for s, e, g in out[late.id]]
+        return out
+
+    monkeypatch.setattr(example, "my_schedule", shifted)
+    with pytest.raises(AssertionError):
+        example.test_my_schedule_is_feasible()

@@ -216,9 +216,12 @@ def option_sources(options: dict) -> dict:
 
     from ..policies import user_policy_spec
 
+    from ..registry import split_outside
+
     out = {}
-    for value in options.values():
-        user = user_policy_spec(value) if isinstance(value, str) else None
+    specs = [s.strip() for v in options.values() if isinstance(v, str) for s in split_outside(v, ",")]
+    for value in specs:            # (a list of policies, as compare-opt's, names each file)
+        user = user_policy_spec(value) if value else None
         if user is None:
             continue
         where = user[0]
@@ -431,6 +434,36 @@ def read_results(path, *, latest: bool = True) -> list[dict]:
     for r in rows:
         last[row_key(r)] = r
     return list(last.values())
+
+
+def ratio_rows(rows) -> list[dict]:
+    """One flat record per instance and policy from ``compare-opt`` rows (those of other tasks,
+    and rows that are not ``ok``, are left out): ``path``, ``hash``, ``n_jobs``, ``policy``,
+    ``total_weighted_completion_time``, ``mean_jct``, ``opt_closed``, ``ratio_to_opt`` (None
+    unless OPT is proven), ``ratio_to_opt_low`` and ``ratio_to_opt_high``. A pandas DataFrame
+    takes the list as it is: ``pandas.DataFrame(ratio_rows(read_results(path)))``.
+
+    Examples
+    --------
+    >>> row = {"task": "compare-opt", "status": "ok", "path": "a.json", "hash": "sha256:0",
+    ...        "figures": {"n_jobs": 3, "opt_closed": True, "results": [{"policy": "fifo",
+    ...        "total_weighted_completion_time": 9, "mean_jct": 3, "ratio_to_opt": 1.125,
+    ...        "ratio_to_opt_low": 1.125, "ratio_to_opt_high": 1.125}]}}
+    >>> [(r["path"], r["policy"], r["ratio_to_opt"]) for r in ratio_rows([row])]
+    [('a.json', 'fifo', 1.125)]
+    """
+    out = []
+    for row in rows:
+        figures = row.get("figures") or {}
+        if row.get("task") != "compare-opt" or row.get("status") != "ok":
+            continue
+        for r in figures.get("results", ()):
+            out.append({"path": row.get("path"), "hash": row.get("hash"), "n_jobs": figures.get("n_jobs"),
+                        "policy": r["policy"], "total_weighted_completion_time": r["total_weighted_completion_time"],
+                        "mean_jct": r["mean_jct"], "opt_closed": figures.get("opt_closed"),
+                        "ratio_to_opt": r["ratio_to_opt"], "ratio_to_opt_low": r["ratio_to_opt_low"],
+                        "ratio_to_opt_high": r["ratio_to_opt_high"]})
+    return out
 
 
 def _pyarrow():

@@ -22,6 +22,8 @@ opt         the offline optimum (:func:`asrpt.offline.offline_opt`): lower and u
 certify     Theorem 1's certificate of A-SRPT (:func:`asrpt.theory.certify_instance`): holds,
             ratio to the lower bound, bound, beta, rho, mu, failures
 simulate    one policy in the simulator (:func:`asrpt.sim.simulate`): its summary metrics
+compare-opt policies in the simulator against the offline optimum: each one's ratio ALG / OPT,
+            exact where OPT is proven, else bracketed
 place       every DNN job placed alone on the empty cluster (:func:`asrpt.placement.place`): cut
             bytes, servers used, iteration-time stretch tau / tau*
 ==========  ====================================================================================
@@ -35,7 +37,7 @@ Examples
 >>> execute(item)["status"]
 'error'
 >>> sorted(TASKS)
-['certify', 'certify-guarded', 'certify-robust', 'opt', 'place', 'simulate', 'srpt']
+['certify', 'certify-guarded', 'certify-robust', 'compare-opt', 'opt', 'place', 'simulate', 'srpt']
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ __all__ = [
     "opt_task",
     "certify_task",
     "simulate_task",
+    "compare_opt_task",
     "place_task",
 ]
 
@@ -421,18 +424,107 @@ def simulate_task(instance: Instance, *, policy: str = "a-srpt", placement: str 
     >>> f["policy"], f["makespan"]
     ('fifo', 4)
     """
-    from ..policies import make_policy, user_policy_spec
-    from ..registry import parse_spec
     from ..sim import simulate
 
-    params = parse_spec(policy)[1] if user_policy_spec(policy) is None else {}
-    pol = make_policy(policy)
-    if predictor is not None and "predictor" in pol.get_params() and "predictor" not in params:
-        pol = make_policy(policy, predictor=predictor)
-    res = simulate(instance, pol, placement=placement, preemption_cost=preemption_cost, seed=seed,
-                   label=policy)
+    res = simulate(instance, _policy(policy, predictor), placement=placement, preemption_cost=preemption_cost,
+                   seed=seed, label=policy)
     summary = {k: v for k, v in res.summary.items() if k != "wall_time"}
     return jsonable({**_common(instance), "policy": policy, **summary})
+
+
+def _policy(spec: str, predictor: str | None):
+    """The policy of ``spec``, with ``predictor`` where it takes one and the spec sets none."""
+    from ..policies import make_policy, user_policy_spec
+    from ..registry import parse_spec
+
+    params = parse_spec(spec)[1] if user_policy_spec(spec) is None else {}
+    pol = make_policy(spec)
+    if predictor is not None and "predictor" in pol.get_params() and "predictor" not in params:
+        pol = make_policy(spec, predictor=predictor)
+    return pol
+
+
+@validate_params({
+    "instance": _INSTANCE,
+    "policies": [str],
+    "placement": [None, str],
+    "predictor": [None, str],
+    "preemption_cost": [Interval(Real, 0, None, closed="left")],
+    "seed": [Interval(Integral, 0, None, closed="left")],
+    "opt_time_limit": [_POSITIVE],
+})
+def compare_opt_task(instance: Instance, *, policies: str = "a-srpt", placement: str | None = None,
+                     predictor: str | None = None, preemption_cost: float = 0, seed: int = 0,
+                     opt_time_limit: float = 10) -> dict:
+    """Simulate each policy and measure its total against the offline optimum (``asrpt opt``):
+    the toolkit's main question, "how far from optimal is my policy on these instances".
+
+    ``OPT`` is :func:`asrpt.offline.offline_opt`'s ``min sum_j w_j C_j`` of the jobs on the
+    cluster's GPUs as one pool, at their best processing times, with free preemption: every
+    schedule the simulator can make (gangs inside servers, slower placements, preemption costs
+    and iteration boundaries) is one of that problem's schedules or costs more, so ``ALG / OPT``
+    is at least the policy's ratio to the cluster's own optimum, never flattering. Where OPT is
+    proven the ratio is exact (``ratio_to_opt``); elsewhere only its bracket is known,
+    ``ratio_to_opt_low = ALG / upper <= ALG / OPT <= ALG / lower = ratio_to_opt_high``.
+
+    Parameters
+    ----------
+    instance : Instance
+        The instance.
+    policies : str
+        Comma-separated policy specs, registered names or your own class
+        (``"a-srpt,fifo,path/to/my_policy.py:MyPolicy"``); each is simulated once and the
+        optimum is computed once for all of them.
+    placement, predictor, preemption_cost, seed
+        As for the ``simulate`` task (``predictor``: for every policy that takes one and whose
+        spec sets none).
+    opt_time_limit : float > 0
+        Seconds for :func:`asrpt.offline.offline_opt` (default 10): small instances are proven
+        within it, larger ones get a bracket.
+
+    Returns
+    -------
+    dict
+        ``opt_lower``, ``opt_upper``, ``opt_closed``, ``opt_proof`` (``"exact"``, ``"mip"`` or
+        None) and ``results``: one dict per policy, in the order given, with ``policy``,
+        ``total_weighted_completion_time``, ``mean_jct``, ``ratio_to_opt`` (None unless OPT is
+        proven), ``ratio_to_opt_low`` and ``ratio_to_opt_high``. :func:`asrpt.batch.ratio_rows`
+        flattens a results file into one record per instance and policy (a pandas DataFrame's
+        rows); ``asrpt plot ratio`` draws them.
+
+    Raises
+    ------
+    InvalidParameterError
+        A bad option, an unknown policy, or a policy named twice.
+
+    Examples
+    --------
+    >>> f = compare_opt_task(two_server_instance, policies="a-srpt,fifo")
+    >>> f["opt_closed"], [(r["policy"], r["ratio_to_opt"]) for r in f["results"]]
+    (True, [('a-srpt', 1), ('fifo', 1)])
+    """
+    from ..offline.opt import offline_opt
+    from ..registry import split_outside
+    from ..sim import simulate
+
+    specs = [s.strip() for s in split_outside(policies, ",") if s.strip()]
+    if not specs:
+        raise InvalidParameterError("compare-opt: option policies names no policy")
+    twice = sorted({s for s in specs if specs.count(s) > 1})
+    if twice:
+        raise InvalidParameterError(f"compare-opt: option policies names {', '.join(map(repr, twice))} twice")
+    built = [_policy(spec, predictor) for spec in specs]       # (a bad spec fails before any run)
+    opt = offline_opt(instance, time_limit=opt_time_limit)
+    results = []
+    for spec, pol in zip(specs, built):
+        res = simulate(instance, pol, placement=placement, preemption_cost=preemption_cost, seed=seed, label=spec)
+        total = res.summary["total_weighted_completion_time"]
+        low, high = opt.ratio(total)
+        results.append({"policy": spec, "total_weighted_completion_time": total, "mean_jct": res.summary["mean_jct"],
+                        "ratio_to_opt": low if opt.closed else None, "ratio_to_opt_low": low,
+                        "ratio_to_opt_high": high})
+    return jsonable({**_common(instance), "opt_lower": opt.lower_bound, "opt_upper": opt.upper_bound,
+                     "opt_closed": opt.closed, "opt_proof": opt.proof if opt.closed else None, "results": results})
 
 
 @validate_params({
@@ -566,6 +658,7 @@ for _task in (
     Task("certify-robust", certify_robust_task,
          "Theorem 3: guarded A-SRPT time-shared with water-filling, its certificate, flow time"),
     Task("simulate", simulate_task, "one policy in the simulator: summary metrics"),
+    Task("compare-opt", compare_opt_task, "policies against the offline optimum: each one's ratio ALG / OPT"),
     Task("place", place_task, "place each DNN job alone: cut bytes, stretch tau/tau*"),
 ):
     TASKS.register(_task.name, _task, description=_task.summary)
@@ -577,7 +670,7 @@ def task_names() -> tuple[str, ...]:
     """The registered task names, sorted (:meth:`asrpt.registry.Registry.names`).
 
     >>> task_names()
-    ('certify', 'certify-guarded', 'certify-robust', 'opt', 'place', 'simulate', 'srpt')
+    ('certify', 'certify-guarded', 'certify-robust', 'compare-opt', 'opt', 'place', 'simulate', 'srpt')
     """
     return TASKS.names()
 
@@ -590,7 +683,7 @@ def get_task(name: str) -> Task:
     >>> get_task("certfy")
     Traceback (most recent call last):
     ...
-    asrpt.errors.InvalidParameterError: unknown task 'certfy' (did you mean 'certify'?); known: certify, certify-guarded, certify-robust, opt, place, simulate, srpt
+    asrpt.errors.InvalidParameterError: unknown task 'certfy' (did you mean 'certify'?); known: certify, certify-guarded, certify-robust, compare-opt, opt, place, simulate, srpt
     """
     return TASKS.get_item(name)
 

@@ -14,6 +14,13 @@ writes), and every property below must hold for *any* correct scheduler:
 
 A failure shrinks to a small instance and notes the call that regenerates it. Hypothesis's
 per-example deadline is off (``SETTINGS``): the optimum of property 3 takes a solver call.
+
+To test a simulator policy instead (a ``Policy`` class of yours, docs/policies.md, or a
+registered one), replace ``my_schedule`` by the adapter that simulates it, and set
+``PREEMPTIVE = True`` if it preempts::
+
+    from asrpt.testing.adapters import policy_schedule
+    my_schedule = policy_schedule("my_policy.py:LeastServiceFirst")   # or a class, or "a-srpt"
 """
 
 import heapq

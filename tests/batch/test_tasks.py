@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from asrpt.batch.tasks import (TASKS, WorkItem, certify_task, execute, get_task, instance_hash,
-                               normalize_options, opt_task, options_key, place_task, simulate_task,
-                               srpt_task, task_names)
+from asrpt.batch.tasks import (TASKS, WorkItem, certify_task, compare_opt_task, execute, get_task,
+                               instance_hash, normalize_options, opt_task, options_key, place_task,
+                               simulate_task, srpt_task, task_names)
 from asrpt.errors import InvalidParameterError
 from asrpt.instance import Cluster, Instance, Job, dumps_instance
 from asrpt.offline.opt import offline_opt
@@ -105,3 +105,54 @@ def test_execute_records_failures_and_reads_exactly(small):
 def test_adversarial_instances_certify_with_a_ratio_above_one():
     f = certify_task(adversarial_instance(5, gpus=4, mu=4, seed=0))
     assert f["holds"] and f["ratio_to_lb"] > 1.5 and f["mu"] == 4
+
+
+def test_compare_opt_recomputes_each_policys_ratio_to_the_optimum(small):
+    """Issue 46: "my policy against OPT" in one task. Each ratio is the simulator's own total
+    over offline_opt's answer, computed once for all the policies; OPT is the pool's optimum
+    at the best processing times, so no policy gets below it (a ratio under 1 would be a bug)."""
+    from fractions import Fraction
+
+    f = compare_opt_task(small, policies="a-srpt,fifo,srsf")
+    o = offline_opt(small, time_limit=10)
+    assert (f["opt_lower"], f["opt_upper"], f["opt_closed"]) == (o.lower_bound, o.upper_bound, o.closed)
+    assert [r["policy"] for r in f["results"]] == ["a-srpt", "fifo", "srsf"]
+    for r in f["results"]:
+        total = simulate(small, r["policy"]).summary["total_weighted_completion_time"]
+        assert r["total_weighted_completion_time"] == pytest.approx(float(total))
+        assert r["ratio_to_opt_high"] == pytest.approx(float(Fraction(total) / Fraction(o.lower_bound)))
+        assert r["ratio_to_opt_high"] >= 1 and (r["ratio_to_opt"] is None) == (not o.closed)
+    for seed in range(6):       # gangs on two servers, predictions off by up to 4x
+        inst = uniform_instance(6, cluster="2x4", max_processing_time=6, mu=4, seed=seed)
+        for r in compare_opt_task(inst, policies="a-srpt,fifo,tiresias,sjf")["results"]:
+            assert r["ratio_to_opt_high"] >= 1, (seed, r)
+
+
+def test_compare_opt_refuses_bad_policy_lists(small):
+    for policies, message in (("", "names no policy"), ("fifo,fifo", "'fifo' twice"), ("fifo,fiffo", "fiffo")):
+        with pytest.raises(InvalidParameterError, match=message):
+            compare_opt_task(small, policies=policies)
+
+
+def test_compare_opt_rows_flatten_and_key_on_user_code(tmp_path, monkeypatch):
+    """ratio_rows gives one record per instance and policy; a policy file's content is part of
+    the resume key (editing it makes the rows stale)."""
+    from asrpt.batch import ratio_rows, read_results, run_batch
+    from asrpt.instance import save_instance
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.py").write_text(
+        "from asrpt.policies import Decision, Policy\n\n\nclass Mine(Policy):\n"
+        "    def decide(self, view):\n        return Decision(list(view.waiting))\n")
+    for seed in range(2):
+        save_instance(uniform_instance(4, cluster="1x4", max_processing_time=4, seed=seed), f"i{seed}.json")
+    options = {"policies": "fifo,mine.py:Mine", "opt_time_limit": 5}
+    run_batch(["i0.json", "i1.json"], "compare-opt", out="r.jsonl", options=options, jobs=1)
+    rows = ratio_rows(read_results("r.jsonl"))
+    assert sorted((r["path"], r["policy"]) for r in rows) == [
+        ("i0.json", "fifo"), ("i0.json", "mine.py:Mine"), ("i1.json", "fifo"), ("i1.json", "mine.py:Mine")]
+    assert all(r["ratio_to_opt_high"] >= 1 for r in rows)
+    assert run_batch(["i0.json", "i1.json"], "compare-opt", out="r.jsonl", options=options, jobs=1).skipped == 2
+    with open("mine.py", "a", encoding="utf-8") as fh:
+        fh.write("# edited\n")
+    assert run_batch(["i0.json", "i1.json"], "compare-opt", out="r.jsonl", options=options, jobs=1).skipped == 0

@@ -19,7 +19,8 @@ INSTANCE = "instances/small-cluster.json"
 
 def example_blocks() -> list[str]:
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
-    assert len(blocks) == 2, "docs/policies.md should hold two python blocks: the plain contract, a complete policy"
+    assert len(blocks) == 3, ("docs/policies.md should hold three python blocks: the plain contract, a complete "
+                              "policy, a policy that uses predictions")
     return blocks
 
 
@@ -95,3 +96,19 @@ def test_bad_user_policies_are_one_line_errors(spec, message, capsys):
     code = main(["simulate", INSTANCE, "--policy", spec])
     err = capsys.readouterr().err.strip()
     assert code != 0 and message in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_the_documented_prediction_policy_takes_the_predictor_option(tmp_path, capsys):
+    """Issue 46: a user policy gets --predictor as the registered ones do, and the table names it."""
+    path = tmp_path / "my_policy.py"
+    path.write_text(example_blocks()[2], encoding="utf-8")
+    spec = f"{path}:ShortestPredictedFirst"
+    assert main(["simulate", INSTANCE, "--policy", f"{spec},srsf", "--predictor", "instance", "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert [r["options"]["policy_params"]["predictor"] for r in results] == ["instance", "instance"]
+    inst = Instance(Cluster.homogeneous(1, 1), [Job("a", 0, 1, processing_time=4, predicted_processing_time=1),
+                                                Job("b", 0, 1, processing_time=2, predicted_processing_time=3)])
+    res = simulate(inst, f'{spec}:predictor="instance"', check_invariants=True)
+    assert {r.id: r.completion for r in res.records} == {"a": 4, "b": 6}    # a, predicted shorter, runs first
+    res = simulate(inst, f'{spec}:predictor="oracle"', check_invariants=True)
+    assert {r.id: r.completion for r in res.records} == {"a": 6, "b": 2}
