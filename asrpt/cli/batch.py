@@ -1,7 +1,8 @@
 """``asrpt batch DIR_OR_GLOB... --task T --out RESULTS``: one task over many instance files.
 
-Runs ``--task`` (srpt, opt, certify, certify-guarded, certify-robust, simulate, place;
-``--list-tasks`` shows each one's options) on every instance file matched (a directory means its ``*.json``; globs may use ``**``), on
+Runs ``--task`` (srpt, opt, certify, certify-guarded, certify-robust, simulate, compare-opt,
+place; ``--list-tasks`` shows each one's options) on every instance file matched (a directory
+means its ``*.json``; globs may use ``**``), on
 ``--jobs`` worker processes or on dask.distributed (``--executor dask``: a LocalCluster of
 ``--jobs`` workers, or the cluster at ``--scheduler``). Task options are ``-o KEY=VALUE``
 (VALUE read as JSON when it parses, else as text: ``-o predictor=noisy:sigma=0.5``,
@@ -71,12 +72,13 @@ def parse_option(text: str) -> tuple[str, object]:
 def register(sub) -> None:
     from ..batch.executors import EXECUTORS
 
-    p = sub.add_parser("batch", help="run a task (srpt, opt, certify, certify-guarded, certify-robust, simulate, place) over many "
-                                     "instance files, resumably",
+    p = sub.add_parser("batch", help="run a task (srpt, opt, certify, certify-guarded, certify-robust, simulate, "
+                                     "compare-opt, place) over many instance files, resumably",
                        description=plain_text(__doc__.split("\n\n", 1)[1].strip()),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("inputs", nargs="*", metavar="DIR_OR_GLOB", help="instance directories, globs or files")
-    p.add_argument("--task", metavar="TASK", help="srpt, opt, certify, certify-guarded, certify-robust, simulate or place")
+    p.add_argument("--task", metavar="TASK",
+                   help="srpt, opt, certify, certify-guarded, certify-robust, simulate, compare-opt or place")
     p.add_argument("-o", "--option", dest="options", type=parse_option, action="append", default=[],
                    metavar="KEY=VALUE", help="a task option (repeatable; see --list-tasks)")
     p.add_argument("--exact", action="store_true", help="read numbers exactly (the option exact=true)")
@@ -118,7 +120,8 @@ def run(args) -> int:
     if not args.inputs:
         raise InvalidParameterError("give instance directories, globs or files (DIR_OR_GLOB)")
     if not args.task:
-        raise InvalidParameterError("--task is required (srpt, opt, certify, certify-guarded, certify-robust, simulate, place)")
+        raise InvalidParameterError("--task is required (srpt, opt, certify, certify-guarded, certify-robust, "
+                                    "simulate, compare-opt, place)")
     if not args.out:
         raise InvalidParameterError("--out RESULTS is required")
     options = dict(args.options)

@@ -57,7 +57,7 @@ def test_exact_flag_and_list_tasks(capsys, inst_dir, tmp_path):
     assert run(capsys, inst_dir, "--task", "srpt", "--exact", "--out", str(tmp_path / "r.jsonl"))[0] == 0
     assert read_results(tmp_path / "r.jsonl")[0]["options"]["exact"] is True
     code, text, _ = run(capsys, "--list-tasks")
-    assert code == 0 and text.count("options:") == len(TASKS) == 7 and 'predictor="instance"' in text
+    assert code == 0 and text.count("options:") == len(TASKS) == 8 and 'predictor="instance"' in text
 
 
 @pytest.mark.parametrize("argv, message", [
