@@ -1,23 +1,30 @@
-"""Figures, each a function returning a matplotlib Figure (``asrpt plot`` writes them as PNG).
+"""Figures, each a function returning a matplotlib Figure (``asrpt plot`` writes them as PNG, PDF
+or SVG).
 
 - :func:`gantt`: a run's cluster GPUs over time, with the virtual single-machine SRPT schedule
   beside it;
-- :func:`jct_cdf` and :func:`jct_bars`: job completion times across policies (CDF; mean and
-  p99 bars);
+- :func:`jct_cdf` and :func:`jct_bars`: job completion times across policies (CDF or
+  complementary CDF; one panel of bars per statistic, mean and p99 by default);
 - :func:`ratio_vs_bound`: empirical ratios against Theorem 1's bound ``beta (1 + rho mu)``
   across ``rho``, ``mu`` and ``beta`` (certificates, batch rows, worst cases);
+- :func:`policy_ratios`: each policy's ratio to the offline optimum across instances (rows of
+  the ``compare-opt`` batch task);
 - :func:`worstcase_progress`: the best ratio of a worst-case search against the evaluations;
 - :func:`placement_graph`: a worker graph drawn on its servers, edges crossing servers
   highlighted;
 - :func:`prediction_scatter`: predicted against true work, log-log;
-- :func:`save_png`.
+- :func:`save_figure` (PNG, PDF or SVG from the file's suffix, byte-reproducible, optionally
+  resized) and :func:`save_png`;
+- :func:`paper_style`: a context manager for figures going into a two-column paper (small fonts,
+  thin lines, TrueType fonts embedded); build *and* save the figure inside it.
 
 Plotting never changes results: the functions read run records, schedules, certificates,
 placements and predictions only. They use matplotlib's object API (``matplotlib.figure.Figure``,
 no global pyplot state), so they work headless (no display, no backend to select) and never
-leak figures. Figures are deterministic: colours come from fixed colormaps in job or policy order,
-layouts are computed (no force-directed layout), and nothing random is drawn. Times may be ints,
-floats or Fractions; they are drawn as floats.
+leak figures; styles are applied with ``matplotlib.rc_context``, never by changing
+``matplotlib.rcParams``. Figures are deterministic: colours come from fixed colormaps in job or
+policy order, layouts are computed (no force-directed layout), and nothing random is drawn.
+Times may be ints, floats or Fractions; they are drawn as floats.
 """
 
 from __future__ import annotations
@@ -25,25 +32,37 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
 from fractions import Fraction
-from numbers import Integral
+from numbers import Integral, Real
 
-from matplotlib import colormaps
+from matplotlib import colormaps, rc_context
 from matplotlib.collections import PolyCollection
 from matplotlib.colors import LogNorm, Normalize
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.ticker import Locator
 
 from ._validation import Interval, Options, validate_params
 from .errors import InvalidParameterError
 
-__all__ = ["gantt", "jct_cdf", "jct_bars", "ratio_vs_bound", "worstcase_progress",
-           "placement_graph", "prediction_scatter", "save_png", "gpu_rows"]
+__all__ = ["gantt", "jct_cdf", "jct_bars", "ratio_vs_bound", "policy_ratios", "worstcase_progress",
+           "placement_graph", "prediction_scatter", "save_figure", "save_png", "paper_style",
+           "PAPER_WIDTH", "gpu_rows"]
 
 _STATS = ("mean", "median", "p95", "p99", "max")
 _PARAMS = ("rho", "mu", "beta", "bound")
 _ARC = 0.18  # curvature of edges between servers in placement_graph
-_LINESTYLES = ("solid", "dashed", "dashdot", "dotted")  # overlapping CDFs stay distinguishable
+# Each JCT series gets its own dash pattern and marker as well as its colour, so series that
+# coincide (two policies with identical JCTs) still show: the dashes interleave, the markers
+# (at staggered positions) do not cover each other.
+_DASHES = ("solid", (0, (5, 1.5)), (0, (1.2, 1.2)), (0, (6, 1.5, 1.2, 1.5)), (0, (2.5, 1.5)),
+           (0, (8, 2, 1.2, 2, 1.2, 2)), (0, (1.2, 3)), (0, (11, 2.5)))
+_MARKERS = ("o", "s", "^", "D", "v", "x", "+", "P", "*", "<", ">")
+# tab20 pairs each of ten hues with its light tint (0, 1: two blues): jobs alternate a hue and
+# the tint of the hue three further on, so consecutive jobs differ in hue and in lightness
+_JOB_ORDER = tuple(x for i in range(10) for x in (2 * i, 2 * ((i + 3) % 10) + 1))
+PAPER_WIDTH = 3.5  # inches: one column of a two-column paper
 
 
 def _f(x) -> float:
@@ -51,8 +70,9 @@ def _f(x) -> float:
 
 
 def _job_color(k: int):
-    """The colour of the k-th job (tab20, cycling; the same job keeps its colour across axes)."""
-    return colormaps["tab20"](k % 20)
+    """The colour of the k-th job (tab20's hues and tints alternating, cycling every 20 jobs; the
+    same job keeps its colour across axes, and consecutive jobs differ in hue and lightness)."""
+    return colormaps["tab20"](_JOB_ORDER[k % 20])
 
 
 def _series_color(k: int):
@@ -162,7 +182,8 @@ def gantt(result, *, virtual=None, cluster=None, labels: bool | None = None,
 
     Every segment of every job is drawn on the GPUs it held (concrete GPUs are assigned by
     :func:`gpu_rows`: records say how many GPUs of each server a job held, not which), in the
-    job's colour; the restart part of a segment after a preemption is hatched. With ``virtual``
+    job's colour (consecutive jobs differ in hue); GPUs are numbered on the left, servers on the
+    right, with a line between servers; the restart part of a segment after a preemption is hatched. With ``virtual``
     a second panel below, on the same time axis, shows the single-machine schedule (e.g.
     A-SRPT's virtual SRPT schedule), each piece in the colour of its job.
 
@@ -182,7 +203,8 @@ def gantt(result, *, virtual=None, cluster=None, labels: bool | None = None,
     time_range : (start, end) or None
         The time axis; None: first arrival to last completion.
     title : str or None
-        Default: the policy, the job and GPU counts and ``sum C_j``.
+        Default: the run's label (``a-srpt:adaptive="off"`` reads ``a-srpt (adaptive=off)``),
+        the job, GPU and server counts and ``sum C_j``.
 
     Returns
     -------
@@ -202,8 +224,8 @@ def gantt(result, *, virtual=None, cluster=None, labels: bool | None = None,
     >>> res = simulate(two_server_instance, "a-srpt")
     >>> fig = gantt(res, virtual=virtual_schedule(two_server_instance, predicted=True),
     ...             cluster=two_server_instance.cluster)
-    >>> len(fig.axes), fig.axes[0].get_ylabel()
-    (2, 'GPU (by server)')
+    >>> len(fig.axes), fig.axes[0].get_ylabel(), fig.axes[0].get_title()
+    (2, 'GPU', 'a-srpt: 3 jobs on 8 GPUs (2 servers), sum C_j = 8')
     """
     from .instance import Cluster
     from .engine.records import SimResult
@@ -278,18 +300,27 @@ def gantt(result, *, virtual=None, cluster=None, labels: bool | None = None,
         ax.axhline(off, color="0.35", linewidth=0.8)
     ax.set_ylim(rows, 0)
     ax.set_xlim(t0, t1)
+    # left: the GPUs, numbered across the cluster (as many as fit); right: the servers
+    from matplotlib.ticker import FuncFormatter
+
+    ax.yaxis.set_major_locator(_RowTicks(rows, 7))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v - 0.5:.0f}"))
+    ax.tick_params(axis="y", labelsize=7)
+    ax.set_ylabel("GPU")
     step = max(1, math.ceil(len(caps) / 24))
-    ax.set_yticks([offsets[h] + caps[h] / 2 for h in range(0, len(caps), step)])
-    ax.set_yticklabels([f"server {h}" for h in range(0, len(caps), step)], fontsize=8)
-    ax.tick_params(axis="y", length=0)
-    ax.set_ylabel("GPU (by server)")
+    servers = ax.secondary_yaxis("right")
+    servers.set_yticks([offsets[h] + caps[h] / 2 for h in range(0, len(caps), step)],
+                       [f"s{h}" for h in range(0, len(caps), step)], fontsize=7)
+    servers.tick_params(axis="y", length=0)
+    servers.set_ylabel("server", fontsize="small")
     ax.grid(True, axis="x", alpha=0.3)
     if hatched:
         ax.legend(handles=[_hatch_handle()], loc="upper right", fontsize="small")
     done = [r.completion for r in records if r.completion is not None]
     total = sum(done, 0)
     ax.set_title(title if title is not None else
-                 f"{result.label}: {n} jobs on {rows} GPUs, sum C_j = {_fmt(total)}", fontsize=10)
+                 f"{_readable_label(result.label)}: {_count(n, 'job')} on {_count(rows, 'GPU')} "
+                 f"({_count(len(caps), 'server')}), sum C_j = {_fmt(total)}", fontsize="medium", wrap=True)
 
     if vax is None:
         ax.set_xlabel("time (s)")
@@ -316,12 +347,62 @@ def gantt(result, *, virtual=None, cluster=None, labels: bool | None = None,
         vax.legend(loc="upper right", fontsize="small")
     vax.set_ylim(0, 1)
     vax.set_yticks([])
-    vax.set_ylabel(f"virtual\n{virtual.rule.upper()}", fontsize=9)
+    vax.set_ylabel(f"virtual\n{virtual.rule.upper()}", fontsize="small")
     vax.set_xlabel("time (s)")
     vax.grid(True, axis="x", alpha=0.3)
     vax.set_title(f"virtual single machine ({virtual.rule}), sum C~_j = "
-                  f"{_fmt(virtual.total_completion_time)}", fontsize=9)
+                  f"{_fmt(virtual.total_completion_time)}", fontsize="small", wrap=True)
     return fig
+
+
+class _RowTicks(Locator):
+    """Ticks at the middle of GPU rows 0, k, 2k, ... with the smallest k in 1, 2, 4, 5, 8, 10,
+    16, 20, 25, ... whose labels do not overlap at the axes' height when drawn (so a Gantt chart
+    saved smaller, e.g. for a paper, thins its labels instead of piling them up)."""
+
+    _STEPS = (1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 40, 50, 64)
+
+    def __init__(self, rows: int, size: float = 7.0):
+        self.rows, self.size = rows, size      # size: the labels' points
+
+    def __call__(self):
+        ax = self.axis.axes
+        points = ax.bbox.height * 72 / ax.get_figure(root=True).dpi
+        fit = max(1, int(points / (1.5 * self.size)))
+        step = next((s for s in self._STEPS if self.rows <= fit * s),
+                    64 * math.ceil(self.rows / (64 * fit)))
+        return [g + 0.5 for g in range(0, self.rows, step)]
+
+    def tick_values(self, vmin, vmax):
+        return self()
+
+
+def _readable_label(label: str) -> str:
+    """A run's label for a title: ``a-srpt:adaptive="off"[hierarchy]`` reads
+    ``a-srpt (adaptive=off, predictor hierarchy)``; anything that is not a spec stays as it is.
+
+    >>> _readable_label('a-srpt:adaptive="off":kappa=4[hierarchy]')
+    'a-srpt (adaptive=off, kappa=4, predictor hierarchy)'
+    >>> _readable_label("fifo"), _readable_label("my run")
+    ('fifo', 'my run')
+    """
+    from .registry import parse_spec
+
+    spec, predictor = label, None
+    if label.endswith("]") and "[" in label:
+        spec, predictor = label[:-1].rsplit("[", 1)
+    try:
+        name, params = parse_spec(spec)
+    except Exception:  # not a spec: a caller's own label
+        return label
+    parts = [f"{k}={v}" for k, v in params.items()]
+    if predictor:
+        parts.append(f"predictor {predictor}")
+    return f"{name} ({', '.join(parts)})" if parts else name
+
+
+def _count(k: int, what: str) -> str:
+    return f"{k} {what}" + ("" if k == 1 else "s")
 
 
 def _hatch_handle():
@@ -368,6 +449,10 @@ def _jct_series(results, who: str) -> list[tuple[str, list]]:
 def jct_cdf(results, *, log_x: bool = True, complementary: bool = False, title: str | None = None) -> Figure:
     """Empirical CDF of job completion times (JCT = C_j - a_j), one line per run.
 
+    Each run has its own colour, dash pattern and marker (six markers per line, staggered from
+    run to run along the time axis), so runs with identical JCTs do not hide each other; a run
+    with no completed job still gets its legend entry.
+
     Parameters
     ----------
     results : sequence of SimResult, or mapping label -> sequence of JCTs
@@ -375,13 +460,16 @@ def jct_cdf(results, *, log_x: bool = True, complementary: bool = False, title: 
     log_x : bool
         Logarithmic time axis (JCTs span orders of magnitude in real traces).
     complementary : bool
-        Draw the fraction of jobs with a JCT above each value (1 - CDF) on a logarithmic axis, so
-        the tail that decides the mean is visible instead of squeezed against 1.
+        Draw the fraction of jobs with a JCT above each value x (1 - CDF, the complementary CDF)
+        on a logarithmic axis, so the tail that decides the mean is visible instead of squeezed
+        against 1; the y axis then reads "fraction of jobs with JCT > x".
     title : str or None
 
     Returns
     -------
     matplotlib.figure.Figure
+        Per run, a step line labelled with the run's label and a line of its markers (labelled
+        ``_LABEL markers``, out of the legend).
 
     Raises
     ------
@@ -392,41 +480,89 @@ def jct_cdf(results, *, log_x: bool = True, complementary: bool = False, title: 
     --------
     >>> from asrpt.sim import simulate
     >>> fig = jct_cdf([simulate(two_server_instance, p) for p in ("a-srpt", "fifo")])
-    >>> len(fig.axes[0].lines)
-    2
-    >>> len(jct_cdf({"mine": [1, 2, 4]}).axes[0].lines)
-    1
-    >>> jct_cdf({"mine": [1, 2, 4]}, complementary=True).axes[0].get_yscale()
-    'log'
+    >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    ['a-srpt', 'fifo']
+    >>> [ln.get_label() for ln in jct_cdf({"mine": [1, 2, 4]}).axes[0].lines]  # the steps, the markers
+    ['mine', '_mine markers']
+    >>> ax = jct_cdf({"mine": [1, 2, 4]}, complementary=True).axes[0]
+    >>> ax.get_yscale(), ax.get_ylabel()
+    ('log', 'fraction of jobs with JCT > x')
     """
     series = _jct_series(results, "jct_cdf")
     fig = Figure(figsize=(6.4, 4.2), layout="constrained")
     ax = fig.add_subplot()
+    log_x = log_x and any(jcts and jcts[0] > 0 for _, jcts in series)
+    drawn = []                                    # (k, label, xs, ys) of every series with a line
     for k, (label, jcts) in enumerate(series):
-        if not jcts:
-            continue
         n = len(jcts)
-        if complementary:   # P(JCT > x); the last point (0) cannot be drawn on a log axis
-            ax.step(jcts[:-1] or jcts, [(n - i - 1) / n for i in range(max(n - 1, 1))] if n > 1 else [1],
-                    where="post", label=label, color=_series_color(k),
-                    linestyle=_LINESTYLES[k % len(_LINESTYLES)])
+        if not n:
+            drawn.append((k, f"{label} (no completed job)", [], []))
+        elif complementary:   # P(JCT > x); the last point (0) cannot be drawn on a log axis
+            drawn.append((k, label, jcts[:-1] or jcts, [(n - i - 1) / n for i in range(n - 1)] or [1.0]))
         else:
-            ax.step(jcts, [(i + 1) / n for i in range(n)], where="post", label=label,
-                    color=_series_color(k), linestyle=_LINESTYLES[k % len(_LINESTYLES)])
-    if log_x and any(jcts and jcts[0] > 0 for _, jcts in series):
+            drawn.append((k, label, jcts, [(i + 1) / n for i in range(n)]))
+    xs_all = [x for *_, xs, _ in drawn for x in xs if x > 0 or not log_x]
+    handles = []
+    for k, label, xs, ys in drawn:
+        style = _series_style(k)
+        if xs:
+            ax.step(xs, ys, where="post", color=style["color"], linestyle=style["linestyle"],
+                    linewidth=style["linewidth"], label=label)
+            mx, my = _staggered_marks(xs, ys, k, len(drawn), min(xs_all), max(xs_all), log_x)
+            ax.plot(mx, my, linestyle="none", marker=style["marker"], color=style["color"],
+                    markersize=style["markersize"], markerfacecolor="none", label=f"_{label} markers")
+        handles.append(Line2D([], [], label=label, **style, markerfacecolor="none"))
+    if log_x:
         ax.set_xscale("log")
-    ax.set_xlabel("job completion time (s)")
+        if xs_all and max(xs_all) < 100 * min(xs_all):
+            _plain_log(ax.xaxis)
+    ax.set_xlabel("job completion time x (s)")
     if complementary:
-        ax.set_ylabel("fraction of jobs with a longer JCT")
+        ax.set_ylabel("fraction of jobs with JCT > x")
         ax.set_yscale("log")
+        if max((len(xs) for *_, xs, _ in drawn), default=0) < 50:
+            _plain_log(ax.yaxis)
     else:
-        ax.set_ylabel("fraction of jobs")
+        ax.set_ylabel("fraction of jobs with JCT \u2264 x")
         ax.set_ylim(0, 1.01)
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="lower left" if complementary else "lower right", fontsize="small")
+    ax.legend(handles=handles, loc="lower left" if complementary else "lower right", fontsize="small",
+              handlelength=3.5)
     if title:
-        ax.set_title(title)
+        ax.set_title(title, wrap=True)
     return fig
+
+
+def _series_style(k: int) -> dict:
+    """Colour, dash pattern and marker of the k-th JCT series: for up to 8 series each differs
+    from the others in all three, beyond that in at least two. Sizes follow the style in force
+    (:func:`paper_style` draws thinner)."""
+    from matplotlib import rcParams   # read, never written
+
+    return {"color": _series_color(k), "linestyle": _DASHES[k % len(_DASHES)],
+            "marker": _MARKERS[k % len(_MARKERS)], "markersize": 0.75 * rcParams["lines.markersize"],
+            "linewidth": 0.87 * rcParams["lines.linewidth"]}
+
+
+def _staggered_marks(xs: list, ys: list, k: int, n: int, lo: float, hi: float, log_x: bool,
+                     per_line: int = 6) -> tuple[list, list]:
+    """Marker positions on the k-th of n step lines (``where="post"``): ``per_line`` evenly spaced
+    across [lo, hi] (in log space on a log axis), shifted by k / n of a spacing, so the markers
+    of lines that coincide fall side by side instead of on top of each other."""
+    import bisect
+
+    if hi <= lo:
+        return [xs[0]], [ys[0]]
+    a, b = (math.log(lo), math.log(hi)) if log_x else (lo, hi)
+    mx, my = [], []
+    for i in range(per_line):
+        t = a + (b - a) * (i + (k + 0.5) / n) / per_line
+        x = math.exp(t) if log_x else t
+        j = bisect.bisect_right(xs, x) - 1
+        if 0 <= j and x <= xs[-1]:
+            mx.append(x)
+            my.append(ys[j])
+    return mx, my
 
 
 def _short(x: float) -> str:
@@ -450,23 +586,29 @@ def _stat(jcts: list, name: str) -> float | None:
                   "title": [None, str]})
 def jct_bars(results, *, stats: Sequence[str] = ("mean", "p99"), log_y: bool = False,
              title: str | None = None) -> Figure:
-    """Bars of JCT statistics per policy: by default the mean and the 99th percentile.
+    """Bars of JCT statistics per policy, one panel per statistic: by default the mean and the
+    99th percentile.
 
-    Percentiles are nearest-rank, as in the runs' summaries (:func:`asrpt.engine.metrics.percentile`),
-    so the bars show the numbers of ``asrpt simulate``'s table. Each bar carries its value.
+    Each panel has its own value axis, so a mean is not squashed under a p99 ten times larger;
+    each policy keeps its colour across panels, and each bar carries its value. Percentiles are
+    nearest-rank, as in the runs' summaries (:func:`asrpt.engine.metrics.percentile`), so the
+    bars show the numbers of ``asrpt simulate``'s table. The figure is 6.5 x 2.6 in for up to
+    8 policies and 3 statistics (wider beyond).
 
     Parameters
     ----------
     results : sequence of SimResult, or mapping label -> sequence of JCTs
     stats : sequence of {"mean", "median", "p95", "p99", "max"}
-        One bar per statistic and policy, grouped by policy.
+        One panel per statistic, in this order, one bar per policy in each.
     log_y : bool
-        Logarithmic value axis.
+        Logarithmic value axes.
     title : str or None
+        The figure's title (above the panels).
 
     Returns
     -------
     matplotlib.figure.Figure
+        ``fig.axes[i]`` the panel of ``stats[i]``.
 
     Raises
     ------
@@ -476,39 +618,57 @@ def jct_bars(results, *, stats: Sequence[str] = ("mean", "p99"), log_y: bool = F
     Examples
     --------
     >>> fig = jct_bars({"a-srpt": [1, 2, 3, 10], "fifo": [2, 4, 6, 30]})
+    >>> [ax.get_ylabel() for ax in fig.axes]
+    ['mean JCT (s)', 'p99 JCT (s)']
     >>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
     ['a-srpt', 'fifo']
-    >>> [float(p.get_height()) for p in fig.axes[0].patches]   # mean, mean, p99, p99
-    [4.0, 10.5, 10.0, 30.0]
+    >>> [[float(p.get_height()) for p in ax.patches] for ax in fig.axes]
+    [[4.0, 10.5], [10.0, 30.0]]
     """
     bad = [s for s in stats if s not in _STATS]
     if bad or not stats:
         raise InvalidParameterError(
             f"jct_bars: 'stats' must list some of {', '.join(_STATS)}; got {list(stats)!r}")
     series = _jct_series(results, "jct_bars")
-    fig = Figure(figsize=(max(5.0, 1.1 * len(series) * len(stats) + 2), 4.2), layout="constrained")
-    ax = fig.add_subplot()
-    width = 0.8 / len(stats)
-    for i, name in enumerate(stats):
+    n = len(series)
+    labels = [label for label, _ in series]
+    panel = max(2.1, 0.3 * n + 0.6)             # inches per panel
+    fig = Figure(figsize=(max(6.5, panel * len(stats)), 2.6), layout="constrained")
+    axes = fig.subplots(1, len(stats), squeeze=False)[0]
+    slot = (panel - 0.6) / max(n, 1)            # inches per bar
+    tilt = n > 3 or max((len(x) for x in labels), default=0) * 0.075 > slot
+    for ax, name in zip(axes, stats):
         xs, hs = [], []
         for p, (_, jcts) in enumerate(series):
             value = _stat(jcts, name)
             if value is not None:
-                xs.append(p - 0.4 + width * (i + 0.5))
+                xs.append(p)
                 hs.append(value)
-        bars = ax.bar(xs, hs, width=width * 0.95, label=f"{name} JCT", color=_series_color(i))
-        ax.bar_label(bars, labels=[_short(h) for h in hs], fontsize=7, padding=2)
-    ax.set_xticks(range(len(series)))
-    ax.set_xticklabels([label for label, _ in series], rotation=30 if len(series) > 4 else 0,
-                       ha="right" if len(series) > 4 else "center")
-    if log_y:
-        ax.set_yscale("log")
-    ax.set_ylabel("job completion time (s)")
-    ax.margins(y=0.12)
-    ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(fontsize="small")
+        texts = [_short(h) for h in hs]
+        # a value label wider than its bar's slot stands upright (and with many bars, so it
+        # still fits when the figure is drawn narrower, e.g. one column of a paper)
+        upright = n > 4 or max((len(t) for t in texts), default=0) * 0.055 > slot
+        bars = ax.bar(xs, hs, width=0.7, color=[_series_color(p) for p in xs])
+        ax.bar_label(bars, labels=texts, fontsize=6.5, padding=1.5, rotation=90 if upright else 0)
+        ax.set_xticks(range(n), labels, rotation=(30 if n <= 5 else 60) if tilt else 0,
+                      ha="right" if tilt else "center", rotation_mode="anchor" if tilt else "default")
+        ax.set_xlim(-0.6, n - 0.4)
+        ax.set_ylabel(f"{name} JCT (s)")
+        ax.margins(y=0.3 if upright else 0.15)
+        if log_y:       # bars grow from the power of 10 below the smallest one
+            ax.set_yscale("log")
+            positive = [h for h in hs if h > 0]
+            if positive:
+                lo, hi = min(positive), max(positive)
+                bottom = 10.0 ** math.floor(math.log10(lo))
+                ax.set_ylim(bottom, hi * (hi / bottom) ** (0.3 if upright else 0.15))
+                if hi / bottom <= 100:
+                    _plain_log(ax.yaxis)
+        ax.spines[["top", "right"]].set_visible(False)   # value labels stand free above the bars
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.set_axisbelow(True)
     if title:
-        ax.set_title(title)
+        fig.suptitle(title, wrap=True)
     return fig
 
 
@@ -669,7 +829,7 @@ def ratio_vs_bound(points, *, color: str = "rho", x: str = "mu", title: str | No
                               label="certificate fails"))
     handles.append(Line2D([], [], color="black", linestyle="--", label="ratio = bound (Theorem 1)"))
     ax.legend(handles=handles, loc="upper left", fontsize="small")
-    ax.set_title(f"{len(pts)} instances: ratio against bound", fontsize=10)
+    ax.set_title(f"{len(pts)} instances: ratio against bound", fontsize="medium")
     ax2.axhline(1, color="black", linestyle="--", linewidth=1)
     xs = [p[x] for p in pts]
     if min(xs) > 0 and max(xs) / min(xs) > 10:
@@ -679,7 +839,7 @@ def ratio_vs_bound(points, *, color: str = "rho", x: str = "mu", title: str | No
     ax2.set_xlabel(x)
     ax2.set_ylabel("ratio / bound (share of the bound used)")
     ax2.grid(True, alpha=0.25)
-    ax2.set_title(f"share of the bound used, against {x}", fontsize=10)
+    ax2.set_title(f"share of the bound used, against {x}", fontsize="medium")
     if scatter is None:
         scatter = ax.scatter([], [], c=[], cmap=cmap, norm=norm)
     bar = fig.colorbar(scatter, ax=[ax, ax2], label=color, shrink=0.9)
@@ -687,6 +847,84 @@ def ratio_vs_bound(points, *, color: str = "rho", x: str = "mu", title: str | No
         _plain_log(bar.ax.yaxis)
     if title:
         fig.suptitle(title)
+    return fig
+
+
+@validate_params({"rows": [list, tuple], "policies": [None, list, tuple], "title": [None, str]})
+def policy_ratios(rows, *, policies: Sequence[str] | None = None, title: str | None = None) -> Figure:
+    """Each policy's ratio to the offline optimum across instances: the fraction of instances on
+    which ``ALG / OPT`` is at most x, one step line per policy (the ``compare-opt`` batch task).
+
+    Where OPT is proven the ratio is exact; elsewhere the upper end of its bracket,
+    ``ALG / lower bound``, is drawn (never flattering); the legend says, per policy, the mean
+    and the largest ratio and on how many instances OPT was proven.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        ``compare-opt`` result rows (as :func:`asrpt.batch.read_results` gives them) or their
+        flat records (:func:`asrpt.batch.ratio_rows`).
+    policies : sequence of str, optional
+        The policies to draw, in this order (default: every policy, in the rows' order).
+    title : str or None
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    InvalidParameterError
+        No ``compare-opt`` record, or a policy the rows do not hold.
+
+    Examples
+    --------
+    >>> rec = [{"policy": p, "ratio_to_opt": r, "ratio_to_opt_low": r, "ratio_to_opt_high": r}
+    ...        for p, r in (("a-srpt", 1.0), ("fifo", 1.25), ("a-srpt", 1.1), ("fifo", 1.5))]
+    >>> ax = policy_ratios(rec).axes[0]
+    >>> [t.get_text() for t in ax.get_legend().get_texts()]
+    ['a-srpt: mean 1.050, max 1.100 (2 of 2 proven)', 'fifo: mean 1.375, max 1.500 (2 of 2 proven)']
+    >>> ax.get_xlabel()
+    'ALG / OPT (sum w_j C_j)'
+    """
+    records = list(rows)
+    if records and "figures" in records[0]:
+        from .batch.runner import ratio_rows
+
+        records = ratio_rows(records)
+    if not records:
+        raise InvalidParameterError("policy_ratios: no compare-opt record (rows of 'asrpt batch --task compare-opt')")
+    by: dict[str, list] = {}
+    for r in records:
+        value = r["ratio_to_opt"] if r.get("ratio_to_opt") is not None else r.get("ratio_to_opt_high")
+        if value is None:
+            continue
+        by.setdefault(r["policy"], []).append((float(value), r.get("ratio_to_opt") is not None))
+    names = list(policies) if policies else list(by)
+    missing = [p for p in names if p not in by]
+    if missing:
+        raise InvalidParameterError(f"policy_ratios: no ratios of {', '.join(map(repr, missing))}; "
+                                    f"the rows hold {', '.join(by) or 'none'}")
+    fig = Figure(figsize=(6.4, 4.0), layout="constrained")
+    ax = fig.add_subplot()
+    unproven = False
+    for k, name in enumerate(names):
+        values = sorted(v for v, _ in by[name])
+        proven = sum(1 for _, p in by[name] if p)
+        unproven = unproven or proven < len(values)
+        n = len(values)
+        style = _series_style(k)
+        label = f"{name}: mean {sum(values) / n:.3f}, max {values[-1]:.3f} ({proven} of {n} proven)"
+        ax.step([values[0]] + values, [0.0] + [(i + 1) / n for i in range(n)], where="post",
+                color=style["color"], linestyle=style["linestyle"], linewidth=style["linewidth"], label=label)
+    ax.set_xlabel("ALG / OPT (sum w_j C_j)" + ("; upper end of the bracket where OPT is not proven"
+                                               if unproven else ""))
+    ax.set_ylabel("fraction of instances with ratio <= x")
+    ax.set_ylim(0, 1.02)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize="small", frameon=False)  # (below: off the lines)
+    n_instances = max(len(by[p]) for p in names)
+    ax.set_title(title or f"ratio to the offline optimum, {n_instances} instances", fontsize="medium")
     return fig
 
 
@@ -755,7 +993,7 @@ def worstcase_progress(results, *, log_y: bool | None = None, title: str | None 
     ax.set_ylabel("best ALG / UB found (dashed: 1 + rho mu)")
     ax.grid(True, which="both", alpha=0.25)
     ax.legend(fontsize="small", loc="center right")
-    ax.set_title(title if title is not None else "worst-case search progress", fontsize=10)
+    ax.set_title(title if title is not None else "worst-case search progress", fontsize="medium")
     return fig
 
 
@@ -772,16 +1010,19 @@ def _worker_label(w) -> str:
 
 @validate_params({"worker_graph": "no_validation", "placement": "no_validation",
                   "free_gpus": [None, list, tuple], "labels": [None, "boolean"],
-                  "title": [None, str]})
+                  "width": [None, Interval(Real, 2, 30, closed="both")], "title": [None, str]})
 def placement_graph(worker_graph, placement, *, free_gpus: Sequence[int] | None = None,
-                    labels: bool | None = None, title: str | None = None) -> Figure:
+                    labels: bool | None = None, width: float | None = None,
+                    title: str | None = None) -> Figure:
     """A worker graph drawn on the servers of its placement, edges crossing servers in red.
 
-    Each server used is a box holding its workers on a grid; workers are coloured by pipeline
+    Each server used is a box holding its workers on a circle; workers are coloured by pipeline
     stage (worker graphs) or by server (other graphs). Edges inside a server are grey, edges
-    between servers (the cut) red, their width growing with their bytes; line style gives the
-    traffic kind of worker-graph edges (tp solid, pp dashed, dp dotted). Nodes and edges are
-    drawn with networkx on the figure's axes.
+    between servers (the cut) red arcs, their width growing with their bytes; line style gives
+    the traffic kind of worker-graph edges (tp solid, pp dashed, dp dotted). The legend has one
+    entry per kind and side of the cut, drawn as those edges are, and says what a node label
+    means. Nodes and edges are drawn with networkx on the figure's axes, whose limits hold the
+    boxes and arcs and nothing more.
 
     Parameters
     ----------
@@ -793,7 +1034,13 @@ def placement_graph(worker_graph, placement, *, free_gpus: Sequence[int] | None 
     free_gpus : sequence of int or None
         Free GPUs per server before placing (shown in the server boxes).
     labels : bool or None
-        Write worker ids (``rsk`` = replica, stage, tensor rank); None: at most 64 workers.
+        Write worker ids (``rsk`` = data-parallel replica, pipeline stage, tensor rank, dotted
+        ``r.s.k`` once a number has two digits); None: at most 64 workers, when the nodes are
+        big enough to hold them.
+    width : float in [2, 30] or None
+        The figure's width in inches; None: from the graph (6 to 15 in). The drawing is to
+        scale, so node sizes follow the width, and under 6 in the legend goes below the graph
+        (give the width a paper needs here rather than resizing the figure when saving).
     title : str or None
         Default: the job, its configuration, the method and status, the cut and the iteration
         time.
@@ -817,6 +1064,9 @@ def placement_graph(worker_graph, placement, *, free_gpus: Sequence[int] | None 
     >>> fig = placement_graph(W, place(W, [4, 2, 2], method="best_fit"), free_gpus=[4, 2, 2])
     >>> fig.axes[0].get_title().startswith("j: gpt2")
     True
+    >>> [t.get_text() for t in fig.legends[0].get_texts()][-1]
+    'node label 111: data-parallel\\nreplica 1, pipeline stage 1, tensor rank 1'
+
     """
     import networkx as nx
 
@@ -833,8 +1083,6 @@ def placement_graph(worker_graph, placement, *, free_gpus: Sequence[int] | None 
             f"placement_graph: the placement does not assign worker {missing[0]!r} "
             f"({len(missing)} of {worker_graph.number_of_nodes()} unassigned)")
     n = worker_graph.number_of_nodes()
-    if labels is None:
-        labels = n <= 64
     try:
         ordered = sorted(worker_graph.nodes)
     except TypeError:  # mixed node types
@@ -860,12 +1108,61 @@ def placement_graph(worker_graph, placement, *, free_gpus: Sequence[int] | None 
                 angle = math.pi / 2 - 2 * math.pi * k / len(ws)
                 pos[w] = (cx + radius * math.cos(angle), radius * math.sin(angle))
     half = radius + 0.7
-    total_w = (len(servers) - 1) * pitch + 2 * half
-    bow = 0.5 * _ARC * (len(servers) - 1) * pitch
-    y_lo, y_hi = -half - bow - 0.2, half + 1.0 + bow
-    width_in = min(15.0, max(6.0, 0.75 * total_w + 3.4))
-    scale = (width_in - 3.4) / total_w        # inches per unit on the axes
-    height_in = min(10.0, max(3.2, scale * (y_hi - y_lo) + 0.9))
+    edges = [(u, v, float(d.get("bytes", 0.0)), d.get("kind")) for u, v, d in worker_graph.edges(data=True)
+             if u != v]
+    # the axes hold exactly the boxes, the server captions and the arcs: an arc3 edge from p to q
+    # bulges furthest at its middle, (p + q) / 2 + (_ARC / 2) (dy, -dx)
+    bulges = [(pos[u][1] + pos[v][1]) / 2 - _ARC / 2 * (pos[v][0] - pos[u][0])
+              for u, v, _, _ in edges if assignment[u] != assignment[v]]
+    total_w = (len(servers) - 1) * pitch + 2 * half + 0.3
+    is_workers = all(isinstance(w, tuple) and "stage" in worker_graph.nodes[w] for w in worker_graph.nodes)
+    stages = sorted({worker_graph.nodes[w]["stage"] for w in worker_graph.nodes}) if is_workers else []
+
+    # edges: colour says where (red between servers, grey inside one), line style the traffic kind;
+    # the legend shows each (kind, where) drawn exactly as its edges are
+    styles = {"tp": "solid", "pp": "dashed", "dp": "dotted"}
+    names = {"tp": "tensor-parallel (tp)", "pp": "pipeline (pp)", "dp": "data-parallel (dp)"}
+    top = max([b for *_, b, _ in edges] + [1.0])
+    groups = []                                   # (cut, kind, edges, widths, style)
+    for cut in (False, True):
+        for kind in sorted({k for *_, k in edges}, key=str):
+            sel = [(u, v, b) for u, v, b, k in edges if k == kind and (assignment[u] != assignment[v]) == cut]
+            if sel:
+                widths = [(1.2 + 3.0 * b / top) if cut else 1.0 for *_, b in sel]
+                groups.append((cut, kind, sel, widths, styles.get(kind, "solid" if kind is None else "dashdot")))
+    n_legend = len(groups) + len(stages[:10]) + (3 if is_workers else 0)
+    longest = max([len(names.get(k, str(k))) + 24 for _, k, *_ in groups] + [30])
+    below = width is not None and width < 6.0     # a narrow figure: the legend under the graph
+    legend_w = 0.0 if below else 0.6 + 0.062 * longest
+    if width is None:
+        scale = min(0.75, 11.0 / total_w)         # inches per unit on the axes
+        width_in = scale * total_w + legend_w + 0.25
+    else:
+        width_in = float(width)
+        scale = max(0.02, (width_in - legend_w - 0.25) / total_w)
+    # nodes keep their size on the page up to 0.42 units across (the default scale's)
+    diameter = min(22.8 if n <= 16 else 17.3 if n <= 64 else 7.7, 0.42 * scale * 72)   # points
+    size = diameter ** 2
+    font = min(7 if n <= 16 else 6, 0.38 * diameter)
+    if labels is None:
+        labels = n <= 64 and font >= 5
+    label_note = None
+    if labels and is_workers:
+        r, st, k = max(worker_graph.nodes)
+        label_note = (f"node {_worker_label((r, st, k))}: replica {r},\nstage {st}, tensor rank {k}" if below else
+                      f"node label {_worker_label((r, st, k))}: data-parallel\nreplica {r}, "
+                      f"pipeline stage {st}, tensor rank {k}")
+    caption = 0.2 + 0.32 / scale                  # two lines of 8 pt above each box
+    x_lo, x_hi = -half - 0.15, total_w - half - 0.15
+    y_lo = min([-half] + bulges) - 0.2
+    y_hi = max([half + caption] + bulges) + 0.1
+    axes_h = scale * (y_hi - y_lo)
+    if below:
+        least = 0.0
+        height_in = axes_h + 0.7 + 0.17 * math.ceil(n_legend / 2)
+    else:
+        least = max(0.19 * n_legend + 0.35, 2.0)          # the legend's height
+        height_in = max(axes_h + 0.75, least)
     fig = Figure(figsize=(width_in, height_in), layout="constrained")
     ax = fig.add_subplot()
     from matplotlib.patches import FancyBboxPatch
@@ -876,48 +1173,39 @@ def placement_graph(worker_graph, placement, *, free_gpus: Sequence[int] | None 
         cap = f" of {free_gpus[h]} free" if free_gpus is not None and h < len(free_gpus) else ""
         ax.text(cx, half + 0.15, f"server {h}\n{used} GPUs{cap}", ha="center", va="bottom",
                 fontsize=8)
-    is_workers = all(isinstance(w, tuple) and "stage" in worker_graph.nodes[w] for w in worker_graph.nodes)
     if is_workers:
-        stages = sorted({worker_graph.nodes[w]["stage"] for w in worker_graph.nodes})
         node_color = [_series_color(stages.index(worker_graph.nodes[w]["stage"])) for w in worker_graph.nodes]
     else:
         node_color = [_series_color(servers.index(assignment[w])) for w in worker_graph.nodes]
-    styles = {"tp": "solid", "pp": "dashed", "dp": "dotted"}
-    size = 520 if n <= 16 else 300 if n <= 64 else 60
-    edges = [(u, v, float(d.get("bytes", 0.0)), d.get("kind")) for u, v, d in worker_graph.edges(data=True)
-             if u != v]
-    top = max([b for *_, b, _ in edges] + [1.0])
     cut_total = 0.0
-    for cut in (False, True):
-        for kind in sorted({k for *_, k in edges}, key=str):
-            sel = [(u, v, b) for u, v, b, k in edges if k == kind and (assignment[u] != assignment[v]) == cut]
-            if not sel:
-                continue
-            if cut:
-                cut_total += sum(b for *_, b in sel)
-            extra = {"arrows": True, "arrowstyle": "-", "connectionstyle": f"arc3,rad={_ARC}",
-                     "node_size": size} if cut else {}
-            nx.draw_networkx_edges(
-                worker_graph, pos, edgelist=[(u, v) for u, v, _ in sel], ax=ax,
-                width=[(1.2 + 3.0 * b / top) if cut else 0.8 for *_, b in sel],
-                edge_color="tab:red" if cut else "0.6", alpha=0.85 if cut else 0.6,
-                style=styles.get(kind, "solid"), **extra)
+    handles = []
+    for cut, kind, sel, widths, style in groups:
+        if cut:
+            cut_total += sum(b for *_, b in sel)
+        extra = {"arrows": True, "arrowstyle": "-", "connectionstyle": f"arc3,rad={_ARC}",
+                 "node_size": size} if cut else {}
+        color, alpha = ("tab:red", 0.85) if cut else ("0.45", 0.8)
+        nx.draw_networkx_edges(
+            worker_graph, pos, edgelist=[(u, v) for u, v, _ in sel], ax=ax, width=widths,
+            edge_color=color, alpha=alpha, style=style, **extra)
+        what = (kind if below else names.get(kind, kind)) if kind is not None else "edge"
+        handles.append(Line2D([], [], color=color, alpha=alpha, linestyle=style,
+                              linewidth=sorted(widths)[len(widths) // 2],
+                              label=f"{what}, {'cut (between servers)' if cut else 'inside a server'}"))
     nx.draw_networkx_nodes(worker_graph, pos, ax=ax, node_color=node_color, node_size=size,
                            edgecolors="black", linewidths=0.5)
     if labels:
         nx.draw_networkx_labels(worker_graph, pos, labels={w: _worker_label(w) for w in worker_graph.nodes},
-                                ax=ax, font_size=7 if n <= 16 else 6)
-    handles = [Line2D([], [], color="tab:red", linewidth=2.5, label="edge between servers (cut)"),
-               Line2D([], [], color="0.6", linewidth=1, label="edge inside a server")]
-    kinds = sorted({k for *_, k in edges if k in styles})
-    handles += [Line2D([], [], color="black", linestyle=styles[k], linewidth=1, label=f"{k} traffic")
-                for k in kinds]
+                                ax=ax, font_size=font)
     if is_workers:
         handles += [Line2D([], [], marker="o", linestyle="none", markerfacecolor=_series_color(i),
-                           markeredgecolor="black", markersize=8, label=f"stage {s}")
+                           markeredgecolor="black", markersize=min(8.0, diameter), label=f"stage {s}")
                     for i, s in enumerate(stages[:10])]
-    fig.legend(handles=handles, loc="outside right upper", fontsize="small", frameon=False)
-    ax.set_xlim(-half - 0.2, total_w - half + 0.2)
+    if label_note:
+        handles.append(Line2D([], [], linestyle="none", label=label_note))
+    fig.legend(handles=handles, loc="outside lower center" if below else "outside right upper",
+               ncols=2 if below else 1, fontsize="small", frameon=False)
+    ax.set_xlim(x_lo, x_hi)
     ax.set_ylim(y_lo, y_hi)
     ax.set_aspect("equal", adjustable="box")
     ax.axis("off")
@@ -930,7 +1218,12 @@ def placement_graph(worker_graph, placement, *, free_gpus: Sequence[int] | None 
         tau = getattr(placement, "tau", None)
         title = (f"{what}\n{getattr(placement, 'method', '?')} ({getattr(placement, 'status', '?')}): "
                  f"{cost}" + (f", tau {tau:.4g} s" if tau is not None else ""))
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, fontsize="medium", wrap=True)
+    # trim: the equal aspect leaves the axes box taller than the drawing; give the slack back
+    fig.draw_without_rendering()
+    slack = (ax.get_position(original=True).height - ax.get_position().height) * height_in
+    if slack > 0.02 and height_in - slack > least:
+        fig.set_size_inches(width_in, height_in - slack)
     return fig
 
 
@@ -1043,13 +1336,130 @@ def prediction_scatter(true, predicted=None, *, title: str | None = None) -> Fig
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(loc="upper left", fontsize="x-small")
     if title:
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title, fontsize="medium")
     return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# Saving, and the style of a paper
+# ---------------------------------------------------------------------------------------------
+
+_FORMATS = {".png": "png", ".pdf": "pdf", ".svg": "svg"}
+# no timestamps and no software versions in the files: the same figure gives the same bytes
+_METADATA = {"png": {"Software": None},
+             "pdf": {"Creator": None, "Producer": None, "CreationDate": None},
+             "svg": {"Creator": None, "Date": None}}
+_INCHES = Interval(Real, 1, 50, closed="both")
+
+
+@validate_params({"fig": [Figure], "path": [str, os.PathLike],
+                  "dpi": [Interval(Integral, 10, 1200, closed="both")],
+                  "width": [None, _INCHES], "height": [None, _INCHES],
+                  "format": [None, Options(str, set(_METADATA))]})
+def save_figure(fig: Figure, path, *, dpi: int = 120, width: float | None = None,
+                height: float | None = None, format: str | None = None) -> str:
+    """Write a figure as PNG, PDF or SVG, from the path's suffix (creating the parent directory);
+    returns the path.
+
+    Files are byte-reproducible: no timestamp or software tag in any of them, and SVG element
+    ids from a fixed salt, so saving the same figure twice gives the same bytes. PDF and SVG
+    are vector formats (``dpi`` then only matters for raster parts); save inside
+    :func:`paper_style` to embed TrueType fonts (PDF) or keep text as text (SVG).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    path : str or path
+        Ending in ``.png``, ``.pdf`` or ``.svg`` (any case), unless ``format`` is given.
+    dpi : int in [10, 1200]
+        Resolution of PNG output.
+    width, height : float in [1, 50] or None
+        The size to draw at, in inches (the figure's own size is restored afterwards). Give one
+        and the other follows the figure's aspect ratio; None for both: the figure's size.
+    format : {"png", "pdf", "svg"} or None
+        Write this format whatever the suffix; None: from the suffix.
+
+    Returns
+    -------
+    str
+        The path written.
+
+    Raises
+    ------
+    InvalidParameterError
+        Not a Figure, a suffix other than .png, .pdf and .svg (without ``format``), or a bad
+        resolution or size.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> fig = jct_cdf({"x": [1, 2]})
+    >>> p = save_figure(fig, d / "cdf.pdf", width=3.5)
+    >>> pathlib.Path(p).read_bytes()[:5], [float(x) for x in fig.get_size_inches()]
+    (b'%PDF-', [6.4, 4.2])
+    >>> pathlib.Path(p).read_bytes() == pathlib.Path(save_figure(fig, d / "again.pdf", width=3.5)).read_bytes()
+    True
+    >>> save_figure(fig, d / "cdf.jpg")
+    Traceback (most recent call last):
+    ...
+    asrpt.errors.InvalidParameterError: save_figure: cannot tell the format of '...cdf.jpg': the file must end in .png, .pdf or .svg
+    """
+    path = os.fspath(path)
+    if format is None:
+        format = _FORMATS.get(os.path.splitext(path)[1].lower())
+        if format is None:
+            raise InvalidParameterError(
+                f"save_figure: cannot tell the format of {path!r}: the file must end in .png, .pdf or .svg")
+    parent = os.path.dirname(path)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    w0, h0 = (float(x) for x in fig.get_size_inches())
+    w = float(width) if width is not None else (w0 * float(height) / h0 if height is not None else w0)
+    h = float(height) if height is not None else h0 * w / w0
+    engine = fig.get_layout_engine()
+    try:
+        if (w, h) != (w0, h0):
+            fig.set_size_inches(w, h)
+        _settle(fig, dpi if format == "png" else 72)    # vector backends draw at 72 dpi
+        if engine is not None:      # laid out: saving must not move anything again
+            fig.set_layout_engine("none")
+        with rc_context({"svg.hashsalt": "asrpt"}):
+            fig.savefig(path, dpi=dpi, format=format, metadata=_METADATA[format])
+    finally:
+        if engine is not None:
+            fig.set_layout_engine(engine)
+        if (w, h) != (w0, h0):
+            fig.set_size_inches(w0, h0)
+    return path
+
+
+def _settle(fig: Figure, dpi: float, most: int = 12) -> None:
+    """Lay the figure out (at ``dpi``) until its axes stop moving.
+
+    Constrained layout depends on the tick labels, which depend on the axes' size: each draw
+    moves the axes a little less (by 1e-7 of the figure, then 1e-11, ...), so a figure's first
+    save and its second would differ in the last digits of their coordinates (and SVG ids,
+    which hash them). Settled by draws that render nothing, then saved with the layout frozen,
+    every save of a figure draws the same thing.
+    """
+    before, old_dpi = None, fig.dpi
+    try:
+        fig.dpi = dpi
+        for _ in range(most):
+            fig.draw_without_rendering()
+            now = [tuple(a.get_position().bounds) for a in fig.axes]
+            if now == before:
+                break
+            before = now
+    finally:
+        fig.dpi = old_dpi
 
 
 @validate_params({"fig": [Figure], "path": [str, os.PathLike], "dpi": [Interval(Integral, 10, 1200, closed="both")]})
 def save_png(fig: Figure, path, *, dpi: int = 120) -> str:
-    """Write a figure as PNG (creating the parent directory); returns the path.
+    """Write a figure as PNG whatever the path's suffix (creating the parent directory); returns
+    the path. :func:`save_figure` with ``format="png"``.
 
     The PNG carries no timestamp or software tag, so the same figure gives the same bytes.
 
@@ -1076,9 +1486,58 @@ def save_png(fig: Figure, path, *, dpi: int = 120) -> str:
     >>> pathlib.Path(p).read_bytes()[:4]
     b'\\x89PNG'
     """
-    path = os.fspath(path)
-    parent = os.path.dirname(path)
-    if parent:
-        os.makedirs(parent, exist_ok=True)
-    fig.savefig(path, dpi=dpi, format="png", metadata={"Software": None})
-    return path
+    return save_figure(fig, path, dpi=dpi, format="png")
+
+
+def _paper_rc(font_size: float) -> dict:
+    small = font_size - 1
+    return {
+        "font.size": font_size, "axes.titlesize": font_size, "axes.labelsize": font_size,
+        "figure.titlesize": font_size + 1, "legend.fontsize": small,
+        "xtick.labelsize": small, "ytick.labelsize": small, "legend.handlelength": 2.6,
+        "lines.linewidth": 1.0, "lines.markersize": 3.5, "patch.linewidth": 0.5,
+        "axes.linewidth": 0.6, "grid.linewidth": 0.4, "hatch.linewidth": 0.5,
+        "xtick.major.width": 0.6, "ytick.major.width": 0.6, "xtick.minor.width": 0.4,
+        "ytick.minor.width": 0.4, "xtick.major.size": 2.5, "ytick.major.size": 2.5,
+        "xtick.minor.size": 1.5, "ytick.minor.size": 1.5, "xtick.major.pad": 2.0,
+        "ytick.major.pad": 2.0, "axes.labelpad": 2.0, "axes.titlepad": 3.0,
+        "figure.constrained_layout.w_pad": 0.02, "figure.constrained_layout.h_pad": 0.02,
+        "pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none",
+    }
+
+
+@validate_params({"font_size": [Interval(Real, 5, 12, closed="both")]})
+@contextmanager
+def paper_style(*, font_size: float = 8.0):
+    """A ``matplotlib.rc_context`` for figures going into a two-column paper.
+
+    Text at ``font_size`` points (tick labels and legends a point smaller; labels the figure
+    functions size themselves keep their sizes, 6.5 to 9 pt), thinner lines and ticks, tighter
+    padding, and fonts embedded as TrueType (``pdf.fonttype`` and ``ps.fonttype`` 42, not
+    Type 3) or kept as text in SVG (``svg.fonttype`` none), as publishers ask. Nothing global
+    changes: the settings hold inside the ``with`` block only. Build the figure *and* save it
+    inside the block (fonts are chosen when artists are made, font embedding when the file is
+    written), at a column's width (:data:`PAPER_WIDTH`, 3.5 in) or the page's (about 7 in).
+
+    Parameters
+    ----------
+    font_size : float in [5, 12]
+        Points of the base font (8 by default; many venues ask for at least 7 in figures).
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with paper_style():
+    ...     fig = jct_cdf({"a-srpt": [1, 2, 4], "fifo": [2, 3, 8]}, complementary=True)
+    ...     path = save_figure(fig, pathlib.Path(tempfile.mkdtemp()) / "ccdf.pdf", width=PAPER_WIDTH)
+    >>> fig.axes[0].xaxis.label.get_fontsize()
+    8.0
+    >>> b"/FontFile2" in pathlib.Path(path).read_bytes()   # TrueType embedded
+    True
+    """
+    with rc_context(_paper_rc(float(font_size))):
+        yield

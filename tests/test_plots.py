@@ -1,15 +1,20 @@
 """asrpt.plots and ``asrpt plot``: each figure draws exactly what its input says (checked from the
-artists, not by eye), figures are deterministic and never touch pyplot's global state, and every
-CLI kind writes a PNG or fails with one line and exit status 2."""
+artists, not by eye), with the axis labels, scales and legends a reader needs, figures are
+deterministic (byte for byte, as PNG, PDF and SVG) and never touch pyplot's or matplotlib's global
+state, and every CLI kind writes a figure or fails with one line and exit status 2."""
 
 import json
+import re
 import subprocess
 import sys
 from fractions import Fraction
+from pathlib import Path
 
+import matplotlib
 import pytest
 from hypothesis import given, settings
 from matplotlib.collections import LineCollection, PathCollection, PolyCollection
+from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch
 
@@ -117,6 +122,43 @@ def test_gantt_draws_every_gpu_second_and_the_virtual_pieces(small):
     assert {tuple(c) for c in _polys(vax)[0].get_facecolors()} <= colors
 
 
+def test_gantt_axes_title_and_legend(small):
+    """What a reviewer reads: a title naming the policy as words (not its spec), GPU numbers on
+    the left, servers on the right, the time axis below the virtual machine."""
+    inst, _ = small
+    res = simulate(inst, 'a-srpt:adaptive="off"', label='a-srpt:adaptive="off"[hierarchy]')
+    fig = plots.gantt(res, virtual=virtual_schedule(inst, predicted=True), cluster=inst.cluster)
+    ax, vax = fig.axes
+    total = sum(r.completion for r in res.records)
+    assert ax.get_title() == f"a-srpt (adaptive=off, predictor hierarchy): 8 jobs on 8 GPUs (2 servers), sum C_j = {total}"
+    fig.draw_without_rendering()
+    assert ax.get_ylabel() == "GPU" and [t.get_text() for t in ax.get_yticklabels()] == [str(g) for g in range(8)]
+    assert list(ax.get_yticks()) == [g + 0.5 for g in range(8)]               # the middle of each row
+    (servers,) = ax.child_axes
+    assert servers.get_ylabel() == "server" and [t.get_text() for t in servers.get_yticklabels()] == ["s0", "s1"]
+    assert [line.get_ydata()[0] for line in ax.lines] == [4]                  # the line between the servers
+    assert vax.get_xlabel() == "time (s)" and ax.get_xscale() == vax.get_xscale() == "linear"
+    assert _legend(vax) == ["arrivals"]
+    # drawn small (one column of a paper), the GPU numbers thin out instead of piling up
+    (ax,) = plots.gantt(res, cluster=inst.cluster).axes
+    ax.get_figure().set_size_inches(3.5, 1.2)
+    ax.get_figure().draw_without_rendering()
+    assert 1 < len(ax.get_yticks()) < 8 and ax.get_yticks()[0] == 0.5
+
+
+def test_consecutive_jobs_get_clearly_different_colours(small):
+    """tab20 in its own order gives jobs 0 and 1 two blues (distance 0.2 in RGB); alternating hues
+    and tints, neighbours differ strongly, and the 20 colours are all used."""
+    def distance(a, b):
+        return sum((x - y) ** 2 for x, y in zip(a[:3], b[:3])) ** 0.5
+
+    assert min(distance(plots._job_color(k), plots._job_color(k + 1)) for k in range(60)) > 0.4
+    assert len({plots._job_color(k) for k in range(20)}) == 20
+    inst, res = small
+    bars = _polys(plots.gantt(res, cluster=inst.cluster).axes[0])[0]
+    assert {tuple(c) for c in bars.get_facecolors()} == {plots._job_color(k) for k in range(len(res.records))}
+
+
 def test_gantt_without_virtual_labels_and_time_range(small):
     inst, res = small
     fig = plots.gantt(res, labels=False, time_range=(2, 6), title="x")
@@ -157,7 +199,7 @@ def test_jct_cdf_steps_through_the_sorted_jcts(small):
     inst, res = small
     fifo = simulate(inst, "fifo")
     fig = plots.jct_cdf([res, fifo], log_x=False)
-    lines = fig.axes[0].lines
+    lines = _steps(fig.axes[0])
     assert [ln.get_label() for ln in lines] == [res.policy, "fifo"]
     for line, run in zip(lines, (res, fifo)):
         assert list(line.get_xdata()) == sorted(float(r.jct) for r in run.records)
@@ -167,14 +209,81 @@ def test_jct_cdf_steps_through_the_sorted_jcts(small):
     assert list(fig.axes[0].lines[0].get_xdata()) == [0.5, 2.0, 4.0] and fig.axes[0].get_xscale() == "log"
 
 
+def _steps(ax):
+    """The step lines of a JCT figure (each run also has a line of markers, labelled ``_...``)."""
+    return [ln for ln in ax.lines if not ln.get_label().startswith("_")]
+
+
+def _legend(holder):
+    return [t.get_text() for t in holder.get_legend().get_texts()] if hasattr(holder, "get_legend") else \
+        [t.get_text() for t in holder.get_texts()]
+
+
+def test_jct_cdf_axes_and_legend():
+    fig = plots.jct_cdf({"a-srpt": [1, 2, 40], "fifo": [2, 3, 80], "none": []})
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "job completion time x (s)"
+    assert ax.get_ylabel() == "fraction of jobs with JCT \u2264 x"
+    assert (ax.get_xscale(), ax.get_yscale(), ax.get_ylim()) == ("log", "linear", (0, 1.01))
+    assert _legend(ax) == ["a-srpt", "fifo", "none (no completed job)"]   # a run with no job still shows
+    assert plots.jct_cdf({"a": [1, 2]}, log_x=False).axes[0].get_xscale() == "linear"
+
+
+def test_jct_ccdf_says_what_it_draws_and_keeps_coinciding_runs_visible():
+    """The complementary CDF of ``asrpt run`` reads "JCT > x"; eight runs with identical JCTs
+    (the worst case for overlap) each keep their own dash pattern, marker and colour, their
+    markers sit at different places, and the legend names all of them."""
+    jcts = [1, 2, 3, 5, 8, 13, 21, 34, 55]
+    names = [f"p{k}" for k in range(8)]
+    fig = plots.jct_cdf({name: jcts for name in names}, complementary=True)
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "fraction of jobs with JCT > x"
+    assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
+    assert _legend(ax) == names
+    steps = _steps(ax)
+    assert [ln.get_label() for ln in steps] == names
+    assert all(list(ln.get_xdata()) == jcts[:-1] for ln in steps)      # P(JCT > x) up to the last
+    assert list(steps[0].get_ydata()) == pytest.approx([(9 - i - 1) / 9 for i in range(8)])
+    dashes = [ln._unscaled_dash_pattern for ln in steps]    # (offset, on-off sequence or None)
+    assert len(set(map(repr, dashes))) == 8
+    assert len({tuple(to_rgba(ln.get_color())) for ln in steps}) == 8
+    marks = [ln for ln in ax.lines if ln.get_label().startswith("_")]
+    assert len({ln.get_marker() for ln in marks}) == 8
+    xs = [x for ln in marks for x in ln.get_xdata()]
+    assert len(xs) == len(set(xs)) and len(xs) >= 8 * 4            # staggered, never on top of each other
+    handles = ax.get_legend().legend_handles                        # the legend draws each run's style
+    assert [h._unscaled_dash_pattern for h in handles] == dashes
+    assert [h.get_marker() for h in handles] == [ln.get_marker() for ln in marks]
+
+
 def test_jct_bars_are_the_summary_numbers(small):
     inst, res = small
     runs = [res, simulate(inst, "fifo"), simulate(inst, "srsf")]
     fig = plots.jct_bars(runs, stats=("mean", "median", "p99"))
-    heights = [p.get_height() for p in fig.axes[0].patches]
-    expected = [float(r.summary[f"{s}_jct"]) for s in ("mean", "median", "p99") for r in runs]
-    assert heights == pytest.approx(expected)
-    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [r.policy for r in runs]
+    assert len(fig.axes) == 3                                        # one panel per statistic
+    for ax, stat in zip(fig.axes, ("mean", "median", "p99")):
+        assert [p.get_height() for p in ax.patches] == pytest.approx([float(r.summary[f"{stat}_jct"]) for r in runs])
+        assert [t.get_text() for t in ax.get_xticklabels()] == [r.policy for r in runs]
+        assert [t.get_text() for t in ax.texts] == [plots._short(p.get_height()) for p in ax.patches]
+        assert ax.get_ylabel() == f"{stat} JCT (s)" and ax.get_yscale() == "linear"
+        assert ax.get_legend() is None                              # the labels say it all
+    # each policy keeps its colour across the panels
+    assert [p.get_facecolor() for p in fig.axes[0].patches] == [p.get_facecolor() for p in fig.axes[2].patches]
+
+
+def test_jct_bars_give_the_mean_its_own_scale_and_a_sensible_size():
+    """The mean is not squashed under a p99 50 times larger: each has its panel and y scale; eight
+    policies fit 6.5 x 2.6 in; with log_y each panel is logarithmic from a power of 10."""
+    data = {f"policy-{k}": [1, 1, 2, 2, 3, 500 + k] for k in range(8)}
+    fig = plots.jct_bars(data)
+    mean_ax, p99_ax = fig.axes
+    assert tuple(fig.get_size_inches()) == (6.5, 2.6)
+    assert mean_ax.get_ylim()[1] < 120 < p99_ax.get_ylim()[1]      # p99s ~500, means ~85
+    assert min(p.get_height() for p in mean_ax.patches) > 0.5 * mean_ax.get_ylim()[1]
+    log = plots.jct_bars(data, log_y=True, title="eight policies")
+    assert [ax.get_yscale() for ax in log.axes] == ["log", "log"]
+    assert [ax.get_ylim()[0] for ax in log.axes] == [10.0, 100.0]
+    assert log.get_suptitle() == "eight policies"
 
 
 @pytest.mark.parametrize("func", [plots.jct_cdf, plots.jct_bars])
@@ -215,7 +324,10 @@ def test_ratio_vs_bound_places_each_point_and_skips_rows_that_are_not_ok():
     assert ax.get_xscale() == ax.get_yscale() == "log" and ax2.get_xlabel() == "rho"
     assert fig.axes[-1].get_ylabel() == "mu"       # the colour bar
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "certificate fails" in legend and "ratio = bound (Theorem 1)" in legend
+    assert legend == ["certificate (ALG / LB)", "certificate fails", "ratio = bound (Theorem 1)"]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("Theorem 1 bound  beta (1 + rho mu)", "empirical ratio")
+    assert ax2.get_ylabel() == "ratio / bound (share of the bound used)"
+    assert (ax2.get_xscale(), ax2.get_yscale(), ax2.get_ylim()) == ("linear", "linear", (0, 1.08))
 
 
 def test_ratio_vs_bound_takes_worst_cases_with_their_instance_rho_and_mu():
@@ -257,6 +369,9 @@ def test_worstcase_progress_follows_the_history_to_the_last_evaluation():
     bounds = sorted(ln.get_ydata()[0] for ln in ax.lines if ln.get_linestyle() == "--")
     assert bounds == [float(r.cell_bound) for r in results]
     assert ax.get_yscale() == "linear"            # bounds 3 and 9 against ratios >= 1
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("distinct instances evaluated",
+                                                   "best ALG / UB found (dashed: 1 + rho mu)")
+    assert _legend(ax) == [f"{r.cell.name}: {float(r.ratio):.3g} in {r.evaluations} evals" for r in results]
     assert plots.worstcase_progress(results[0], log_y=True).axes[0].get_yscale() == "log"
     with pytest.raises(InvalidParameterError, match="must be a WorstCase"):
         plots.worstcase_progress([])
@@ -292,6 +407,87 @@ def test_placement_graph_highlights_exactly_the_cut_edges(dnn_instance, method):
     assert "000" in texts and len([t for t in texts if len(t) == 3 and t.isdigit()]) == 16
 
 
+def _dashes(artist):
+    """An artist's unscaled dash pattern, normalised: (0.0, None) for a solid line."""
+    pattern = artist._us_linestyles[0] if isinstance(artist, LineCollection) else artist._unscaled_dash_pattern
+    offset, seq = pattern
+    return float(offset), None if seq is None else tuple(float(x) for x in seq)
+
+
+def test_placement_graph_legend_draws_each_edge_as_it_is_drawn(dnn_instance):
+    """The legend once showed a thick solid red "cut" line while cut edges were thin and dashed:
+    each legend entry now has exactly the colour, alpha and dash pattern of its edges; kinds of
+    traffic differ by dash pattern (tp solid, pp dashed, dp dotted), and the node labels are
+    explained."""
+    from asrpt.dnn.parallel import worker_graph
+    from asrpt.placement import place
+
+    W = worker_graph(dnn_instance.job("j0"), "A100")       # 2 x 2 x 4: tp, pp and dp edges
+    p = place(W, [8, 4, 4], method="ilp")
+    fig = plots.placement_graph(W, p, free_gpus=[8, 4, 4])
+    ax = fig.axes[0]
+    legend = fig.legends[0]
+    entries = dict(zip(_legend(legend), legend.legend_handles))
+    kinds = {d["kind"] for *_, d in W.edges(data=True)}
+    cut_kinds = {d["kind"] for u, v, d in W.edges(data=True) if p.assignment[u] != p.assignment[v]}
+    inside_kinds = {d["kind"] for u, v, d in W.edges(data=True) if p.assignment[u] == p.assignment[v]}
+    assert kinds == {"tp", "pp", "dp"} and cut_kinds and inside_kinds
+    names = {"tp": "tensor-parallel (tp)", "pp": "pipeline (pp)", "dp": "data-parallel (dp)"}
+    expected = [f"{names[k]}, inside a server" for k in sorted(inside_kinds)] + \
+        [f"{names[k]}, cut (between servers)" for k in sorted(cut_kinds)] + ["stage 0", "stage 1"] + \
+        ["node label 113: data-parallel\nreplica 1, pipeline stage 1, tensor rank 3"]
+    assert list(entries) == expected
+    arcs = [a for a in ax.patches if isinstance(a, FancyArrowPatch)]
+    cut_styles = {_dashes(a) for a in arcs}
+    for k in cut_kinds:
+        handle = entries[f"{names[k]}, cut (between servers)"]
+        drawn = [a for a in arcs if _dashes(a) == _dashes(handle)]
+        assert drawn and all(a.get_edgecolor() == pytest.approx(to_rgba(handle.get_color(), handle.get_alpha()))
+                             for a in drawn)
+    assert len(cut_styles) == len(cut_kinds)                 # one dash pattern per kind of cut edge
+    collections = [c for c in ax.collections if isinstance(c, LineCollection)]
+    for k in inside_kinds:
+        handle = entries[f"{names[k]}, inside a server"]
+        assert any(_dashes(c) == _dashes(handle) and
+                   tuple(c.get_edgecolor()[0]) == pytest.approx(to_rgba(handle.get_color(), handle.get_alpha()))
+                   for c in collections)
+    assert len({_dashes(c) for c in collections}) == len(inside_kinds)
+    # tp, pp and dp look different wherever they are
+    assert len({_dashes(entries[f"{names[k]}, cut (between servers)"]) for k in cut_kinds} |
+               {_dashes(entries[f"{names[k]}, inside a server"]) for k in inside_kinds}) == len(kinds)
+
+
+def test_placement_graph_trims_its_canvas_and_fits_a_column(dnn_instance):
+    from asrpt.dnn.parallel import worker_graph
+    from asrpt.placement import place
+
+    W = worker_graph(dnn_instance.job("j0"), "A100")
+    p = place(W, [8, 4, 4], method="ilp")
+    fig = plots.placement_graph(W, p, free_gpus=[8, 4, 4])
+    ax = fig.axes[0]
+    fig.draw_without_rendering()
+    # the equal aspect leaves no band of empty canvas: the axes use their whole box
+    assert ax.get_position().height == pytest.approx(ax.get_position(original=True).height, rel=0.05)
+    # every drawn thing is inside the limits, which hug the server boxes
+    boxes = [b for b in ax.patches if not isinstance(b, FancyArrowPatch)]
+    x0 = min(b.get_x() for b in boxes)
+    x1 = max(b.get_x() + b.get_width() for b in boxes)
+    assert ax.get_xlim() == pytest.approx((x0 - 0.15, x1 + 0.15), abs=0.1)
+    arcs = [a for a in ax.patches if isinstance(a, FancyArrowPatch)]
+    lowest = min(b.get_y() for b in boxes)
+    for arc in arcs:
+        start, control, end = arc.get_path().vertices[:3]     # a quadratic Bezier, in data units
+        ys = [((1 - t) ** 2 * start + 2 * t * (1 - t) * control + t ** 2 * end)[1] for t in (0.25, 0.5, 0.75)]
+        assert ax.get_ylim()[0] <= min(ys) and max(ys) <= ax.get_ylim()[1]
+        lowest = min(lowest, *ys)
+    assert arcs and ax.get_ylim()[0] >= lowest - 0.3                 # and the limits go no lower
+    # one column of a paper: the drawing scales down, the legend goes below, labels that no
+    # longer fit in the nodes are left out
+    narrow = plots.placement_graph(W, p, free_gpus=[8, 4, 4], width=3.5)
+    assert narrow.get_size_inches()[0] == 3.5
+    narrow.draw_without_rendering()
+    assert narrow.legends[0].get_window_extent().y1 <= narrow.axes[0].get_window_extent().y0 + 1
+    assert not [t for t in narrow.axes[0].texts if t.get_text().isdigit()]
 def test_placement_graph_of_a_plain_graph_and_missing_workers():
     import networkx as nx
     from asrpt.placement import place
@@ -324,7 +520,9 @@ def test_prediction_scatter_points_and_accuracy_in_the_legend():
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend[0] == f"a (n=3): rho 1.00, med |log| {acc.median_abs_log:.2f}, within 2x 100%"
     assert legend[1].startswith("b (n=3): rho n/a") and "within 2x 33%" in legend[1]
+    assert legend[2:] == ["perfect", "x2, x1/2"]
     assert ax.get_xscale() == ax.get_yscale() == "log"
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("true work (iterations)", "predicted work")
     log = PredictionLog(("x", "y"), (1, 4), (2, 4))
     assert plots.prediction_scatter(log).axes[0].collections[0].get_offsets().tolist() == [[1, 2], [4, 4]]
     assert len(plots.prediction_scatter({"p": log, "q": log}).axes[0].collections) == 2
@@ -364,6 +562,77 @@ def test_figures_are_deterministic_and_leave_pyplot_alone(small, dnn_instance, t
             assert fa.read() == fb.read()
     import matplotlib.pyplot as plt      # imported by networkx's drawing: still no figure in it
     assert plt.get_fignums() == []
+
+
+_MAGIC = {"png": lambda b: b[:8] == b"\x89PNG\r\n\x1a\n", "pdf": lambda b: b[:5] == b"%PDF-",
+          "svg": lambda b: b"<svg" in b[:600]}
+
+
+def _media_box(data: bytes) -> list:
+    """A one-page PDF's MediaBox, in points."""
+    return [float(x) for x in re.search(rb"/MediaBox \[\s*([^\]]+)\]", data).group(1).split()]
+
+
+@pytest.mark.parametrize("fmt", ["png", "pdf", "svg"])
+def test_save_figure_writes_each_format_byte_for_byte_the_same(small, tmp_path, fmt):
+    """The format comes from the suffix; saving a figure twice (and a second copy of it) gives
+    the same bytes: no timestamps, no software versions, stable SVG ids, a settled layout."""
+    inst, res = small
+    fig = plots.jct_cdf([res, simulate(inst, "fifo")], complementary=True, title="t")
+    paths = [plots.save_figure(fig, tmp_path / "sub" / f"a.{fmt}"), plots.save_figure(fig, tmp_path / f"b.{fmt}"),
+             plots.save_figure(plots.jct_cdf([res, simulate(inst, "fifo")], complementary=True, title="t"),
+                               tmp_path / f"c.{fmt.upper()}")]
+    first, *others = [Path(p).read_bytes() for p in paths]
+    assert _MAGIC[fmt](first) and all(o == first for o in others)
+    for tag in (b"CreationDate", b"Producer", b"Creator", b"Software", b"<dc:date>", matplotlib.__version__.encode()):
+        assert tag not in first
+
+
+def test_save_figure_sizes_in_inches_and_leaves_the_figure_as_it_was(tmp_path):
+    import matplotlib.image
+
+    fig = plots.jct_cdf({"a": [1, 2, 4]})
+    assert tuple(fig.get_size_inches()) == (6.4, 4.2)
+    png = plots.save_figure(fig, tmp_path / "a.png", dpi=50, width=3.2)       # height keeps the aspect
+    assert matplotlib.image.imread(png).shape[:2] == (105, 160)
+    png = plots.save_figure(fig, tmp_path / "b.png", dpi=50, height=2.1)      # and so does the width
+    assert matplotlib.image.imread(png).shape[:2] == (105, 160)
+    pdf = plots.save_figure(fig, tmp_path / "c.pdf", width=3.5, height=2)
+    assert _media_box(Path(pdf).read_bytes()) == [0, 0, 252, 144]
+    assert tuple(fig.get_size_inches()) == (6.4, 4.2)
+    assert fig.get_layout_engine() is not None                                 # still laid out
+
+
+def test_save_figure_refuses_what_it_cannot_write(tmp_path):
+    fig = plots.jct_cdf({"a": [1]})
+    with pytest.raises(InvalidParameterError, match=r"^save_figure: cannot tell the format of '.*x\.jpg': "
+                                                    r"the file must end in \.png, \.pdf or \.svg$"):
+        plots.save_figure(fig, tmp_path / "x.jpg")
+    with pytest.raises(InvalidParameterError, match="the file must end in"):
+        plots.save_figure(fig, tmp_path / "noext")
+    with pytest.raises(InvalidParameterError, match="'width' parameter of save_figure must be None or a float in \\[1, 50\\]"):
+        plots.save_figure(fig, tmp_path / "x.png", width=0.5)
+    with pytest.raises(InvalidParameterError, match="'format' parameter of save_figure"):
+        plots.save_figure(fig, tmp_path / "x.png", format="eps")
+    # save_png still writes a PNG whatever the suffix (``--plot FILE`` of other commands)
+    assert _png(plots.save_png(fig, tmp_path / "plot.out"))
+    assert not list(tmp_path.glob("x.*"))
+
+
+def test_paper_style_is_scoped_and_embeds_truetype(tmp_path):
+    before = dict(matplotlib.rcParams)
+    with plots.paper_style():
+        assert matplotlib.rcParams["font.size"] == 8 and matplotlib.rcParams["pdf.fonttype"] == 42
+        fig = plots.jct_bars({"a-srpt": [1, 2, 30], "fifo": [2, 3, 50]}, title="paper")
+        pdf = Path(plots.save_figure(fig, tmp_path / "a.pdf", width=plots.PAPER_WIDTH)).read_bytes()
+        svg = Path(plots.save_figure(fig, tmp_path / "a.svg", width=plots.PAPER_WIDTH)).read_bytes()
+    assert dict(matplotlib.rcParams) == before                     # nothing global changed
+    assert fig.axes[0].yaxis.label.get_fontsize() == 8 and fig.axes[0].patches[0].get_linewidth() <= 0.5
+    assert b"/FontFile2" in pdf and b"/Type3" not in pdf           # TrueType, not Type 3
+    assert _media_box(pdf)[2] == 252
+    assert b">mean JCT (s)</text>" in svg                          # text stays text
+    with pytest.raises(InvalidParameterError, match="'font_size' parameter of paper_style"):
+        plots.paper_style(font_size=40)
 
 
 def test_importing_plots_selects_no_pyplot_backend():
@@ -441,9 +710,54 @@ def test_cli_errors_are_one_line_with_status_2(tmp_path, capsys, argv, match):
     assert code == 2 and match in err and err.count("\n") == 1
 
 
-def test_cli_out_must_be_a_png(tmp_path, capsys):
-    assert main(["plot", "jct", SMALL, "--out", str(tmp_path / "x.pdf")]) == 2
-    assert "--out must name a .png file" in capsys.readouterr().err
+@pytest.mark.parametrize("argv, match", [
+    (["--out", "x.eps"], "--out must name a .png, .pdf or .svg file, got '"),
+    (["--out", "x.pdf", "--width", "0.5"], "argument --width: '0.5' is not a size in inches between 1 and 50"),
+    (["--out", "x.pdf", "--height", "abc"], "argument --height: 'abc' is not a size in inches"),
+    (["--out", "x.pdf", "--style", "poster"], "argument --style: invalid choice: 'poster'"),
+])
+def test_cli_output_options_are_checked_first(tmp_path, capsys, argv, match):
+    argv = [a if not a.startswith("x.") else str(tmp_path / a) for a in argv]
+    try:
+        code = main(["plot", "jct", SMALL, *argv])
+    except SystemExit as exc:     # usage errors exit from argparse
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert match in err and err.count("\n") == 1
+    assert not list(tmp_path.iterdir())
+
+
+def test_cli_writes_a_paper_figure_as_pdf(tmp_path, capsys):
+    """``--style paper`` gives one column (3.5 in = 252 pt) with TrueType fonts; ``--width``
+    and ``--height`` set the size; the bytes are the same run after run."""
+    out = tmp_path / "jct.pdf"
+    argv = ["plot", "jct", SMALL, "--policy", "a-srpt,fifo", "--chart", "bars", "--log", "--style", "paper"]
+    assert main([*argv, "--out", str(out)]) == 0
+    data = out.read_bytes()
+    assert capsys.readouterr().out.strip() == str(out)
+    assert data[:5] == b"%PDF-" and _media_box(data)[2] == 252 and b"/FontFile2" in data
+    assert main([*argv, "--out", str(tmp_path / "again.pdf")]) == 0
+    assert (tmp_path / "again.pdf").read_bytes() == data
+    assert main(["plot", "jct", SMALL, "--out", str(out), "--style", "paper", "--width", "7", "--height", "2.5"]) == 0
+    assert _media_box(out.read_bytes()) == [0, 0, 504, 180]
+
+
+def test_cli_sizes_pngs_and_svgs_in_inches(tmp_path, capsys, dnn_instance):
+    import matplotlib.image
+
+    png = tmp_path / "cdf.png"
+    assert main(["plot", "jct", SMALL, "--out", str(png), "--width", "4", "--height", "3", "--dpi", "50"]) == 0
+    assert matplotlib.image.imread(png).shape[:2] == (150, 200)
+    dnn_path = tmp_path / "dnn.json"
+    save_instance(dnn_instance, dnn_path)
+    png = tmp_path / "placement.png"      # drawn for the column, not shrunk afterwards
+    assert main(["plot", "placement", str(dnn_path), "--job", "j0", "--free", "8,4,4", "--method", "spread",
+                 "--out", str(png), "--style", "paper", "--dpi", "100"]) == 0
+    assert matplotlib.image.imread(png).shape[1] == 350
+    svg = tmp_path / "gantt.svg"
+    assert main(["plot", "gantt", SMALL, "--out", str(svg), "--style", "paper", "--width", "3.5"]) == 0
+    assert b'width="252pt"' in svg.read_bytes()[:1000]
 
 
 def test_cli_ratio_rejects_rows_of_another_task(tmp_path, capsys):
@@ -453,4 +767,64 @@ def test_cli_ratio_rejects_rows_of_another_task(tmp_path, capsys):
            "asrpt_version": "0"}
     path.write_text(json.dumps(row) + "\n")
     assert main(["plot", "ratio", str(path), "--out", str(tmp_path / "r.png")]) == 2
-    assert "reads 'asrpt batch --task certify' results" in capsys.readouterr().err
+    assert "reads the results of 'asrpt batch --task compare-opt' or of '--task certify'" in capsys.readouterr().err
+
+
+# --- policy_ratios and 'asrpt plot ratio' over compare-opt rows (issue 46) ------------------------
+
+@pytest.fixture(scope="module")
+def compare_rows(tmp_path_factory):
+    """Real compare-opt rows: three small instances, three policies (a user's among them)."""
+    from asrpt.batch import read_results, run_batch
+    from asrpt.workloads.generators import uniform_instance
+
+    d = tmp_path_factory.mktemp("compare")
+    (d / "mine.py").write_text("from asrpt.policies import Decision, Policy\n\n\nclass Mine(Policy):\n"
+                               "    def decide(self, view):\n        return Decision(list(view.waiting))\n")
+    paths = []
+    for seed in range(3):
+        paths.append(str(d / f"i{seed}.json"))
+        save_instance(uniform_instance(5, cluster="1x4", max_processing_time=5, seed=seed), paths[-1])
+    out = d / "r.jsonl"
+    run_batch(paths, "compare-opt", out=str(out), options={"policies": f"a-srpt,fifo,{d / 'mine.py'}:Mine",
+                                                           "opt_time_limit": 5}, jobs=1)
+    return out, read_results(out), str(d / "mine.py") + ":Mine"
+
+
+def test_policy_ratios_draws_one_line_per_policy_from_the_rows(compare_rows):
+    _, rows, mine = compare_rows
+    fig = plots.policy_ratios(rows)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert [lab.split(":")[0] for lab in labels[:2]] == ["a-srpt", "fifo"] and labels[2].startswith(mine)
+    assert all("(3 of 3 proven)" in lab for lab in labels)
+    assert ax.get_xlabel() == "ALG / OPT (sum w_j C_j)" and ax.get_ylabel() == "fraction of instances with ratio <= x"
+    assert len({ln.get_color() for ln in ax.lines}) == 3              # each policy its own colour
+    for line in ax.lines:                   # the ECDF ends at 1 at the policy's largest ratio, all >= 1
+        xs, ys = line.get_xdata(), line.get_ydata()
+        assert ys[-1] == 1 and min(xs) >= 1
+    sub = plots.policy_ratios(rows, policies=["fifo"]).axes[0]
+    assert [t.get_text().split(":")[0] for t in sub.get_legend().get_texts()] == ["fifo"]
+    with pytest.raises(InvalidParameterError, match="no ratios of 'sjf'"):
+        plots.policy_ratios(rows, policies=["sjf"])
+
+
+def test_policy_ratios_draws_the_upper_end_of_a_bracket_and_says_so():
+    rec = [{"policy": "x", "ratio_to_opt": None, "ratio_to_opt_low": 0.9, "ratio_to_opt_high": 1.4},
+           {"policy": "x", "ratio_to_opt": 1.2, "ratio_to_opt_low": 1.2, "ratio_to_opt_high": 1.2}]
+    ax = plots.policy_ratios(rec).axes[0]
+    assert "upper end of the bracket" in ax.get_xlabel()
+    assert ax.get_legend().get_texts()[0].get_text() == "x: mean 1.300, max 1.400 (1 of 2 proven)"
+
+
+def test_plot_ratio_reads_compare_opt_results(compare_rows, tmp_path, capsys):
+    out, _, _ = compare_rows
+    assert main(["plot", "ratio", str(out), "--policy", "fifo,a-srpt", "--out", str(tmp_path / "r.pdf"),
+                 "--style", "paper"]) == 0
+    assert (tmp_path / "r.pdf").read_bytes()[:4] == b"%PDF"
+    capsys.readouterr()
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(out.read_text() + json.dumps({"hash": "h", "task": "certify", "options": {}, "status": "ok",
+                                                    "figures": {}}) + "\n")
+    assert main(["plot", "ratio", str(mixed), "--out", str(tmp_path / "m.png")]) == 2
+    assert "one of them at a time" in capsys.readouterr().err

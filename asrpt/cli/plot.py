@@ -1,22 +1,29 @@
-"""``asrpt plot KIND ... --out FILE.png``: the figures of :mod:`asrpt.plots`, from files.
+"""``asrpt plot KIND ... --out FILE.png|.pdf|.svg``: the figures of :mod:`asrpt.plots`, from files.
 
 Kinds (``asrpt plot KIND --help`` shows every option):
 
 - ``gantt INPUT --policy P``: simulate one policy on an instance or trace and draw the cluster's
   GPUs over time, with the virtual single-machine SRPT schedule below (``--virtual``);
-- ``jct INPUT... --policy P,Q``: JCT CDFs (``--chart cdf``) or mean/p99 bars (``--chart bars``);
-  INPUT is an instance or trace (the policies are simulated) or the ``--out`` directory of
-  ``asrpt simulate`` / ``asrpt run`` (per-job CSVs are read, nothing is simulated);
+- ``jct INPUT... --policy P,Q``: JCT CDFs (``--chart cdf``) or mean/p99 bars (``--chart bars``,
+  one panel per statistic, ``--log`` for logarithmic axes); INPUT is an instance or trace (the
+  policies are simulated) or the ``--out`` directory of ``asrpt simulate`` / ``asrpt run``
+  (per-job CSVs are read, nothing is simulated);
 - ``placement INSTANCE --job ID [--free 8,8] [--method ilp]``: one DNN job's worker graph placed
   on its servers, edges between servers in red;
-- ``ratio RESULTS.jsonl...``: empirical ratios against Theorem 1's bound, from the rows of
-  ``asrpt batch --task certify``;
+- ``ratio RESULTS.jsonl...``: each policy's ratio to the offline optimum across instances, from
+  the rows of ``asrpt batch --task compare-opt`` (your own policy among them); or empirical
+  ratios against Theorem 1's bound, from the rows of ``asrpt batch --task certify``;
 - ``worst-case --gpus M --max-jobs N --mu 1,4``: run the worst-case search per mu and draw its
   progress against the cell bounds;
 - ``accuracy WORKLOAD --predictor hierarchy[,forest,...]``: predicted against true iterations,
   log-log (WORKLOAD as in ``asrpt predict-eval``: a file or a generator spec).
 
-Every kind writes one PNG (``--out``, required; ``--dpi``) and prints its path. Errors are one
+Every kind writes one figure (``--out``, required) and prints its path: PNG, PDF or SVG from the
+file's suffix, byte for byte the same for the same input. ``--width`` and ``--height`` set its
+size in inches (give one and the other keeps the figure's proportions); ``--dpi`` the resolution
+of a PNG. ``--style paper`` draws for a two-column paper: 8 pt text, thin lines, fonts embedded
+as TrueType in PDF (text kept as text in SVG), 3.5 in wide (one column) unless ``--width`` says
+otherwise; for example ``asrpt plot jct out/sim --out jct.pdf --style paper``. Errors are one
 line with exit status 2, as for every command.
 """
 
@@ -42,7 +49,8 @@ _VIRTUAL = ("predicted", "true", "none")
 def register(sub) -> None:
     p = sub.add_parser(
         "plot",
-        help="draw a figure (Gantt, JCT, placement, ratio vs bound, worst-case search, accuracy) as PNG",
+        help="draw a figure (Gantt, JCT, placement, ratio vs bound, worst-case search, accuracy) as PNG, PDF "
+             "or SVG",
         description=plain_text(__doc__.split("\n\n", 1)[1].strip()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -61,9 +69,9 @@ def register(sub) -> None:
                    help="no job ids on the bars (default: ids when at most 40 jobs)")
     _sim_options(g)
     _out_options(g)
-    g.set_defaults(func=_gantt)
+    g.set_defaults(func=_styled(_gantt))
 
-    j = kinds.add_parser("jct", help="JCT CDFs or mean/p99 bars across policies",
+    j = kinds.add_parser("jct", help="JCT CDFs or mean/p99 bars (a panel each) across policies",
                          description="Job completion times across policies. INPUT is an instance or "
                                      "trace (the --policy list is simulated) or a directory written by "
                                      "'asrpt simulate --out' or 'asrpt run' (its per-job CSVs are read; "
@@ -75,10 +83,12 @@ def register(sub) -> None:
                    help="CDF of the JCTs (default) or bars of --stats")
     j.add_argument("--stats", default="mean,p99", metavar="S[,S...]",
                    help="bars: statistics among mean, median, p95, p99, max (default mean,p99)")
-    j.add_argument("--linear", action="store_true", help="linear time axis (default: logarithmic CDF)")
+    j.add_argument("--linear", action="store_true", help="CDF: linear time axis (default: logarithmic)")
+    j.add_argument("--log", action="store_true",
+                   help="bars: logarithmic value axes (default: linear; each statistic has its own panel)")
     _sim_options(j)
     _out_options(j)
-    j.set_defaults(func=_jct)
+    j.set_defaults(func=_styled(_jct))
 
     from ..placement import METHODS, OBJECTIVES
     from ..solve import SOLVERS
@@ -97,19 +107,25 @@ def register(sub) -> None:
     pl.add_argument("--gap", type=relative_gap, default=0.0, metavar="G", help="relative MIP gap (default 0)")
     pl.add_argument("--seed", type=_nonneg_int, default=0, metavar="N", help="seed of randomised methods")
     _out_options(pl)
-    pl.set_defaults(func=_placement)
+    pl.set_defaults(func=_styled(_placement))
 
-    r = kinds.add_parser("ratio", help="empirical ratio against Theorem 1's bound, from certify rows",
-                         description="Draw each instance's sum C_j / LB against Theorem 1's bound "
-                                     "beta (1 + rho mu), from the results of "
-                                     "'asrpt batch --task certify' (rows that are not ok are skipped).")
+    r = kinds.add_parser("ratio", help="policies' ratios to the optimum (compare-opt rows), or ratios against "
+                                       "Theorem 1's bound (certify rows)",
+                         description="From the results of 'asrpt batch --task compare-opt': each policy's "
+                                     "ALG / OPT across the instances (the fraction of instances at or "
+                                     "below each ratio; the upper end of the bracket where OPT is not "
+                                     "proven). From the results of 'asrpt batch --task certify': each "
+                                     "instance's sum C_j / LB against Theorem 1's bound beta (1 + rho mu). "
+                                     "Rows that are not ok are skipped.")
     r.add_argument("results", nargs="+", metavar="RESULTS", help="results files (.jsonl or .parquet)")
+    r.add_argument("--policy", "--policies", dest="policies", default=None, metavar="P[,P...]",
+                   help="compare-opt rows: the policies to draw, in this order (default: all)")
     r.add_argument("--color", choices=("rho", "mu", "beta", "bound"), default="rho",
                    help="quantity shown by colour (default rho)")
     r.add_argument("--x", choices=("rho", "mu", "beta", "bound"), default="mu",
                    help="horizontal axis of the right panel (default mu)")
     _out_options(r)
-    r.set_defaults(func=_ratio)
+    r.set_defaults(func=_styled(_ratio))
 
     w = kinds.add_parser("worst-case", aliases=["progress"], help="worst-case search progress per mu",
                          description="Run the worst-case search of 'asrpt worst-case' once per --mu "
@@ -126,7 +142,7 @@ def register(sub) -> None:
                    help="distinct instances per search at most")
     w.add_argument("--seed", type=_nonneg_int, default=0, help="seed of the searches (default 0)")
     _out_options(w)
-    w.set_defaults(func=_worst_case)
+    w.set_defaults(func=_styled(_worst_case))
 
     a = kinds.add_parser("accuracy", help="predicted against true iterations (log-log)",
                          description="Run each predictor on a workload (inside a policy, as "
@@ -140,7 +156,7 @@ def register(sub) -> None:
     a.add_argument("--seed", type=_nonneg_int, default=0, help="seed of the run and of a generated workload")
     add_workload_arguments(a)
     _out_options(a)
-    a.set_defaults(func=_accuracy)
+    a.set_defaults(func=_styled(_accuracy))
 
 
 def _formats() -> tuple:
@@ -177,18 +193,65 @@ def _sim_options(p: argparse.ArgumentParser) -> None:
                    help="give trace jobs DNN models and configurations (default off)")
 
 
+_SUFFIXES = (".png", ".pdf", ".svg")
+_STYLES = ("screen", "paper")
+
+
+def _inches(text: str) -> float:
+    """A figure size in inches, 1 to 50 (the range :func:`asrpt.plots.save_figure` takes)."""
+    try:
+        value = float(text)
+        if not 1 <= value <= 50:
+            raise ValueError
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size in inches between 1 and 50") from None
+    return value
+
+
 def _out_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--out", "-o", required=True, metavar="FILE.png", help="the PNG to write")
-    p.add_argument("--dpi", type=positive_int, default=120, help="resolution (default 120)")
+    p.add_argument("--out", "-o", required=True, metavar="FILE.{png,pdf,svg}",
+                   help="the figure to write: PNG, PDF or SVG from the suffix")
+    p.add_argument("--dpi", type=positive_int, default=120, help="resolution of a PNG (default 120)")
+    p.add_argument("--width", type=_inches, default=None, metavar="INCHES",
+                   help="width in inches (default: the figure's own; 3.5, one column, with --style paper)")
+    p.add_argument("--height", type=_inches, default=None, metavar="INCHES",
+                   help="height in inches (default: keeps the figure's proportions)")
+    p.add_argument("--style", choices=_STYLES, default="screen",
+                   help="screen (default) or paper: 8 pt text, thin lines, TrueType fonts embedded, "
+                        "one column wide")
     p.add_argument("--title", default=None, help="the figure's title (default: one describing it)")
 
 
-def _write(fig, args) -> int:
-    from ..plots import save_png
+def _styled(func):
+    """``func`` run after checking ``--out`` (before any work) and, with ``--style paper``, inside
+    :func:`asrpt.plots.paper_style` (the figure is built and written in it)."""
 
-    if not args.out.lower().endswith(".png"):
-        raise InvalidParameterError(f"--out must name a .png file, got {args.out!r}")
-    path = save_png(fig, args.out, dpi=args.dpi)
+    def run(args) -> int:
+        if not args.out.lower().endswith(_SUFFIXES):
+            raise InvalidParameterError(f"--out must name a .png, .pdf or .svg file, got {args.out!r}")
+        if args.style != "paper":
+            return func(args)
+        from ..plots import paper_style
+
+        with paper_style():
+            return func(args)
+
+    run.__name__ = run.__qualname__ = func.__name__
+    run.__doc__ = func.__doc__
+    return run
+
+
+def _width(args) -> float | None:
+    """The width to draw at: ``--width``, else one column (3.5 in) for ``--style paper``."""
+    from ..plots import PAPER_WIDTH
+
+    return args.width if args.width is not None else PAPER_WIDTH if args.style == "paper" else None
+
+
+def _write(fig, args) -> int:
+    from ..plots import save_figure
+
+    path = save_figure(fig, args.out, dpi=args.dpi, width=_width(args), height=args.height)
     print(path)
     return 0
 
@@ -258,7 +321,7 @@ def _jct(args) -> int:
         fig = jct_cdf(data, log_x=not args.linear, title=args.title)
     else:
         stats = [s.strip() for s in args.stats.split(",") if s.strip()]
-        fig = jct_bars(data, stats=stats, log_y=False, title=args.title)
+        fig = jct_bars(data, stats=stats, log_y=args.log, title=args.title)
     return _write(fig, args)
 
 
@@ -283,21 +346,28 @@ def _placement(args) -> int:
     graph = worker_graph(job, best_gpu_type(job, cluster))
     p = place(graph, free, method=args.method, objective=args.objective, solver=args.solver,
               time_limit=args.time_limit, gap=args.gap, cluster=cluster, job=job, seed=args.seed)
-    return _write(placement_graph(graph, p, free_gpus=free, title=args.title), args)
+    fig = placement_graph(graph, p, free_gpus=free, title=args.title, width=_width(args))
+    return _write(fig, args)
 
 
 def _ratio(args) -> int:
     from ..batch import read_results
-    from ..plots import ratio_vs_bound
+    from ..plots import policy_ratios, ratio_vs_bound
 
     rows = []
     for path in args.results:
         rows.extend(read_results(path))
-    other = sorted({r.get("task") for r in rows} - {"certify"}, key=str)
+    tasks = {r.get("task") for r in rows}
+    if tasks == {"compare-opt"}:
+        wanted = split_specs(args.policies) if args.policies else None
+        return _write(policy_ratios(rows, policies=wanted, title=args.title), args)
+    other = sorted(tasks - {"certify"}, key=str)
     if other:
         raise InvalidParameterError(
-            f"the results hold rows of task {', '.join(map(repr, other))}; "
-            "'asrpt plot ratio' reads 'asrpt batch --task certify' results")
+            f"the results hold rows of task {', '.join(map(repr, other))}; 'asrpt plot ratio' reads the "
+            "results of 'asrpt batch --task compare-opt' or of '--task certify', one of them at a time")
+    if args.policies:
+        raise InvalidParameterError("--policy selects among compare-opt rows; certify rows are A-SRPT's")
     return _write(ratio_vs_bound(rows, color=args.color, x=args.x, title=args.title), args)
 
 

@@ -4,8 +4,9 @@ A window of the Philly trace (20,000 jobs from rank 40,000, shipped in ``asrpt/d
 64-server x 8-GPU cluster, each job given a DNN model and configuration by the seeded rule of
 :mod:`asrpt.traces.assign` (``--no-dnn`` keeps the trace's durations as abstract jobs), A-SRPT
 against the main baselines, with a progress bar, the comparison
-table, per-job CSVs, ``summary.json`` and a JCT plot (``jct_cdf.png``: the fraction of jobs above each JCT, log-log, so the tail that
-decides the mean is visible) in ``--out``.
+table, per-job CSVs, ``summary.json`` and a JCT plot (``jct_ccdf.png``, a complementary CDF: the
+fraction of jobs with a JCT above each x, log-log, so the tail that decides the mean is visible)
+in ``--out``.
 
 Predictions are honest: every policy that uses one (A-SRPT, SRSF, SJF, QSSF, Themis) gets the
 same predictor, the registry's default (``hierarchy``, learned online from the jobs completed so
@@ -36,7 +37,8 @@ def register(sub) -> None:
         help="the main job: A-SRPT against the baselines on the bundled Philly window",
         description="Simulate A-SRPT and the main baselines on the bundled default (20,000 Philly jobs "
                     "from rank 40,000 on 64 x 8 GPUs, or --trace), print the comparison table and "
-                    "write per-job CSVs, summary.json and a JCT CDF plot to --out (default out/run).",
+                    "write per-job CSVs, summary.json and a complementary JCT CDF plot (jct_ccdf.png: the "
+                    "fraction of jobs with a JCT above each x) to --out (default out/run).",
     )
     p.add_argument("--trace", metavar="FILE", help="another Philly-format trace instead of the bundled window")
     p.add_argument("--oracle", action="store_true",
@@ -86,7 +88,7 @@ def run(args) -> int:
 
     png = save_png(jct_cdf(results, complementary=True,
                            title=f"{instance.n_jobs} Philly jobs on {cluster.total_gpus} GPUs"),
-                   os.path.join(out, "jct_cdf.png"))
+                   os.path.join(out, "jct_ccdf.png"))
     if args.json:
         emit_json({"jobs": instance.n_jobs, "gpus": cluster.total_gpus, "out": out, "plot": png,
                    "results": [r.to_dict() for r in results]})

@@ -26,7 +26,7 @@ def test_every_prediction_using_policy_gets_the_default_predictor(capsys, tmp_pa
     rows = _table(out)
     p = DEFAULT_PREDICTOR
     assert rows == {f"a-srpt[{p}]": p, f"srsf[{p}]": p, "fifo": "none"}
-    assert (tmp_path / "jct_cdf.png").exists()
+    assert (tmp_path / "jct_ccdf.png").exists() and not (tmp_path / "jct_cdf.png").exists()
 
 
 def test_oracle_references_only_when_asked_and_labelled(capsys, tmp_path):
