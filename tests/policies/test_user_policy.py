@@ -112,3 +112,12 @@ def test_the_documented_prediction_policy_takes_the_predictor_option(tmp_path, c
     assert {r.id: r.completion for r in res.records} == {"a": 4, "b": 6}    # a, predicted shorter, runs first
     res = simulate(inst, f'{spec}:predictor="oracle"', check_invariants=True)
     assert {r.id: r.completion for r in res.records} == {"a": 6, "b": 2}
+
+
+def test_the_example_policy_file_is_the_pages_first_block(capsys):
+    """docs/examples/my_policy.py (the README's compare-opt tour names it) is the page's first
+    example, and it runs by path."""
+    example = DOC.parent / "examples" / "my_policy.py"
+    assert example.read_text(encoding="utf-8").endswith(example_blocks()[0])
+    assert main(["simulate", INSTANCE, "--policy", f"{example}:LeastServiceFirst", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"][0]["summary"]["finished"] == 8
