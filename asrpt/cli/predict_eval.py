@@ -16,7 +16,10 @@ scheduler: jobs are predicted in arrival order, each after the jobs that complet
 The table's columns: Spearman rho with the truth (what an SRPT-style order depends on), median
 |log(predicted / true)| (0.69 is a factor 2), share within 2x, R^2 of the logs over all jobs and
 over the jobs whose run did not fail (``Job.status``), coverage of the 10 %-90 % band, and the
-distortion mu. ``--json`` adds MAE and MAPE (fraction of the truth) and everything else.
+distortion mu. For predictors with bands, two more tables say where the band holds: its coverage
+by decile of the true work (and the shares under and over the band), and by the level that
+predicted each job (the key hierarchy's). ``--json`` adds MAE and MAPE (fraction of the truth)
+and everything else.
 """
 
 from __future__ import annotations
@@ -118,12 +121,16 @@ def _evaluate(spec, instance, args) -> tuple[dict, object]:
         if result.policy_data.get("initial_predictions"):
             ran = run_predictions(result, status_of=status_of)
             bands = replayed.subset(ran.ids)
-            log = PredictionLog(ran.ids, ran.true, ran.predicted, ran.status, bands.low, bands.high)
+            log = PredictionLog(ran.ids, ran.true, ran.predicted, ran.status, bands.low, bands.high, bands.level)
             final = run_predictions(result, which="final").accuracy()
             updates = result.policy_data.get("adaptive_updates")
         else:
             log = replayed
-    entry = {"predictor": spec, "policy": policy_name, "scores": log.scores().to_dict(),
+    coverage = None
+    if log.low is not None:
+        coverage = {"by_size": log.band_coverage("size"),
+                    "by_level": log.band_coverage("level") if log.level is not None else None}
+    entry = {"predictor": spec, "policy": policy_name, "scores": log.scores().to_dict(), "band_coverage": coverage,
              "initial": log.accuracy().to_dict(), "final": final.to_dict() if final else None,
              "adaptive_updates": updates, "summary": summary, "wall_s": time.perf_counter() - started}
     return entry, log
@@ -164,7 +171,22 @@ def run(args) -> int:
           file=sys.stderr)
     print(format_table(["predictor", "n", "rho", "med |log|", "within 2x", "R2 log", "R2 log (ok)",
                         "cov 80%", "mu"], rows))
+    for e in entries:        # where the bands hold and where they do not (issue 45)
+        cov = e["band_coverage"]
+        if cov is None:
+            continue
+        print(f"\n{e['predictor']}: coverage of the 10%-90% band (0.8 is calibrated) by true-work decile, "
+              "smallest first; below / above: the truth under the band (over-predicted) / over it")
+        print(format_table(["true work", "n", "coverage", "below", "above"],
+                           [[g["group"], g["n"], _f3(g["coverage"]), _f3(g["below"]), _f3(g["above"])]
+                            for g in cov["by_size"]]))
+        if cov["by_level"]:
+            print(f"{e['predictor']}: the same by the level that predicted the job")
+            print(format_table(["level", "n", "coverage", "below", "above"],
+                               [[g["group"], g["n"], _f3(g["coverage"]), _f3(g["below"]), _f3(g["above"])]
+                                for g in cov["by_level"]]))
     if not args.replay:
+        print()
         keys = list(entries[0]["summary"])
         print(format_table(["predictor"] + keys, [[e["predictor"]] + [e["summary"][k] for k in keys]
                                                   for e in entries]))

@@ -389,6 +389,14 @@ class PredictionLog:
         True work (iterations, or seconds for abstract jobs).
     predicted : tuple of number
         Predicted work.
+    status : tuple of str or None
+        Each job's run status (``Job.status``), where known.
+    low, high : tuple of number or None
+        Each job's 10 %-90 % band at submission, where the predictor gives bands.
+    level : tuple of str or None
+        What predicted each job at submission, for predictors that say
+        (:meth:`asrpt.predict.hierarchy.HierarchyPredictor.level_of`: ``group``, ``burst``,
+        ``user_gpus``, ..., ``prior``).
 
     Examples
     --------
@@ -403,6 +411,7 @@ class PredictionLog:
     status: tuple | None = None
     low: tuple | None = None
     high: tuple | None = None
+    level: tuple | None = None
 
     def accuracy(self) -> PredictionAccuracy:
         """:func:`accuracy` of the log."""
@@ -413,17 +422,80 @@ class PredictionLog:
         if self.status is None:
             return self
         keep = [k for k, s in enumerate(self.status) if s not in ("failed", "killed")]
+        return self._pick(keep)
+
+    def _pick(self, keep) -> "PredictionLog":
         pick = lambda xs: None if xs is None else tuple(xs[k] for k in keep)  # noqa: E731
         return PredictionLog(pick(self.ids), pick(self.true), pick(self.predicted), pick(self.status),
-                             pick(self.low), pick(self.high))
+                             pick(self.low), pick(self.high), pick(self.level))
 
     def subset(self, ids) -> "PredictionLog":
         """The jobs among ``ids``, in the log's order."""
         wanted = set(ids)
-        keep = [k for k, i in enumerate(self.ids) if i in wanted]
-        pick = lambda xs: None if xs is None else tuple(xs[k] for k in keep)  # noqa: E731
-        return PredictionLog(pick(self.ids), pick(self.true), pick(self.predicted), pick(self.status),
-                             pick(self.low), pick(self.high))
+        return self._pick([k for k, i in enumerate(self.ids) if i in wanted])
+
+    def band_coverage(self, by: str = "size", *, bins: int = 10) -> list[dict]:
+        """Coverage of the 10 %-90 % band per group of jobs: overall coverage can hold while it
+        fails where a scheduler needs it (the largest jobs, or the jobs predicted from a broad
+        level).
+
+        Parameters
+        ----------
+        by : {"size", "level"}
+            ``"size"``: ``bins`` groups of equal count by true work (deciles by default),
+            smallest first; ``"level"``: by what predicted each job (``level``).
+        bins : int >= 1
+
+        Returns
+        -------
+        list of dict
+            Per group: ``group`` (the true-work range ``"lo-hi"``, or the level), ``n``,
+            ``coverage`` (share of truths inside the band; 0.8 is calibrated), ``below`` (share
+            under the band: over-predicted) and ``above`` (over it: under-predicted).
+
+        Raises
+        ------
+        InvalidParameterError
+            The log has no bands, or no levels for ``by="level"``, or a bad ``by`` or ``bins``.
+
+        Examples
+        --------
+        >>> log = PredictionLog(("a", "b", "c", "d"), (1, 2, 30, 40), (1, 2, 3, 4),
+        ...                     low=(0.5, 1, 2, 3), high=(2, 4, 6, 8), level=("group", "group", "user", "user"))
+        >>> [(g["group"], g["coverage"], g["above"]) for g in log.band_coverage(bins=2)]
+        [('1-2', 1.0, 0.0), ('30-40', 0.0, 1.0)]
+        >>> [(g["group"], g["n"], g["coverage"]) for g in log.band_coverage("level")]
+        [('group', 2, 1.0), ('user', 2, 0.0)]
+        """
+        if self.low is None or self.high is None:
+            raise InvalidParameterError("band_coverage: the log has no bands (a predictor without quantiles)")
+        if by not in ("size", "level"):
+            raise InvalidParameterError(f"band_coverage: by must be 'size' or 'level', got {by!r}")
+        if not isinstance(bins, int) or bins < 1:
+            raise InvalidParameterError(f"band_coverage: bins must be an int >= 1, got {bins!r}")
+        n = len(self.true)
+        if by == "level":
+            if self.level is None:
+                raise InvalidParameterError("band_coverage: the log has no levels (a predictor without level_of)")
+            groups: dict = {}
+            for k, lev in enumerate(self.level):
+                groups.setdefault(lev, []).append(k)
+            named = list(groups.items())
+        else:
+            order = sorted(range(n), key=lambda k: float(self.true[k]))
+            named = []
+            for b in range(min(bins, n)):
+                part = order[b * n // min(bins, n):(b + 1) * n // min(bins, n)]
+                if part:
+                    named.append((f"{float(self.true[part[0]]):.4g}-{float(self.true[part[-1]]):.4g}", part))
+        out = []
+        for name, part in named:
+            below = sum(1 for k in part if float(self.true[k]) < float(self.low[k]))
+            above = sum(1 for k in part if float(self.true[k]) > float(self.high[k]))
+            m = len(part)
+            out.append({"group": name, "n": m, "coverage": (m - below - above) / m, "below": below / m,
+                        "above": above / m})
+        return out
 
     def scores(self) -> "Scores":
         """:class:`Scores` of the log (coverage and successful-run R^2 where it has the data)."""
@@ -558,7 +630,9 @@ def replay_predictions(predictor, instance: Instance, *, completions: Mapping | 
     seed : int or None
         Passed to ``predictor.reset``.
     bands : bool
-        Also record each job's 10 %-90 % band at submission (``predictor.quantiles``).
+        Also record each job's 10 %-90 % band at submission (``predictor.quantiles``), for
+        predictors with a model of their uncertainty (the base class's quantiles, the point at
+        every level, are no band: the log then has none).
 
     Returns
     -------
@@ -573,6 +647,7 @@ def replay_predictions(predictor, instance: Instance, *, completions: Mapping | 
     """
     pred = make_predictor(predictor)
     pred.reset(seed)
+    bands = bands and type(pred).quantiles is not Predictor.quantiles
     views = job_views(instance)
     works = [_true_work(j) for j in instance.jobs]
     if completions is None:
@@ -585,6 +660,8 @@ def replay_predictions(predictor, instance: Instance, *, completions: Mapping | 
     out: list = [None] * len(views)
     low: list = [None] * len(views)
     high: list = [None] * len(views)
+    level_of = getattr(pred, "level_of", None)
+    levels: list = [None] * len(views)
     k = 0
     for i in arriving:
         v = views[i]
@@ -600,9 +677,12 @@ def replay_predictions(predictor, instance: Instance, *, completions: Mapping | 
         if not value > 0:
             raise InvalidParameterError(f"predictor {pred.name} predicted {value!r} for job {v.id}")
         out[i] = value
+        if level_of is not None:
+            levels[i] = level_of(v)
         if bands:
             q = pred.quantiles(v, truth=truth, levels=(0.1, 0.9))
             low[i], high[i] = q
     return PredictionLog(tuple(v.id for v in views), tuple(works), tuple(out),
                          tuple(j.status for j in instance.jobs),
-                         tuple(low) if bands else None, tuple(high) if bands else None)
+                         tuple(low) if bands else None, tuple(high) if bands else None,
+                         tuple(levels) if level_of is not None else None)

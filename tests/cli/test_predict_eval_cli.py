@@ -43,19 +43,28 @@ def test_json_of_a_run_matches_the_library(capsys):
     assert e["scores"]["spearman"] == pytest.approx(s.spearman)
     assert e["scores"]["r2_log_succeeded"] == pytest.approx(s.r2_log_succeeded)
     assert e["scores"]["n_succeeded"] == sum(j.status == "succeeded" for j in inst.jobs) < 120
-    assert 0 <= e["scores"]["coverage_80"] <= 1
+    assert e["scores"]["coverage_80"] is None and e["band_coverage"] is None   # the forest has no band
 
 
 def test_several_predictors_one_table_without_mape(capsys):
     code, out, err = run(capsys, "predict-eval", "recurring:n_jobs=200:cluster=\"2x8\"", "--replay",
                          "--predictor", "hierarchy,group_mean,helios")
     assert code == 0 and "replay" in err
-    lines = out.splitlines()
+    table, *coverage = out.split("\n\n")
+    lines = table.splitlines()
     assert lines[0].split()[:3] == ["predictor", "n", "rho"] and "MAPE" not in out
     assert [ln.split()[0] for ln in lines[1:]] == ["hierarchy", "group_mean", "helios"]
     inst = recurring_workload(200, cluster="2x8", seed=0)
-    s = replay_predictions("hierarchy", inst).scores()
+    log = replay_predictions("hierarchy", inst)
+    s = log.scores()
     assert lines[1].split()[2] == f"{s.spearman:.3f}" and lines[1].split()[7] == f"{s.coverage_80:.3f}"
+    assert lines[2].split()[7] == "-"                        # group_mean has no band
+    # Issue 45: where the band holds, by true-work decile and by hierarchy level (predictors with bands)
+    assert [c.split(":")[0] for c in coverage] == ["hierarchy", "helios"]
+    deciles = coverage[0].splitlines()[2:12]       # (the title line, the header, ten deciles)
+    assert [row.split()[2] for row in deciles] == [f"{g['coverage']:.3f}" for g in log.band_coverage("size")]
+    assert sum(int(row.split()[1]) for row in deciles) == 200
+    assert coverage[0].splitlines()[12] == "hierarchy: the same by the level that predicted the job"
 
 
 def test_replay_of_an_instance_file_and_the_table(capsys, tmp_path):
