@@ -74,6 +74,24 @@ def test_srpt_table(capsys, files):
     assert "C~" in out and out.rstrip().endswith("total completion time: 6")
 
 
+def test_srpt_prints_the_virtual_machine_the_default_policy_uses(capsys, files):
+    """Issue 46: `asrpt srpt` printed only the fluid machine while the default A-SRPT guards with
+    the envelope; --machine gives each machine, the same numbers as the policy's run."""
+    from asrpt.loading import load_instance
+    from asrpt.sim import simulate
+
+    for machine, preset in (("envelope", "a-srpt"), ("gang", "a-srpt-gang"), ("fluid", "a-srpt-fluid")):
+        code, out, _ = run(capsys, "srpt", "instances/small-cluster.json", "--machine", machine, "--predicted",
+                           "--exact", "--json")
+        d = json.loads(out)
+        run_ = simulate(load_instance("instances/small-cluster.json", exact=True), f'{preset}:adaptive="off"')
+        assert code == 0 and d["machine"] == machine
+        assert {k: v for k, v in d["completion_times"].items()} == pytest.approx(
+            {k: float(v) for k, v in run_.policy_data["virtual_completion_times"].items()})
+    code, out, _ = run(capsys, "srpt", "instances/small-cluster.json", "--machine", "envelope", "--predicted")
+    assert "the default A-SRPT's guard" in out.splitlines()[0] and out.rstrip().endswith("total completion time: 53.5")
+
+
 # --- asrpt bounds -------------------------------------------------------------------------------
 
 
