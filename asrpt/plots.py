@@ -5,6 +5,7 @@ or SVG).
   beside it;
 - :func:`jct_cdf` and :func:`jct_bars`: job completion times across policies (CDF or
   complementary CDF; one panel of bars per statistic, mean and p99 by default);
+- :func:`wait_by_size`: mean waiting time by job size (GPU-hour classes), one bar per policy;
 - :func:`ratio_vs_bound`: empirical ratios against Theorem 1's bound ``beta (1 + rho mu)``
   across ``rho``, ``mu`` and ``beta`` (certificates, batch rows, worst cases);
 - :func:`policy_ratios`: each policy's ratio to the offline optimum across instances (rows of
@@ -46,7 +47,7 @@ from matplotlib.ticker import Locator
 from ._validation import Interval, Options, validate_params
 from .errors import InvalidParameterError
 
-__all__ = ["gantt", "jct_cdf", "jct_bars", "ratio_vs_bound", "policy_ratios", "worstcase_progress",
+__all__ = ["gantt", "jct_cdf", "jct_bars", "wait_by_size", "ratio_vs_bound", "policy_ratios", "worstcase_progress",
            "placement_graph", "prediction_scatter", "save_figure", "save_png", "paper_style",
            "PAPER_WIDTH", "gpu_rows"]
 
@@ -669,6 +670,107 @@ def jct_bars(results, *, stats: Sequence[str] = ("mean", "p99"), log_y: bool = F
         ax.set_axisbelow(True)
     if title:
         fig.suptitle(title, wrap=True)
+    return fig
+
+
+@validate_params({"results": [list, tuple], "edges": [list, tuple], "log_y": ["boolean"], "title": [None, str]})
+def wait_by_size(results, *, edges: Sequence[Real] = (1, 10, 100), log_y: bool = True,
+                 title: str | None = None) -> Figure:
+    """Mean waiting time by job size, one bar per policy in each size class: where a policy
+    makes jobs wait (the small jobs behind large ones, or the large ones behind a stream).
+
+    A job's waiting time is its completion minus its arrival minus its best processing time
+    (time queued, preempted, or slowed by its placement); its size is its GPU-time
+    ``g_j P*_j`` in GPU-hours, classed by ``edges``.
+
+    Parameters
+    ----------
+    results : sequence of SimResult
+        Runs on the same instance (one bar each per class, in this order).
+    edges : sequence of numbers
+        Increasing class edges in GPU-hours (default 1, 10, 100: < 1, 1-10, 10-100, >= 100).
+    log_y : bool
+        Logarithmic waiting-time axis (default; a class whose mean wait is 0 gets no bar and a
+        "0" label); False: linear.
+    title : str or None
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes; the class labels carry their job counts; the legend, below the axes, names
+        the policies.
+
+    Raises
+    ------
+    InvalidParameterError
+        No runs, runs of different instances (job counts), or edges that do not increase.
+
+    Examples
+    --------
+    >>> from asrpt.sim import simulate
+    >>> fig = wait_by_size([simulate(two_server_instance, p) for p in ("fifo", "srsf")], edges=(1,))
+    >>> ax = fig.axes[0]
+    >>> [t.get_text() for t in ax.get_xticklabels()], ax.get_yscale()
+    (['< 1 GPU-h\\n(3 jobs)', '>= 1 GPU-h\\n(0 jobs)'], 'log')
+    >>> [t.get_text() for t in ax.get_legend().get_texts()]
+    ['fifo', 'srsf']
+    """
+    runs = list(results)
+    if not runs or not all(hasattr(r, "records") and hasattr(r, "label") for r in runs):
+        raise InvalidParameterError("wait_by_size: 'results' must be a non-empty sequence of SimResult")
+    if len({len(r.records) for r in runs}) > 1:
+        raise InvalidParameterError("wait_by_size: the runs hold different numbers of jobs (not one instance)")
+    bounds = [float(e) for e in edges]
+    if not bounds or any(b <= a for a, b in zip(bounds, bounds[1:])) or bounds[0] <= 0:
+        raise InvalidParameterError(f"wait_by_size: 'edges' must be positive and increasing, got {list(edges)!r}")
+    names = ([f"< {bounds[0]:g}"] + [f"{a:g}-{b:g}" for a, b in zip(bounds, bounds[1:])]
+             + [f">= {bounds[-1]:g}"])
+    cuts = [3600 * b for b in bounds]
+
+    def klass(r) -> int:
+        area = float(r.gpus * r.processing_time)
+        return next((i for i, c in enumerate(cuts) if area < c), len(cuts))
+
+    counts = [0] * len(names)
+    for r in runs[0].records:
+        counts[klass(r)] += 1
+    fig = Figure(figsize=(6.5, 3.0), layout="constrained")
+    ax = fig.add_subplot()
+    width = 0.8 / len(runs)
+    means = []
+    for k, res in enumerate(runs):
+        waits = [[] for _ in names]
+        for r in res.records:
+            if r.completion is not None:
+                waits[klass(r)].append(_f(r.completion - r.arrival - r.processing_time))
+        row = [sum(w) / len(w) if w else None for w in waits]
+        means.append(row)
+        xs = [c + (k - (len(runs) - 1) / 2) * width for c in range(len(names))]
+        shown = [(x, m) for x, m in zip(xs, row) if m is not None and (m > 0 or not log_y)]
+        bars = ax.bar([x for x, _ in shown], [m for _, m in shown], width * 0.92, color=_series_color(k),
+                      label=res.label)
+        if len(runs) <= 6:
+            ax.bar_label(bars, labels=[_short(m) for _, m in shown], fontsize=6, padding=1,
+                         rotation=90 if len(runs) > 3 else 0)
+        for x, m in zip(xs, row):
+            if m is not None and m <= 0 and log_y:
+                ax.annotate("0", (x, 0), xycoords=("data", "axes fraction"), ha="center", va="bottom", fontsize=6)
+    ax.set_xticks(range(len(names)), [f"{n} GPU-h\n({c} jobs)" for n, c in zip(names, counts)])
+    ax.set_ylabel("mean waiting time (s)")
+    positive = [m for row in means for m in row if m is not None and m > 0]
+    if log_y:
+        ax.set_yscale("log")
+        if positive:
+            lo, hi = min(positive), max(positive)
+            bottom = 10.0 ** math.floor(math.log10(lo))
+            ax.set_ylim(bottom, hi * (hi / bottom) ** 0.25)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=min(len(runs), 5), fontsize="small",
+              frameon=False)
+    if title:
+        ax.set_title(title, fontsize="medium")
     return fig
 
 

@@ -19,8 +19,9 @@ Every policy that takes a predictor gets the same one (``--predictor``, default 
 ``DEFAULT_PREDICTOR``, ``hierarchy``, learned online from completed jobs), as in ``asrpt run``. For each run the table has
 mean, median and p99 JCT, the mean JCT relative to SRSF on the same workload, the mean queueing
 delay of jobs under one GPU-hour, preemptions and the process CPU seconds of the run. With
-``--plot PNG`` it draws the mean waiting time by job size (GPU-time buckets) per policy and
-workload; ``--classes POLICY`` prints each job-size class's part of the mean JCT (< 1, 1-10,
+``--plot FILE`` (.png, .pdf or .svg) it draws the mean waiting time by job size per policy
+(:func:`asrpt.plots.wait_by_size`), one figure per workload (``FILE-<workload>`` when there are
+several); ``--classes POLICY`` prints each job-size class's part of the mean JCT (< 1, 1-10,
 10-100 and >= 100 GPU-hours) and its difference to POLICY's (where a policy wins or loses);
 ``--json FILE`` keeps every figure.
 
@@ -35,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -74,18 +76,26 @@ def load(name: str, args):
                      "windows)")
 
 
+def split_outside(text: str, sep: str) -> list[str]:
+    from asrpt.registry import split_outside as split
+
+    return [p.strip() for p in split(text, sep) if p.strip()]
+
+
 def spec_for(policy: str, predictor: str) -> str:
     from asrpt.policies import make_policy
 
     return f"{policy}:predictor={json.dumps(predictor)}" if "predictor" in make_policy(policy).get_params() else policy
 
 
-def one_run(instance, policy: str, predictor: str) -> dict:
+def one_run(instance, policy: str, predictor: str, keep: list | None = None) -> dict:
     from asrpt.sim import simulate
 
     cpu = time.process_time()
-    res = simulate(instance, spec_for(policy, predictor))
+    res = simulate(instance, spec_for(policy, predictor), label=policy)
     cpu = time.process_time() - cpu
+    if keep is not None:
+        keep.append(res)
     jct = sorted(r.jct for r in res.records)
     waits = [[] for _ in BUCKETS[:-1]]
     jcts = [[] for _ in BUCKETS[:-1]]
@@ -119,7 +129,7 @@ def main(argv=None) -> int:
     ap.add_argument("--recurring-jobs", type=int, default=4000)
     ap.add_argument("--full-abstract", action="store_true")
     ap.add_argument("--json", metavar="FILE")
-    ap.add_argument("--plot", metavar="PNG")
+    ap.add_argument("--plot", metavar="FILE", help="waiting time by job size per policy (.png, .pdf, .svg)")
     ap.add_argument("--classes", metavar="POLICY",
                     help="also print each job-size class's part of the mean JCT, and its difference to POLICY's")
     args = ap.parse_args(argv)
@@ -132,9 +142,10 @@ def main(argv=None) -> int:
         instance = load(name, args)
         print(f"# {name}: {instance.n_jobs} jobs on {instance.cluster.total_gpus} GPUs", file=sys.stderr, flush=True)
         runs = []
-        for policy in args.policies.split(","):
+        kept = [] if args.plot else None
+        for policy in split_outside(args.policies, ","):
             run = {"workload": name + (" (held out)" if name in held_out else ""),
-                   **one_run(instance, policy, args.predictor)}
+                   **one_run(instance, policy, args.predictor, kept)}
             runs.append(run)
             print(f"  {policy:<18} mean {run['mean_jct']:>12.1f}  p99 {run['p99_jct']:>12.1f}  "
                   f"cpu {run['cpu_s']:.1f}s", file=sys.stderr, flush=True)
@@ -144,6 +155,14 @@ def main(argv=None) -> int:
             r["vs_srsf"] = r["mean_jct"] / ref["mean_jct"] if ref else None
             r["vs_best"] = r["mean_jct"] / best
         rows += runs
+        if args.plot:           # the figure of mean waiting time by job size, one per workload
+            from asrpt.plots import save_figure, wait_by_size
+
+            root, ext = os.path.splitext(args.plot)
+            path = args.plot if len(names) == 1 else f"{root}-{name.replace(':', '_')}{ext}"
+            save_figure(wait_by_size(kept, title=f"{name}: {instance.n_jobs} jobs on "
+                                                 f"{instance.cluster.total_gpus} GPUs"), path)
+            print(f"  wrote {path}", file=sys.stderr, flush=True)
     cols = ("workload", "policy", "predictor", "mean_jct", "median_jct", "p99_jct", "vs_srsf", "vs_best",
             "small_wait", "preemptions", "cpu_s")
     print("| " + " | ".join(cols) + " |")
@@ -170,27 +189,6 @@ def main(argv=None) -> int:
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(rows, fh, indent=1)
-    if args.plot:
-        from matplotlib import colormaps
-        from matplotlib.figure import Figure
-
-        names = sorted({r["workload"] for r in rows}, key=[r["workload"] for r in rows].index)
-        fig = Figure(figsize=(5 * len(names), 4), layout="constrained")
-        labels = list(BUCKET_LABELS)
-        for k, name in enumerate(names):
-            ax = fig.add_subplot(1, len(names), k + 1)
-            sub = [r for r in rows if r["workload"] == name]
-            width = 0.8 / len(sub)
-            for j, r in enumerate(sub):
-                ax.bar([x + j * width for x in range(4)], [w or 0 for w in r["wait_by_size"]], width,
-                       label=r["policy"], color=colormaps["tab20"](j % 20))
-            ax.set_xticks([x + 0.4 for x in range(4)], labels)
-            ax.set_yscale("symlog", linthresh=1)   # waits can be 0 (an idle cluster)
-            ax.set_xlabel("job size (GPU-hours)")
-            ax.set_ylabel("mean waiting time (s)")
-            ax.set_title(name)
-        fig.axes[0].legend(fontsize=7)
-        fig.savefig(args.plot, dpi=110)
     return 0
 
 

@@ -828,3 +828,36 @@ def test_plot_ratio_reads_compare_opt_results(compare_rows, tmp_path, capsys):
                                                     "figures": {}}) + "\n")
     assert main(["plot", "ratio", str(mixed), "--out", str(tmp_path / "m.png")]) == 2
     assert "one of them at a time" in capsys.readouterr().err
+
+
+def test_wait_by_size_bars_are_each_class_mean_wait_on_a_log_axis():
+    """Issue 45's figure (and notebook 04's): mean waiting time by GPU-hour class, one bar per
+    policy, log scale with no wasted height, the legend below the axes and off the bars."""
+    from asrpt.workloads.generators import generate_one
+
+    inst = generate_one("heavy_tailed", seed=2, n_jobs=30, cluster="2x4")
+    runs = [simulate(inst, p) for p in ("fifo", "srsf")]
+    edges = (0.0005, 0.002)     # GPU-hours: the generator's jobs are seconds long
+    fig = plots.wait_by_size(runs, edges=edges)
+    ax = fig.axes[0]
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert [t.split(" GPU-h")[0] for t in ticks] == ["< 0.0005", "0.0005-0.002", ">= 0.002"]
+    assert sum(int(t.split("(")[1].split()[0]) for t in ticks) == 30
+    assert ax.get_yscale() == "log" and ax.get_ylabel() == "mean waiting time (s)"
+    legend = ax.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["fifo", "srsf"]
+    assert legend.get_bbox_to_anchor().y0 < ax.get_window_extent().y0 + 1      # below the axes
+    cuts = [3600 * e for e in edges]
+    for k, res in enumerate(runs):          # each bar is its class's mean wait
+        waits = {}
+        for r in res.records:
+            c = sum(float(r.gpus * r.processing_time) >= x for x in cuts)
+            waits.setdefault(c, []).append(float(r.completion - r.arrival - r.processing_time))
+        expected = sorted(sum(w) / len(w) for w in waits.values() if sum(w) > 0)
+        heights = sorted(p.get_height() for p in ax.containers[k])
+        assert heights == pytest.approx(expected)
+    lo, hi = ax.get_ylim()
+    positive = [p.get_height() for c in ax.containers for p in c]
+    assert lo <= min(positive) and min(positive) < 10 * lo      # the axis starts a decade below the lowest bar
+    with pytest.raises(InvalidParameterError, match="increasing"):
+        plots.wait_by_size(runs, edges=(10, 1))
