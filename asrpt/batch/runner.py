@@ -439,7 +439,7 @@ def read_results(path, *, latest: bool = True) -> list[dict]:
 def ratio_rows(rows) -> list[dict]:
     """One flat record per instance and policy from ``compare-opt`` rows (those of other tasks,
     and rows that are not ``ok``, are left out): ``path``, ``hash``, ``n_jobs``, ``policy``,
-    ``total_weighted_completion_time``, ``mean_jct``, ``opt_closed``, ``ratio_to_opt`` (None
+    ``predictor``, ``total_weighted_completion_time``, ``mean_jct``, ``opt_closed``, ``ratio_to_opt`` (None
     unless OPT is proven), ``ratio_to_opt_low`` and ``ratio_to_opt_high``. A pandas DataFrame
     takes the list as it is: ``pandas.DataFrame(ratio_rows(read_results(path)))``.
 
@@ -459,7 +459,8 @@ def ratio_rows(rows) -> list[dict]:
             continue
         for r in figures.get("results", ()):
             out.append({"path": row.get("path"), "hash": row.get("hash"), "n_jobs": figures.get("n_jobs"),
-                        "policy": r["policy"], "total_weighted_completion_time": r["total_weighted_completion_time"],
+                        "policy": r["policy"], "predictor": r.get("predictor"),
+                        "total_weighted_completion_time": r["total_weighted_completion_time"],
                         "mean_jct": r["mean_jct"], "opt_closed": figures.get("opt_closed"),
                         "ratio_to_opt": r["ratio_to_opt"], "ratio_to_opt_low": r["ratio_to_opt_low"],
                         "ratio_to_opt_high": r["ratio_to_opt_high"]})

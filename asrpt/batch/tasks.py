@@ -410,8 +410,9 @@ def simulate_task(instance: Instance, *, policy: str = "a-srpt", placement: str 
     Returns
     -------
     dict
-        ``policy`` and the run's summary (mean/median/p95/p99 JCT, makespan, utilisation,
-        preemptions, ...) without its wall time.
+        ``policy``, ``predictor`` (the one the run used: the option, else the policy's own
+        default; "none" for a policy that takes none) and the run's summary (mean/median/p95/p99
+        JCT, makespan, utilisation, preemptions, ...) without its wall time.
 
     Raises
     ------
@@ -421,15 +422,19 @@ def simulate_task(instance: Instance, *, policy: str = "a-srpt", placement: str 
     Examples
     --------
     >>> f = simulate_task(two_server_instance, policy="fifo")
-    >>> f["policy"], f["makespan"]
-    ('fifo', 4)
+    >>> f["policy"], f["predictor"], f["makespan"]
+    ('fifo', 'none', 4)
+    >>> simulate_task(two_server_instance, policy="srsf")["predictor"]    # SRSF's default: the truth
+    'oracle'
     """
     from ..sim import simulate
 
-    res = simulate(instance, _policy(policy, predictor), placement=placement, preemption_cost=preemption_cost,
-                   seed=seed, label=policy)
+    pol = _policy(policy, predictor)
+    res = simulate(instance, pol, placement=placement, preemption_cost=preemption_cost, seed=seed, label=policy)
     summary = {k: v for k, v in res.summary.items() if k != "wall_time"}
-    return jsonable({**_common(instance), "policy": policy, **summary})
+    used = pol.get_params().get("predictor")
+    return jsonable({**_common(instance), "policy": policy, "predictor": "none" if used is None else str(used),
+                     **summary})
 
 
 def _policy(spec: str, predictor: str | None):
@@ -487,7 +492,7 @@ def compare_opt_task(instance: Instance, *, policies: str = "a-srpt", placement:
     dict
         ``opt_lower``, ``opt_upper``, ``opt_closed``, ``opt_proof`` (``"exact"``, ``"mip"`` or
         None) and ``results``: one dict per policy, in the order given, with ``policy``,
-        ``total_weighted_completion_time``, ``mean_jct``, ``ratio_to_opt`` (None unless OPT is
+        ``predictor`` (the one its run used), ``total_weighted_completion_time``, ``mean_jct``, ``ratio_to_opt`` (None unless OPT is
         proven), ``ratio_to_opt_low`` and ``ratio_to_opt_high``. :func:`asrpt.batch.ratio_rows`
         flattens a results file into one record per instance and policy (a pandas DataFrame's
         rows); ``asrpt plot ratio`` draws them.
@@ -520,7 +525,9 @@ def compare_opt_task(instance: Instance, *, policies: str = "a-srpt", placement:
         res = simulate(instance, pol, placement=placement, preemption_cost=preemption_cost, seed=seed, label=spec)
         total = res.summary["total_weighted_completion_time"]
         low, high = opt.ratio(total)
-        results.append({"policy": spec, "total_weighted_completion_time": total, "mean_jct": res.summary["mean_jct"],
+        used = pol.get_params().get("predictor")
+        results.append({"policy": spec, "predictor": "none" if used is None else str(used),
+                        "total_weighted_completion_time": total, "mean_jct": res.summary["mean_jct"],
                         "ratio_to_opt": low if opt.closed else None, "ratio_to_opt_low": low,
                         "ratio_to_opt_high": high})
     return jsonable({**_common(instance), "opt_lower": opt.lower_bound, "opt_upper": opt.upper_bound,
