@@ -439,8 +439,11 @@ def read_results(path, *, latest: bool = True) -> list[dict]:
 def ratio_rows(rows) -> list[dict]:
     """One flat record per instance and policy from ``compare-opt`` rows (those of other tasks,
     and rows that are not ``ok``, are left out): ``path``, ``hash``, ``n_jobs``, ``policy``,
-    ``predictor``, ``total_weighted_completion_time``, ``mean_jct``, ``opt_closed``, ``ratio_to_opt`` (None
-    unless OPT is proven), ``ratio_to_opt_low`` and ``ratio_to_opt_high``. A pandas DataFrame
+    ``predictor``, ``sources`` (the content hashes of the user code the row's options load),
+    ``total_weighted_completion_time``, ``mean_jct``, ``opt_closed``, ``ratio_to_opt`` (None
+    unless OPT is proven), ``ratio_to_opt_low`` and ``ratio_to_opt_high``. Of rows with the same
+    instance and options, only the last counts: after a policy file was edited and the batch
+    rerun, the rows of its older content (other ``sources``) are left out. A pandas DataFrame
     takes the list as it is: ``pandas.DataFrame(ratio_rows(read_results(path)))``.
 
     Examples
@@ -452,13 +455,18 @@ def ratio_rows(rows) -> list[dict]:
     >>> [(r["path"], r["policy"], r["ratio_to_opt"]) for r in ratio_rows([row])]
     [('a.json', 'fifo', 1.125)]
     """
-    out = []
+    latest: dict = {}       # (hash, options) -> the last row: a rerun after editing a policy file wins
     for row in rows:
+        if row.get("task") == "compare-opt" and row.get("status") == "ok":
+            key = (row.get("hash"), options_key(row.get("options") or {}))
+            latest.pop(key, None)
+            latest[key] = row
+    out = []
+    for row in latest.values():
         figures = row.get("figures") or {}
-        if row.get("task") != "compare-opt" or row.get("status") != "ok":
-            continue
         for r in figures.get("results", ()):
             out.append({"path": row.get("path"), "hash": row.get("hash"), "n_jobs": figures.get("n_jobs"),
+                        "sources": row.get("sources") or {},
                         "policy": r["policy"], "predictor": r.get("predictor"),
                         "total_weighted_completion_time": r["total_weighted_completion_time"],
                         "mean_jct": r["mean_jct"], "opt_closed": figures.get("opt_closed"),

@@ -437,6 +437,14 @@ def simulate_task(instance: Instance, *, policy: str = "a-srpt", placement: str 
                      **summary})
 
 
+def _exact_total(records):
+    """``sum w_j C_j`` of a run in exact arithmetic (a float is the binary number it holds): no
+    rounding of the sum on top of the run's own, so the ratio to an exact optimum is not pushed
+    below 1 by the summation."""
+    total = sum((Fraction(r.weight) * Fraction(r.completion) for r in records), Fraction(0))
+    return total.numerator if total.denominator == 1 else total
+
+
 def _policy(spec: str, predictor: str | None):
     """The policy of ``spec``, with ``predictor`` where it takes one and the spec sets none."""
     from ..policies import make_policy, user_policy_spec
@@ -470,7 +478,10 @@ def compare_opt_task(instance: Instance, *, policies: str = "a-srpt", placement:
     and iteration boundaries) is one of that problem's schedules or costs more, so ``ALG / OPT``
     is at least the policy's ratio to the cluster's own optimum, never flattering. Where OPT is
     proven the ratio is exact (``ratio_to_opt``); elsewhere only its bracket is known,
-    ``ratio_to_opt_low = ALG / upper <= ALG / OPT <= ALG / lower = ratio_to_opt_high``.
+    ``ratio_to_opt_low = ALG / upper <= ALG / OPT <= ALG / lower = ratio_to_opt_high``. ``ALG``
+    is summed exactly from the run's completion times; on float data those carry the
+    simulator's rounding, so a ratio can fall below 1 by a few units in the last place (exact
+    instances, ``-o exact=true``, give exact ratios).
 
     Parameters
     ----------
@@ -519,11 +530,12 @@ def compare_opt_task(instance: Instance, *, policies: str = "a-srpt", placement:
     if twice:
         raise InvalidParameterError(f"compare-opt: option policies names {', '.join(map(repr, twice))} twice")
     built = [_policy(spec, predictor) for spec in specs]       # (a bad spec fails before any run)
+    runs = [simulate(instance, pol, placement=placement, preemption_cost=preemption_cost, seed=seed, label=spec)
+            for spec, pol in zip(specs, built)]                  # (a bad placement fails before the optimum)
     opt = offline_opt(instance, time_limit=opt_time_limit)
     results = []
-    for spec, pol in zip(specs, built):
-        res = simulate(instance, pol, placement=placement, preemption_cost=preemption_cost, seed=seed, label=spec)
-        total = res.summary["total_weighted_completion_time"]
+    for spec, pol, res in zip(specs, built, runs):
+        total = _exact_total(res.records)
         low, high = opt.ratio(total)
         used = pol.get_params().get("predictor")
         results.append({"policy": spec, "predictor": "none" if used is None else str(used),

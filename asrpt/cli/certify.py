@@ -49,7 +49,7 @@ def register(sub) -> None:
                         "or at its next iteration boundary (as the simulator does; outside the theorem)")
     p.add_argument("--theorem", type=int, choices=(1, 2, 3), default=1,
                    help="1: the reference model's A-SRPT (fluid virtual machine, virtual order; default); "
-                        "2: the default guarded A-SRPT on the gang machine (proofs/theorem2.md); "
+                        "2: the default guarded A-SRPT, guided by --virtual (default envelope; proofs/theorem2.md); "
                         "3: guarded A-SRPT time-shared with prediction-free water-filling, the bound "
                         "that does not grow with prediction errors (proofs/theorem3.md)")
     p.add_argument("--lam", type=float, default=0.5, metavar="L",

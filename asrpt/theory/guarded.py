@@ -156,6 +156,11 @@ class GuardCertificate(CheckedInequalities, CheckedPremises):
         }
 
 
+def _real(x) -> bool:
+    """A finite real number (not a bool, not a string): what a recorded parameter must be."""
+    return isinstance(x, Real) and not isinstance(x, bool) and math.isfinite(x)
+
+
 @validate_params({"instance": [InstanceOf(Instance)], "result": [InstanceOf(SimResult)],
                   "tolerance": [Interval(Real, 0, 1, closed="left")]})
 def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float = 1e-9) -> GuardCertificate:
@@ -184,14 +189,17 @@ def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float =
     params = result.options.get("policy_params", {})
     _require(params.get("order") == "guarded",
              f"{who}: run {result.policy!r} is not guarded A-SRPT (order={params.get('order')!r})")
-    _require("kappa" in params and "share" in params,
-             f"{who}: run {result.policy!r} does not record its kappa and share (numbers other than int, "
-             "float: give them as floats)")
+    _require("kappa" in params and "share" in params and "epsilon" in params,
+             f"{who}: run {result.policy!r} does not record its kappa, share and epsilon (numbers other than "
+             "int, float: give them as floats)")
+    kappa, share, epsilon = params["kappa"], params["share"], params["epsilon"]
+    _require(_real(kappa) and kappa >= 1 and _real(share) and 0 < share <= 1 and _real(epsilon) and 0 <= epsilon < 1,
+             f"{who}: run {result.policy!r} records kappa={kappa!r}, share={share!r}, epsilon={epsilon!r}; the "
+             "policy takes kappa >= 1, share in (0, 1] and epsilon in [0, 1)")
     audit = _audit(instance, result, who, tolerance)
     jobs = audit.jobs
     m = instance.cluster.total_gpus
-    kappa, share = integral(params["kappa"]), params["share"]
-    epsilon = params.get("epsilon", 0)      # (hysteresis among the jobs that are not overdue)
+    kappa = integral(kappa)     # (epsilon: the hysteresis among the jobs that are not overdue)
     share_gpus = max(1, math.floor(share * m))
     preds = audit.final
     c_virtual = audit.virtual

@@ -156,3 +156,14 @@ def test_compare_opt_rows_flatten_and_key_on_user_code(tmp_path, monkeypatch):
     with open("mine.py", "a", encoding="utf-8") as fh:
         fh.write("# edited\n")
     assert run_batch(["i0.json", "i1.json"], "compare-opt", out="r.jsonl", options=options, jobs=1).skipped == 0
+    again = ratio_rows(read_results("r.jsonl"))     # the edited file's rows replace the old ones
+    assert len(again) == 4 and {r["sources"]["mine.py"] for r in again} != {r["sources"]["mine.py"] for r in rows}
+
+
+def test_compare_opt_sums_the_run_exactly():
+    """A referee's case: three jobs on three GPUs, every schedule optimal; summing the floats
+    gave 1.9 against the optimum's 1.9000000000000001, a ratio of 0.9999999999999999."""
+    inst = Instance(Cluster.homogeneous(1, 3), (Job("a", 0, 1, processing_time=0.1),
+                                                Job("b", 0, 1, processing_time=0.7), Job("c", 0, 1, processing_time=1.1)))
+    (r,) = compare_opt_task(inst, policies="fifo")["results"]
+    assert r["ratio_to_opt"] == 1.0

@@ -128,7 +128,31 @@ def test_hysteresis_runs_are_certified_and_the_order_check_reads_epsilon():
         cert = certify_guarded(inst, run)
         assert cert.holds and cert.covered, (seed, cert.failures())
         if run.records != run_guarded(inst, kappa=1, epsilon=0).records:
-            params = {k: v for k, v in run.options["policy_params"].items() if k != "epsilon"}
+            params = {**run.options["policy_params"], "epsilon": 0.0}     # read as if it had none
             blind = dataclasses.replace(run, options={**run.options, "policy_params": params})
             changed += not certify_guarded(inst, blind).covered
     assert changed, "epsilon changed no schedule: the test shows nothing"
+
+
+def test_a_run_whose_parameters_are_missing_or_out_of_range_is_refused_not_certified():
+    """A referee's cases: an exact epsilon (a Fraction, which the run's record cannot keep) used
+    to be read as 0 and an honest run reported not covered; a recorded epsilon that is not a
+    number raised TypeError; a recorded kappa below 1 was accepted. Each is now a one-line refusal."""
+    import dataclasses
+    from fractions import Fraction
+
+    from asrpt.errors import InvalidParameterError
+    from asrpt.theory.guarded import certify_guarded, run_guarded
+    from asrpt.workloads.generators import generate_one
+
+    inst = generate_one("heavy_tailed", seed=2, n_jobs=8, cluster="2x4")
+    with pytest.raises(InvalidParameterError, match="does not record its kappa, share and epsilon"):
+        certify_guarded(inst, run_guarded(inst, kappa=1, epsilon=Fraction(1, 2)))
+    run = run_guarded(inst, kappa=1)
+    assert certify_guarded(inst, run).covered and certify_guarded(inst, run).epsilon == 0.5
+    for key, value in (("epsilon", "0.5"), ("epsilon", [0.5]), ("epsilon", 1.0), ("kappa", 0.5), ("share", 0),
+                       ("epsilon", float("nan")), ("kappa", True)):
+        params = {**run.options["policy_params"], key: value}
+        tampered = dataclasses.replace(run, options={**run.options, "policy_params": params})
+        with pytest.raises(InvalidParameterError, match="the policy takes kappa >= 1"):
+            certify_guarded(inst, tampered)
