@@ -415,10 +415,8 @@ def run_guarded(instance: Instance, *, predictor="instance", kappa=16, share=0.5
     >>> run_guarded(two_server_instance).completion_times
     {'a': 4, 'b': 1, 'c': 3}
     """
-    from ..policies.asrpt import ASRPT
+    from ..policies.asrpt import ASRPT, HYSTERESIS
     from ..sim import simulate
-
-    from ..policies.asrpt import HYSTERESIS
 
     policy = ASRPT(predictor=predictor, adaptive="off", kappa=kappa, share=share, virtual=virtual,
                    epsilon=HYSTERESIS if epsilon is None else epsilon)
