@@ -861,3 +861,14 @@ def test_wait_by_size_bars_are_each_class_mean_wait_on_a_log_axis():
     assert lo <= min(positive) and min(positive) < 10 * lo      # the axis starts a decade below the lowest bar
     with pytest.raises(InvalidParameterError, match="increasing"):
         plots.wait_by_size(runs, edges=(10, 1))
+
+
+def test_the_plot_option_of_other_commands_writes_vector_files_too(tmp_path, capsys):
+    """``--plot FILE`` of simulate, certify, place, worst-case and predict-eval: PDF or SVG by the
+    name, PNG otherwise (as before)."""
+    for name, magic in (("a.pdf", b"%PDF"), ("a.svg", b"<?xml"), ("a.png", b"\x89PNG"), ("a.out", b"\x89PNG")):
+        assert main(["simulate", "instances/small-cluster.json", "--policy", "fifo",
+                     "--plot", str(tmp_path / name)]) == 0
+        assert (tmp_path / name).read_bytes()[:len(magic)] == magic, name
+    assert main(["certify", "instances/worked-example.json", "--plot", str(tmp_path / "c.pdf")]) == 0
+    assert (tmp_path / "c.pdf").read_bytes()[:4] == b"%PDF"

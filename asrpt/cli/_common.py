@@ -142,15 +142,20 @@ def free_gpu_list(text: str) -> list[int]:
 
 
 def add_plot(parser: argparse.ArgumentParser, what: str) -> None:
-    parser.add_argument("--plot", metavar="PNG", help=f"also write {what} as a PNG (asrpt.plots)")
+    parser.add_argument("--plot", metavar="FILE",
+                        help=f"also write {what} (asrpt.plots): PDF or SVG for a name ending in .pdf or .svg, "
+                             "else PNG")
 
 
 def write_plot(path: str | None, make_figure) -> None:
-    """Write ``make_figure()`` to ``path`` as PNG when a path was given (and say so on stderr)."""
+    """Write ``make_figure()`` to ``path`` when a path was given (and say so on stderr): PDF or
+    SVG for a name ending in ``.pdf`` or ``.svg``, PNG otherwise (whatever the suffix, as
+    before vector output existed)."""
     if path:
-        from ..plots import save_png
+        from ..plots import save_figure
 
-        save_png(make_figure(), path)
+        vector = path.lower().endswith((".pdf", ".svg"))
+        save_figure(make_figure(), path, format=None if vector else "png")
         print(f"wrote {path}", file=sys.stderr)
 
 
