@@ -691,14 +691,15 @@ def wait_by_size(results, *, edges: Sequence[Real] = (1, 10, 100), log_y: bool =
         Increasing class edges in GPU-hours (default 1, 10, 100: < 1, 1-10, 10-100, >= 100).
     log_y : bool
         Logarithmic waiting-time axis (default; a class whose mean wait is 0 gets no bar and a
-        "0" label); False: linear.
+        "0" label; the axis spans six decades at most below the longest bar, so a mean of a
+        float's rounding size, 1e-13 s, draws no bar); False: linear.
     title : str or None
 
     Returns
     -------
     matplotlib.figure.Figure
-        One axes; the class labels carry their job counts; the legend, below the axes, names
-        the policies.
+        One axes; the class labels carry their job counts; the figure's legend, below the
+        axes, names the policies.
 
     Raises
     ------
@@ -712,7 +713,7 @@ def wait_by_size(results, *, edges: Sequence[Real] = (1, 10, 100), log_y: bool =
     >>> ax = fig.axes[0]
     >>> [t.get_text() for t in ax.get_xticklabels()], ax.get_yscale()
     (['< 1 GPU-h\\n(3 jobs)', '>= 1 GPU-h\\n(0 jobs)'], 'log')
-    >>> [t.get_text() for t in ax.get_legend().get_texts()]
+    >>> [t.get_text() for t in fig.legends[0].get_texts()]
     ['fifo', 'srsf']
     """
     runs = list(results)
@@ -760,15 +761,17 @@ def wait_by_size(results, *, edges: Sequence[Real] = (1, 10, 100), log_y: bool =
     positive = [m for row in means for m in row if m is not None and m > 0]
     if log_y:
         ax.set_yscale("log")
-        if positive:
-            lo, hi = min(positive), max(positive)
+        if positive:    # (six decades at most: a mean of 1e-13 s is a float's rounding, not a wait)
+            hi = max(positive)
+            lo = max(min(positive), hi * 1e-6)
             bottom = 10.0 ** math.floor(math.log10(lo))
             ax.set_ylim(bottom, hi * (hi / bottom) ** 0.25)
     ax.spines[["top", "right"]].set_visible(False)
     ax.grid(True, axis="y", alpha=0.3)
     ax.set_axisbelow(True)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=min(len(runs), 5), fontsize="small",
-              frameon=False)
+    longest = max(len(r.label) for r in runs)   # as many columns as fit the width (long labels: fewer)
+    fig.legend(loc="outside lower center", ncols=max(1, min(len(runs), 5, 90 // (longest + 6))), fontsize="small",
+               frameon=False)
     if title:
         ax.set_title(title, fontsize="medium")
     return fig
@@ -952,6 +955,12 @@ def ratio_vs_bound(points, *, color: str = "rho", x: str = "mu", title: str | No
     return fig
 
 
+def _short_spec(spec: str) -> str:
+    """A policy spec for a legend: a user's ``dir/file.py:Class...`` without its directories."""
+    head, sep, rest = spec.partition(".py:")
+    return os.path.basename(head) + sep + rest if sep else spec
+
+
 @validate_params({"rows": [list, tuple], "policies": [None, list, tuple], "title": [None, str]})
 def policy_ratios(rows, *, policies: Sequence[str] | None = None, title: str | None = None) -> Figure:
     """Each policy's ratio to the offline optimum across instances: the fraction of instances on
@@ -983,10 +992,10 @@ def policy_ratios(rows, *, policies: Sequence[str] | None = None, title: str | N
     --------
     >>> rec = [{"policy": p, "ratio_to_opt": r, "ratio_to_opt_low": r, "ratio_to_opt_high": r}
     ...        for p, r in (("a-srpt", 1.0), ("fifo", 1.25), ("a-srpt", 1.1), ("fifo", 1.5))]
-    >>> ax = policy_ratios(rec).axes[0]
-    >>> [t.get_text() for t in ax.get_legend().get_texts()]
-    ['a-srpt: mean 1.050, max 1.100 (2 of 2 proven)', 'fifo: mean 1.375, max 1.500 (2 of 2 proven)']
-    >>> ax.get_xlabel()
+    >>> fig = policy_ratios(rec)
+    >>> [t.get_text() for t in fig.legends[0].get_texts()]
+    ['a-srpt\\nmean 1.050, max 1.100 (2 of 2 proven)', 'fifo\\nmean 1.375, max 1.500 (2 of 2 proven)']
+    >>> fig.axes[0].get_xlabel()
     'ALG / OPT (sum w_j C_j)'
     """
     records = list(rows)
@@ -1007,7 +1016,7 @@ def policy_ratios(rows, *, policies: Sequence[str] | None = None, title: str | N
     if missing:
         raise InvalidParameterError(f"policy_ratios: no ratios of {', '.join(map(repr, missing))}; "
                                     f"the rows hold {', '.join(by) or 'none'}")
-    fig = Figure(figsize=(6.4, 4.0), layout="constrained")
+    fig = Figure(figsize=(6.4, 5.6), layout="constrained")
     ax = fig.add_subplot()
     unproven = False
     for k, name in enumerate(names):
@@ -1016,15 +1025,16 @@ def policy_ratios(rows, *, policies: Sequence[str] | None = None, title: str | N
         unproven = unproven or proven < len(values)
         n = len(values)
         style = _series_style(k)
-        label = f"{name}: mean {sum(values) / n:.3f}, max {values[-1]:.3f} ({proven} of {n} proven)"
+        label = f"{_short_spec(name)}\nmean {sum(values) / n:.3f}, max {values[-1]:.3f} ({proven} of {n} proven)"
         ax.step([values[0]] + values, [0.0] + [(i + 1) / n for i in range(n)], where="post",
                 color=style["color"], linestyle=style["linestyle"], linewidth=style["linewidth"], label=label)
-    ax.set_xlabel("ALG / OPT (sum w_j C_j)" + ("; upper end of the bracket where OPT is not proven"
+    ax.set_xlabel("ALG / OPT (sum w_j C_j)" + ("\n(upper end of the bracket where not proven)"
                                                if unproven else ""))
-    ax.set_ylabel("fraction of instances with ratio <= x")
+    ax.set_ylabel("fraction of instances \u2264 x")
     ax.set_ylim(0, 1.02)
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize="small", frameon=False)  # (below: off the lines)
+    fig.legend(loc="outside lower center", fontsize="small", frameon=False,     # (below the axes, off the lines)
+               ncols=2 if len(names) > 1 and max(len(_short_spec(p)) for p in names) <= 24 else 1)
     n_instances = max(len(by[p]) for p in names)
     ax.set_title(title or f"ratio to the offline optimum, {n_instances} instances", fontsize="medium")
     return fig

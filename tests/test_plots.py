@@ -795,16 +795,16 @@ def test_policy_ratios_draws_one_line_per_policy_from_the_rows(compare_rows):
     _, rows, mine = compare_rows
     fig = plots.policy_ratios(rows)
     ax = fig.axes[0]
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert [lab.split(":")[0] for lab in labels[:2]] == ["a-srpt", "fifo"] and labels[2].startswith(mine)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert [lab.split("\n")[0] for lab in labels[:2]] == ["a-srpt", "fifo"] and labels[2].startswith("mine.py:Mine")
     assert all("(3 of 3 proven)" in lab for lab in labels)
-    assert ax.get_xlabel() == "ALG / OPT (sum w_j C_j)" and ax.get_ylabel() == "fraction of instances with ratio <= x"
+    assert ax.get_xlabel() == "ALG / OPT (sum w_j C_j)" and ax.get_ylabel() == "fraction of instances \u2264 x"
     assert len({ln.get_color() for ln in ax.lines}) == 3              # each policy its own colour
     for line in ax.lines:                   # the ECDF ends at 1 at the policy's largest ratio, all >= 1
         xs, ys = line.get_xdata(), line.get_ydata()
         assert ys[-1] == 1 and min(xs) >= 1
-    sub = plots.policy_ratios(rows, policies=["fifo"]).axes[0]
-    assert [t.get_text().split(":")[0] for t in sub.get_legend().get_texts()] == ["fifo"]
+    sub = plots.policy_ratios(rows, policies=["fifo"])
+    assert [t.get_text().split("\n")[0] for t in sub.legends[0].get_texts()] == ["fifo"]
     with pytest.raises(InvalidParameterError, match="no ratios of 'sjf'"):
         plots.policy_ratios(rows, policies=["sjf"])
 
@@ -812,9 +812,9 @@ def test_policy_ratios_draws_one_line_per_policy_from_the_rows(compare_rows):
 def test_policy_ratios_draws_the_upper_end_of_a_bracket_and_says_so():
     rec = [{"policy": "x", "ratio_to_opt": None, "ratio_to_opt_low": 0.9, "ratio_to_opt_high": 1.4},
            {"policy": "x", "ratio_to_opt": 1.2, "ratio_to_opt_low": 1.2, "ratio_to_opt_high": 1.2}]
-    ax = plots.policy_ratios(rec).axes[0]
-    assert "upper end of the bracket" in ax.get_xlabel()
-    assert ax.get_legend().get_texts()[0].get_text() == "x: mean 1.300, max 1.400 (1 of 2 proven)"
+    fig = plots.policy_ratios(rec)
+    assert "upper end of the bracket" in fig.axes[0].get_xlabel()
+    assert fig.legends[0].get_texts()[0].get_text() == "x\nmean 1.300, max 1.400 (1 of 2 proven)"
 
 
 def test_plot_ratio_reads_compare_opt_results(compare_rows, tmp_path, capsys):
@@ -844,9 +844,10 @@ def test_wait_by_size_bars_are_each_class_mean_wait_on_a_log_axis():
     assert [t.split(" GPU-h")[0] for t in ticks] == ["< 0.0005", "0.0005-0.002", ">= 0.002"]
     assert sum(int(t.split("(")[1].split()[0]) for t in ticks) == 30
     assert ax.get_yscale() == "log" and ax.get_ylabel() == "mean waiting time (s)"
-    legend = ax.get_legend()
+    (legend,) = fig.legends
     assert [t.get_text() for t in legend.get_texts()] == ["fifo", "srsf"]
-    assert legend.get_bbox_to_anchor().y0 < ax.get_window_extent().y0 + 1      # below the axes
+    fig.draw_without_rendering()
+    assert legend.get_window_extent().y1 <= ax.get_window_extent().y0 + 1      # below the axes
     cuts = [3600 * e for e in edges]
     for k, res in enumerate(runs):          # each bar is its class's mean wait
         waits = {}
