@@ -44,7 +44,7 @@ from typing import Any, Callable, Iterator
 
 from .errors import InvalidParameterError, unknown_name
 
-__all__ = ["Registry", "Entry", "parse_spec", "split_outside", "first_line", "format_listing", "plain_text"]
+__all__ = ["Registry", "Entry", "parse_spec", "split_outside", "split_specs", "first_line", "format_listing", "plain_text"]
 
 _ROLE = re.compile(r":(?:func|class|meth|mod|data|attr|exc|obj|ref):`(~?)([^`<]*?)\s*(?:<[^`>]*>)?`")
 _LITERAL = re.compile(r"``(.+?)``")
@@ -133,6 +133,16 @@ def split_outside(text: str, sep: str) -> list[str]:
         cur.append(ch)
     parts.append("".join(cur))
     return parts
+
+
+def split_specs(text: str) -> list[str]:
+    """Comma-separated specs (``a-srpt:predictor="noisy:sigma=1",fifo``), each stripped, empty
+    items dropped (:func:`split_outside` on ``","``).
+
+    >>> split_specs('a-srpt:predictor="noisy:sigma=1", fifo,')
+    ['a-srpt:predictor="noisy:sigma=1"', 'fifo']
+    """
+    return [s.strip() for s in split_outside(text, ",") if s.strip()]
 
 
 def parse_spec(spec: str, what: str = "policy") -> tuple[str, dict]:

@@ -76,12 +76,6 @@ def load(name: str, args):
                      "windows)")
 
 
-def split_outside(text: str, sep: str) -> list[str]:
-    from asrpt.registry import split_outside as split
-
-    return [p.strip() for p in split(text, sep) if p.strip()]
-
-
 def spec_for(policy: str, predictor: str) -> str:
     from asrpt.policies import make_policy
 
@@ -116,6 +110,8 @@ def one_run(instance, policy: str, predictor: str, keep: list | None = None) -> 
 
 
 def main(argv=None) -> int:
+    from asrpt.registry import split_specs
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workloads", default="window,recurring,pai")
     ap.add_argument("--philly-windows", default="0,10000,20000,30000,40000,50000,60000,76000",
@@ -143,7 +139,7 @@ def main(argv=None) -> int:
         print(f"# {name}: {instance.n_jobs} jobs on {instance.cluster.total_gpus} GPUs", file=sys.stderr, flush=True)
         runs = []
         kept = [] if args.plot else None
-        for policy in split_outside(args.policies, ","):
+        for policy in split_specs(args.policies):
             run = {"workload": name + (" (held out)" if name in held_out else ""),
                    **one_run(instance, policy, args.predictor, kept)}
             runs.append(run)

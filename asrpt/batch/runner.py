@@ -216,12 +216,12 @@ def option_sources(options: dict) -> dict:
 
     from ..policies import user_policy_spec
 
-    from ..registry import split_outside
+    from ..registry import split_specs
 
     out = {}
-    specs = [s.strip() for v in options.values() if isinstance(v, str) for s in split_outside(v, ",")]
+    specs = [s for v in options.values() if isinstance(v, str) for s in split_specs(v)]
     for value in specs:            # (a list of policies, as compare-opt's, names each file)
-        user = user_policy_spec(value) if value else None
+        user = user_policy_spec(value)
         if user is None:
             continue
         where = user[0]

@@ -427,14 +427,13 @@ def simulate_task(instance: Instance, *, policy: str = "a-srpt", placement: str 
     >>> simulate_task(two_server_instance, policy="srsf")["predictor"]    # SRSF's default: the truth
     'oracle'
     """
+    from ..policies import predictor_of
     from ..sim import simulate
 
     pol = _policy(policy, predictor)
     res = simulate(instance, pol, placement=placement, preemption_cost=preemption_cost, seed=seed, label=policy)
     summary = {k: v for k, v in res.summary.items() if k != "wall_time"}
-    used = pol.get_params().get("predictor")
-    return jsonable({**_common(instance), "policy": policy, "predictor": "none" if used is None else str(used),
-                     **summary})
+    return jsonable({**_common(instance), "policy": policy, "predictor": predictor_of(pol.get_params()), **summary})
 
 
 def _exact_total(records):
@@ -447,14 +446,9 @@ def _exact_total(records):
 
 def _policy(spec: str, predictor: str | None):
     """The policy of ``spec``, with ``predictor`` where it takes one and the spec sets none."""
-    from ..policies import make_policy, user_policy_spec
-    from ..registry import parse_spec
+    from ..policies import with_predictor
 
-    params = parse_spec(spec)[1] if user_policy_spec(spec) is None else {}
-    pol = make_policy(spec)
-    if predictor is not None and "predictor" in pol.get_params() and "predictor" not in params:
-        pol = make_policy(spec, predictor=predictor)
-    return pol
+    return with_predictor(spec, predictor)[0]
 
 
 @validate_params({
@@ -520,10 +514,11 @@ def compare_opt_task(instance: Instance, *, policies: str = "a-srpt", placement:
     (True, [('a-srpt', 1), ('fifo', 1)])
     """
     from ..offline.opt import offline_opt
-    from ..registry import split_outside
+    from ..policies import predictor_of
+    from ..registry import split_specs
     from ..sim import simulate
 
-    specs = [s.strip() for s in split_outside(policies, ",") if s.strip()]
+    specs = split_specs(policies)
     if not specs:
         raise InvalidParameterError("compare-opt: option policies names no policy")
     twice = sorted({s for s in specs if specs.count(s) > 1})
@@ -537,8 +532,7 @@ def compare_opt_task(instance: Instance, *, policies: str = "a-srpt", placement:
     for spec, pol, res in zip(specs, built, runs):
         total = _exact_total(res.records)
         low, high = opt.ratio(total)
-        used = pol.get_params().get("predictor")
-        results.append({"policy": spec, "predictor": "none" if used is None else str(used),
+        results.append({"policy": spec, "predictor": predictor_of(pol.get_params()),
                         "total_weighted_completion_time": total, "mean_jct": res.summary["mean_jct"],
                         "ratio_to_opt": low if opt.closed else None, "ratio_to_opt_low": low,
                         "ratio_to_opt_high": high})

@@ -12,6 +12,7 @@ from typing import Any, Iterable, Sequence
 from .._json import jsonable
 from ..instance import Instance
 from ..loading import load_instance
+from ..registry import split_specs  # (re-exported: the commands' comma-separated specs)
 
 __all__ = [
     "add_json",
@@ -159,11 +160,6 @@ def write_plot(path: str | None, make_figure) -> None:
         print(f"wrote {path}", file=sys.stderr)
 
 
-def split_specs(text: str) -> list[str]:
-    """Comma-separated specs (``a-srpt:predictor="noisy:sigma=1",fifo``), empty items dropped."""
-    from ..registry import split_outside
-
-    return [s.strip() for s in split_outside(text, ",") if s.strip()]
 
 
 def safe_filename(name: str) -> str:

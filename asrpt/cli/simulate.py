@@ -9,8 +9,7 @@ import sys
 from .._gc import gc_paused
 from ..errors import InvalidParameterError
 from ..instance import Cluster
-from ..policies import make_policy, user_policy_spec
-from ..registry import parse_spec
+from ..policies import predictor_of, user_policy_spec, with_predictor
 from ..sim import simulate
 from ..traces.detect import FORMATS, read_trace
 from ._common import (add_json, add_plot, emit_json, format_table, nonneg_float, positive_int, safe_filename,
@@ -83,13 +82,9 @@ def policies_from(spec: str, predictor: str | None) -> list:
     out = []
     for item in split_specs(spec):
         user = user_policy_spec(item)
-        name, params = parse_spec(item) if user is None else (item, {})
-        policy = make_policy(item)
+        policy, given = with_predictor(item, predictor)
         label = item if (":" in item if user is None else user[2]) else policy.name
-        if predictor is not None and "predictor" in policy.get_params() and "predictor" not in params:
-            policy = make_policy(item, predictor=predictor)
-            label = f"{label}[{predictor}]"
-        out.append((label, policy))
+        out.append((f"{label}[{predictor}]" if given else label, policy))
     if not out:
         raise InvalidParameterError("no policy given (--policy a-srpt,fifo,...)")
     return out
@@ -131,8 +126,7 @@ def predictor_label(result) -> str:
     >>> predictor_label(simulate(two_server_instance, "fifo")), predictor_label(simulate(two_server_instance, "srsf"))
     ('none', 'oracle')
     """
-    value = result.options.get("policy_params", {}).get("predictor")
-    return "none" if value is None else str(value)
+    return predictor_of(result.options.get("policy_params", {}))
 
 
 def job_model_label(instance) -> str:

@@ -16,9 +16,9 @@ from typing import Any
 
 from ..errors import InvalidParameterError
 from ..registry import parse_spec, split_outside
-from .base import POLICIES, Decision, Policy, PredictorPolicy, register_policy
+from .base import POLICIES, Decision, Policy, PredictorPolicy, predictor_of, register_policy
 
-__all__ = ["Policy", "Decision", "PredictorPolicy", "POLICIES", "register_policy", "make_policy",
+__all__ = ["Policy", "Decision", "PredictorPolicy", "POLICIES", "register_policy", "predictor_of", "make_policy", "with_predictor",
            "policy_names", "describe_policies", "load_policy_class", "user_policy_spec"]
 
 
@@ -134,6 +134,30 @@ def _make_user_policy(where: str, name: str, rest: str, params: dict) -> Policy:
     if policy.name == Policy.name:     # a class that names itself keeps its name; else its class name
         policy.name = cls.__name__
     return policy
+
+
+def with_predictor(spec: str, predictor: str | None) -> tuple[Policy, bool]:
+    """``make_policy(spec)``, given ``predictor`` where the policy takes one and the spec sets
+    none (what ``--predictor`` and the batch tasks' ``predictor`` option mean); and whether it
+    was given.
+
+    >>> [(p.predictor, given) for p, given in (with_predictor("srsf", "hierarchy"),
+    ...  with_predictor('srsf:predictor="instance"', "hierarchy"))]
+    [('hierarchy', True), ('instance', False)]
+    >>> with_predictor("fifo", "hierarchy")[1]
+    False
+    """
+    policy = make_policy(spec)
+    if predictor is None or "predictor" not in policy.get_params():
+        return policy, False
+    user = user_policy_spec(spec)
+    if user is None:
+        params = parse_spec(spec)[1]
+    else:
+        params = parse_spec("x:" + user[2], "policy")[1] if user[2] else {}
+    if "predictor" in params:
+        return policy, False
+    return make_policy(spec, predictor=predictor), True
 
 
 def make_policy(spec: "str | Policy", **params: Any) -> Policy:

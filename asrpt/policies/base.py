@@ -41,7 +41,7 @@ from ..instance import Cluster
 from ..registry import Registry
 from ..state import Decision, Policy
 
-__all__ = ["Decision", "Policy", "PredictorPolicy", "POLICIES", "register_policy"]
+__all__ = ["Decision", "Policy", "PredictorPolicy", "POLICIES", "register_policy", "predictor_of"]
 
 
 class PredictorPolicy(Policy):
@@ -68,6 +68,18 @@ class PredictorPolicy(Policy):
 
     def report(self) -> dict:
         return self.tracker_.report()
+
+
+def predictor_of(params) -> str:
+    """The predictor named by a policy's parameters (``get_params()``, or a run's recorded
+    ``policy_params``): its ``predictor``, or ``"none"`` for a policy that takes none (FIFO,
+    Tiresias, Gavel). What tables and batch rows print beside each run.
+
+    >>> predictor_of({"predictor": "oracle", "key": "gpu_time"}), predictor_of({"backfill": True})
+    ('oracle', 'none')
+    """
+    value = params.get("predictor")
+    return "none" if value is None else str(value)
 
 
 #: The policies by name: ``POLICIES[name]`` is ``(class, preset parameters)``; build one with
