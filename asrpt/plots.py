@@ -721,29 +721,20 @@ def wait_by_size(results, *, edges: Sequence[Real] = (1, 10, 100), log_y: bool =
         raise InvalidParameterError("wait_by_size: 'results' must be a non-empty sequence of SimResult")
     if len({len(r.records) for r in runs}) > 1:
         raise InvalidParameterError("wait_by_size: the runs hold different numbers of jobs (not one instance)")
-    bounds = [float(e) for e in edges]
-    if not bounds or any(b <= a for a, b in zip(bounds, bounds[1:])) or bounds[0] <= 0:
-        raise InvalidParameterError(f"wait_by_size: 'edges' must be positive and increasing, got {list(edges)!r}")
-    names = ([f"< {bounds[0]:g}"] + [f"{a:g}-{b:g}" for a, b in zip(bounds, bounds[1:])]
-             + [f">= {bounds[-1]:g}"])
-    cuts = [3600 * b for b in bounds]
+    from .engine.metrics import size_classes
 
-    def klass(r) -> int:
-        area = float(r.gpus * r.processing_time)
-        return next((i for i, c in enumerate(cuts) if area < c), len(cuts))
-
-    counts = [0] * len(names)
-    for r in runs[0].records:
-        counts[klass(r)] += 1
+    classes = [size_classes(res.records, edges) for res in runs]     # (the edges checked here)
+    names = classes[0][0]
+    counts = [classes[0][1].count(c) for c in range(len(names))]
     fig = Figure(figsize=(6.5, 3.0), layout="constrained")
     ax = fig.add_subplot()
     width = 0.8 / len(runs)
     means = []
     for k, res in enumerate(runs):
         waits = [[] for _ in names]
-        for r in res.records:
+        for r, c in zip(res.records, classes[k][1]):
             if r.completion is not None:
-                waits[klass(r)].append(_f(r.completion - r.arrival - r.processing_time))
+                waits[c].append(_f(r.completion - r.arrival - r.processing_time))
         row = [sum(w) / len(w) if w else None for w in waits]
         means.append(row)
         xs = [c + (k - (len(runs) - 1) / 2) * width for c in range(len(names))]

@@ -44,8 +44,7 @@ from importlib import resources
 
 POLICIES = ("a-srpt", "a-srpt-virtual", "a-srpt-fluid", "a-srpt-srsf-order", "srsf", "sjf", "qssf",
             "tiresias", "gavel", "themis", "fifo")
-BUCKETS = (0, 3600, 10 * 3600, 100 * 3600, math.inf)   # job GPU-time (GPU-seconds)
-BUCKET_LABELS = ("< 1", "1-10", "10-100", ">= 100")       # (GPU-hours)
+EDGES = (1, 10, 100)     # job-size classes in GPU-hours (asrpt.engine.metrics.size_classes)
 
 
 def load(name: str, args):
@@ -91,11 +90,12 @@ def one_run(instance, policy: str, predictor: str, keep: list | None = None) -> 
     if keep is not None:
         keep.append(res)
     jct = sorted(r.jct for r in res.records)
-    waits = [[] for _ in BUCKETS[:-1]]
-    jcts = [[] for _ in BUCKETS[:-1]]
-    for r in res.records:
-        area = r.gpus * r.processing_time
-        k = next(i for i in range(len(BUCKETS) - 1) if area < BUCKETS[i + 1])
+    from asrpt.engine.metrics import size_classes
+
+    labels, classes = size_classes(res.records, EDGES)
+    waits = [[] for _ in labels]
+    jcts = [[] for _ in labels]
+    for r, k in zip(res.records, classes):
         waits[k].append(float(r.completion - r.arrival - r.processing_time))
         jcts[k].append(float(r.jct))
     return {"policy": policy, "predictor": predictor if spec_for(policy, predictor) != policy else "none",
@@ -171,14 +171,17 @@ def main(argv=None) -> int:
         print()
         print("Each job-size class's part of the mean JCT (s per job of the workload; the parts sum to the "
               "mean), and its difference to " + args.classes + ":")
-        print("| workload | policy | " + " | ".join(f"{b} GPU-h" for b in BUCKET_LABELS) + " | "
-              + " | ".join(f"{b} vs {args.classes}" for b in BUCKET_LABELS) + " |")
-        print("|" + "---|" * (2 + 2 * len(BUCKET_LABELS)))
+        from asrpt.engine.metrics import size_classes
+
+        labels = size_classes((), EDGES)[0]
+        print("| workload | policy | " + " | ".join(f"{b} GPU-h" for b in labels) + " | "
+              + " | ".join(f"{b} vs {args.classes}" for b in labels) + " |")
+        print("|" + "---|" * (2 + 2 * len(labels)))
         for r in rows:
             ref = next((q for q in rows if q["workload"] == r["workload"] and q["policy"] == args.classes), None)
             parts = [f"{x:,.0f}" for x in r["mean_jct_part_by_size"]]
             diffs = [f"{x - y:+,.0f}" for x, y in zip(r["mean_jct_part_by_size"], ref["mean_jct_part_by_size"])] \
-                if ref else [""] * len(BUCKET_LABELS)
+                if ref else [""] * len(labels)
             print(f"| {r['workload']} | {r['policy']} | " + " | ".join(parts) + " | " + " | ".join(diffs) + " |")
         sizes = {r["workload"]: r["jobs_by_size"] for r in rows}
         print("jobs per class: " + "; ".join(f"{w}: {', '.join(map(str, n))}" for w, n in sizes.items()))

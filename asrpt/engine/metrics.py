@@ -13,7 +13,7 @@ from typing import Sequence
 
 from .records import JobRecord
 
-__all__ = ["summarize", "percentile"]
+__all__ = ["summarize", "percentile", "size_classes"]
 
 
 def percentile(sorted_values: Sequence, q: float):
@@ -26,6 +26,29 @@ def percentile(sorted_values: Sequence, q: float):
         return None
     rank = max(1, math.ceil(q / 100 * len(sorted_values)))
     return sorted_values[rank - 1]
+
+
+def size_classes(records: Sequence[JobRecord], edges: Sequence = (1, 10, 100)) -> tuple[list[str], list[int]]:
+    """Each job's size class by its GPU-time ``g_j P*_j`` in GPU-hours, cut at ``edges``
+    (positive, increasing): the class labels (``"< 1"``, ``"1-10"``, ..., ``">= 100"``) and
+    each record's class index, in record order.
+
+    >>> from types import SimpleNamespace as R
+    >>> size_classes([R(gpus=1, processing_time=1800), R(gpus=8, processing_time=3600 * 50)])
+    (['< 1', '1-10', '10-100', '>= 100'], [0, 3])
+    """
+    bounds = [float(e) for e in edges]
+    if not bounds or bounds[0] <= 0 or any(b <= a for a, b in zip(bounds, bounds[1:])):
+        from ..errors import InvalidParameterError
+
+        raise InvalidParameterError(f"size_classes: 'edges' must be positive and increasing, got {list(edges)!r}")
+    labels = [f"< {bounds[0]:g}"] + [f"{a:g}-{b:g}" for a, b in zip(bounds, bounds[1:])] + [f">= {bounds[-1]:g}"]
+    cuts = [3600 * b for b in bounds]
+    classes = []
+    for r in records:
+        area = float(r.gpus * r.processing_time)
+        classes.append(next((i for i, c in enumerate(cuts) if area < c), len(cuts)))
+    return labels, classes
 
 
 def summarize(records: Sequence[JobRecord], total_gpus: int) -> dict:
