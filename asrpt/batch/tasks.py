@@ -497,8 +497,9 @@ def compare_opt_task(instance: Instance, *, policies: str = "a-srpt", placement:
     dict
         ``opt_lower``, ``opt_upper``, ``opt_closed``, ``opt_proof`` (``"exact"``, ``"mip"`` or
         None) and ``results``: one dict per policy, in the order given, with ``policy``,
-        ``predictor`` (the one its run used), ``total_weighted_completion_time``, ``mean_jct``, ``ratio_to_opt`` (None unless OPT is
-        proven), ``ratio_to_opt_low`` and ``ratio_to_opt_high``. :func:`asrpt.batch.ratio_rows`
+        ``predictor`` (the one its run used), ``total_weighted_completion_time``, ``mean_jct``,
+        ``ratio_to_opt`` (None unless OPT is proven), ``ratio_to_opt_low`` and
+        ``ratio_to_opt_high``. :func:`asrpt.batch.ratio_rows`
         flattens a results file into one record per instance and policy (a pandas DataFrame's
         rows); ``asrpt plot ratio`` draws them.
 

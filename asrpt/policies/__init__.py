@@ -18,7 +18,8 @@ from ..errors import InvalidParameterError
 from ..registry import parse_spec, split_outside
 from .base import POLICIES, Decision, Policy, PredictorPolicy, predictor_of, register_policy
 
-__all__ = ["Policy", "Decision", "PredictorPolicy", "POLICIES", "register_policy", "predictor_of", "make_policy", "with_predictor",
+__all__ = ["Policy", "Decision", "PredictorPolicy", "POLICIES", "register_policy", "predictor_of", "make_policy",
+           "with_predictor",
            "policy_names", "describe_policies", "load_policy_class", "user_policy_spec"]
 
 

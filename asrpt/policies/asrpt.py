@@ -162,8 +162,8 @@ class ASRPT(PredictorPolicy):
         then not preempted by another one at every re-prediction (docs/asrpt.md). Default 0.5
         (``HYSTERESIS``: lower mean JCT than 0 on every measured 6,000-job Philly window,
         held-out ones included; 0.9% higher on the whole trace as abstract jobs and 1.2% on
-        the overloaded pods: docs/asrpt.md); 0: none, plain SRSF on predictions. Theorem 2 allows any
-        order among the jobs that are not overdue, so its bound holds for any ``epsilon``
+        the overloaded pods: docs/asrpt.md); 0: none, plain SRSF on predictions. Theorem 2
+        allows any order among the jobs that are not overdue, so its bound holds for any ``epsilon``
         (:func:`asrpt.theory.guarded.certify_guarded` checks the order with the run's own
         ``epsilon``).
     placement : str or None
