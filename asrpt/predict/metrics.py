@@ -461,11 +461,11 @@ class PredictionLog:
         Examples
         --------
         >>> log = PredictionLog(("a", "b", "c", "d"), (1, 2, 30, 40), (1, 2, 3, 4),
-        ...                     low=(0.5, 1, 2, 3), high=(2, 4, 6, 8), level=("group", "group", "user", "user"))
-        >>> [(g["group"], g["coverage"], g["above"]) for g in log.band_coverage(bins=2)]
-        [('1-2', 1.0, 0.0), ('30-40', 0.0, 1.0)]
+        ...                     low=(0.5, 3, 2, 3), high=(2, 4, 6, 8), level=("group", "group", "user", "user"))
+        >>> [(g["group"], g["coverage"], g["below"], g["above"]) for g in log.band_coverage(bins=2)]
+        [('1-2', 0.5, 0.5, 0.0), ('30-40', 0.0, 0.0, 1.0)]
         >>> [(g["group"], g["n"], g["coverage"]) for g in log.band_coverage("level")]
-        [('group', 2, 1.0), ('user', 2, 0.0)]
+        [('group', 2, 0.5), ('user', 2, 0.0)]
         """
         if self.low is None or self.high is None:
             raise InvalidParameterError("band_coverage: the log has no bands (a predictor without quantiles)")
