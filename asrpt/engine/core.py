@@ -89,7 +89,7 @@ from ..sizes import floaty
 from ..state import Allocation, ClusterView, CompletedJob, JobStatus, JobView, Placer, Policy, job_views, policy_label
 from ..state import _COMPLETED_BUILD as _completed
 from .metrics import summarize
-from .records import _RECORD_BUILD, _SEGMENT_BUILD, Segment, SimResult, check_records, stalled_run
+from .records import _RECORD_BUILD, _SEGMENT_BUILD, Segment, SimResult, check_records, recorded_params, stalled_run
 
 __all__ = ["run_engine", "Observer"]
 
@@ -1509,8 +1509,7 @@ class _Engine:
         summary["wall_time"] = wall
         options = {"placement": self.placer.name, "preemption_cost": self.c_pre, "seed": self.seed,
                    "preemption_point": "immediate" if self.immediate else "iteration",
-                   "policy_params": {k: v for k, v in self.policy.get_params().items()
-                                     if isinstance(v, (int, float, str, bool, type(None), list, tuple))}}
+                   "policy_params": recorded_params(self.policy.get_params())}
         return SimResult(policy=self.policy.name, records=records_t, summary=summary, options=options,
                          policy_data=self.policy.report(), total_gpus=self.total_gpus,
                          policy_record=self.policy.record(),

@@ -298,6 +298,18 @@ class SimResult:
         return json.dumps(jsonable(self.to_dict(**kwargs)), indent=2, allow_nan=False)
 
 
+def recorded_params(params: Mapping[str, Any]) -> dict:
+    """The policy parameters a run records (its ``options["policy_params"]``): those that are
+    numbers (Fractions kept exact, so an exact run's kappa or epsilon can be certified), strings,
+    booleans, None, lists or tuples; objects (a predictor instance, a callable) are left out.
+
+    >>> from fractions import Fraction
+    >>> recorded_params({"kappa": 16, "epsilon": Fraction(1, 2), "predictor": object(), "order": "guarded"})
+    {'kappa': 16, 'epsilon': Fraction(1, 2), 'order': 'guarded'}
+    """
+    return {k: v for k, v in params.items() if isinstance(v, (int, float, Fraction, str, bool, type(None), list, tuple))}
+
+
 def stalled_run(now, policy_name: str, waiting: Mapping, running: Mapping) -> AsrptError:
     """The error a run ends with when jobs are left (``waiting`` and ``running``: index -> job
     view) and nothing is left to happen: the policy left them waiting for ever.

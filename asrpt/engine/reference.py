@@ -57,7 +57,7 @@ import time as _time
 from ..errors import AsrptError, InvalidParameterError
 from ..state import ClusterView, CompletedJob, Decision, JobStatus, Policy, job_views, policy_label
 from .metrics import summarize
-from .records import JobRecord, Segment, SimResult, check_records, stalled_run
+from .records import JobRecord, Segment, SimResult, check_records, recorded_params, stalled_run
 
 __all__ = ["run_reference"]
 
@@ -436,8 +436,7 @@ class _Reference:
         policy = self.policy
         options = {"placement": self.placer.name, "preemption_cost": self.c_pre, "seed": self.seed,
                    "preemption_point": "immediate" if self.immediate else "iteration",
-                   "policy_params": {k: v for k, v in policy.get_params().items()
-                                     if isinstance(v, (int, float, str, bool, type(None), list, tuple))}}
+                   "policy_params": recorded_params(policy.get_params())}
         return SimResult(policy=policy.name, records=records, summary=summary, options=options,
                          policy_data=policy.report(), total_gpus=self.total_gpus, policy_record=policy.record(),
                          label=policy.name if label is None else label)

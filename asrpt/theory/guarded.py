@@ -190,8 +190,8 @@ def certify_guarded(instance: Instance, result: SimResult, *, tolerance: float =
     _require(params.get("order") == "guarded",
              f"{who}: run {result.policy!r} is not guarded A-SRPT (order={params.get('order')!r})")
     _require("kappa" in params and "share" in params and "epsilon" in params,
-             f"{who}: run {result.policy!r} does not record its kappa, share and epsilon (numbers other than "
-             "int, float: give them as floats)")
+             f"{who}: run {result.policy!r} does not record its kappa, share and epsilon (a record written "
+             "before they were parameters, or edited)")
     kappa, share, epsilon = params["kappa"], params["share"], params["epsilon"]
     _require(_real(kappa) and kappa >= 1 and _real(share) and 0 < share <= 1 and _real(epsilon) and 0 <= epsilon < 1,
              f"{who}: run {result.policy!r} records kappa={kappa!r}, share={share!r}, epsilon={epsilon!r}; the "

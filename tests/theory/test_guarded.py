@@ -135,9 +135,11 @@ def test_hysteresis_runs_are_certified_and_the_order_check_reads_epsilon():
 
 
 def test_a_run_whose_parameters_are_missing_or_out_of_range_is_refused_not_certified():
-    """A referee's cases: an exact epsilon (a Fraction, which the run's record cannot keep) used
-    to be read as 0 and an honest run reported not covered; a recorded epsilon that is not a
-    number raised TypeError; a recorded kappa below 1 was accepted. Each is now a one-line refusal."""
+    """A referee's cases: an exact epsilon (a Fraction, which the run's record used to drop) was
+    read as 0 and an honest run reported not covered; a recorded epsilon that is not a number
+    raised TypeError; a recorded kappa below 1 was accepted. The record now keeps a Fraction, so
+    the exact run is certified with its own epsilon; a record without one is refused, and so is
+    each bad value, in one line."""
     import dataclasses
     from fractions import Fraction
 
@@ -146,8 +148,13 @@ def test_a_run_whose_parameters_are_missing_or_out_of_range_is_refused_not_certi
     from asrpt.workloads.generators import generate_one
 
     inst = generate_one("heavy_tailed", seed=2, n_jobs=8, cluster="2x4")
+    exact = run_guarded(inst, kappa=1, epsilon=Fraction(1, 2))
+    assert exact.options["policy_params"]["epsilon"] == Fraction(1, 2)
+    cert = certify_guarded(inst, exact)
+    assert cert.holds and cert.covered and cert.epsilon == Fraction(1, 2)
+    unrecorded = {k: v for k, v in exact.options["policy_params"].items() if k != "epsilon"}
     with pytest.raises(InvalidParameterError, match="does not record its kappa, share and epsilon"):
-        certify_guarded(inst, run_guarded(inst, kappa=1, epsilon=Fraction(1, 2)))
+        certify_guarded(inst, dataclasses.replace(exact, options={**exact.options, "policy_params": unrecorded}))
     run = run_guarded(inst, kappa=1)
     assert certify_guarded(inst, run).covered and certify_guarded(inst, run).epsilon == 0.5
     for key, value in (("epsilon", "0.5"), ("epsilon", [0.5]), ("epsilon", 1.0), ("kappa", 0.5), ("share", 0),
