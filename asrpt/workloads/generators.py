@@ -16,6 +16,8 @@ uniform         :func:`uniform_instance`                abstract; uniform sizes,
 heavy_tailed    :func:`heavy_tailed_instance`           abstract; Pareto or log-normal sizes,
                                                         Poisson arrivals at an offered load
 bursty          :func:`bursty_instance`                 abstract; batch or Poisson-burst arrivals
+starvation      :func:`starvation_instance`             abstract; one wide job in a stream of
+                                                        one-GPU jobs (starved by SRSF)
 adversarial     :func:`adversarial_instance`            abstract, one server; the bad patterns the
                                                         worst-case search found, or the search
 philly          :func:`philly_instance`                 Philly trace windows or resampled jobs
@@ -53,7 +55,7 @@ Examples
 >>> regenerate(inst) == inst
 True
 >>> sorted(FAMILIES)
-['adversarial', 'bursty', 'dnn', 'heavy_tailed', 'philly', 'recurring', 'uniform']
+['adversarial', 'bursty', 'dnn', 'heavy_tailed', 'philly', 'recurring', 'starvation', 'uniform']
 """
 
 from __future__ import annotations
@@ -89,6 +91,7 @@ __all__ = [
     "regenerate",
     "uniform_instance",
     "heavy_tailed_instance",
+    "starvation_instance",
     "bursty_instance",
     "adversarial_instance",
     "philly_instance",
@@ -575,6 +578,120 @@ def bursty_instance(n_jobs: int = 12, *, cluster: str = "2x4", mode: str = "batc
         kwargs = {"predicted_processing_time": pred} if pred is not None else {}
         jobs.append(Job(f"j{i}", arrivals[i], demands[i], processing_time=sizes[i], **kwargs))
     return c, jobs, {"bursts": len(counts)}
+
+
+@_family("starvation", "a wide job and a stream of narrow ones that starves it under SRSF")
+@validate_params({
+    "n_jobs": [Interval(Integral, 2, None, closed="left")],
+    "cluster": [str],
+    "load": [Interval(Real, 0, 1, closed="neither")],
+    "wide_gpus": [None, _POSITIVE_INT],
+    "wide_processing_time": [Interval(Real, 0, None, closed="neither")],
+    "narrow_processing_time": [Interval(Real, 0, None, closed="neither")],
+    "wide_after": [None, Interval(Integral, 0, None, closed="left")],
+    "integer": ["boolean"],
+    "mu": _MU,
+    "seed": _SEED,
+})
+def starvation_instance(n_jobs: int = 200, *, cluster: str = "1x8", load: float = 0.875,
+                        wide_gpus: int | None = None, wide_processing_time: float = 100,
+                        narrow_processing_time: float = 50, wide_after: int | None = None,
+                        integer: bool = False, mu: float = 1.0, seed: int = 0):
+    """One wide job among a Poisson stream of one-GPU jobs: the case where an order by remaining
+    GPU-time starves a job and A-SRPT's guard does not.
+
+    The narrow jobs ``n0 ..`` (one GPU, ``narrow_processing_time`` each) arrive as a Poisson
+    stream at offered ``load`` of the cluster (the sample's, below 1). The job ``wide`` (
+    ``wide_gpus`` GPUs, default one server's, ``wide_processing_time``) arrives with the narrow
+    job number ``wide_after`` (default a tenth of the stream in). When its GPU-time exceeds a
+    narrow job's, SRSF ranks every narrow job ahead of it, and the narrow jobs keep some of its
+    GPUs busy almost all the time: it starts only when the stream leaves a server idle, so its
+    completion time grows with the length of the stream. A virtual single machine at the load
+    below 1 finishes it by a time that does not: guarded A-SRPT runs it once it is ``kappa``
+    times late. Order-by-arrival policies (FIFO, Tiresias's first queue) serve it at once.
+
+    Parameters
+    ----------
+    n_jobs : int >= 2
+        Number of jobs: the wide one and ``n_jobs - 1`` narrow ones.
+    cluster : str
+        Cluster spec.
+    load : float in (0, 1)
+        Offered load of the narrow stream (the sample's: ``sum P / (M * span)``).
+    wide_gpus : int or None
+        The wide job's GPUs (default: the largest server's; at most that, so it can run).
+    wide_processing_time, narrow_processing_time : number
+        The two sizes (integers in integer mode).
+    wide_after : int or None
+        How many narrow jobs arrive before the wide one (default ``(n_jobs - 1) // 10``).
+    integer : bool
+        Integer arrivals (floored) and sizes, and exact rational predictions.
+    mu : float >= 1
+        Distortion bound of the predictions (1: no predictions).
+    seed : int
+        The seed.
+
+    Returns
+    -------
+    Instance
+        Metadata adds ``offered_load`` (the narrow stream's, realised).
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter out of range, a wide job larger than every server, ``wide_after`` past the
+        stream, or a size that is not an integer in integer mode.
+
+    Examples
+    --------
+    The wide job's time in the system under SRSF, the default A-SRPT (``kappa = 16``) and
+    A-SRPT with ``kappa = 2`` (its deadline comes sooner), on a stream of about 7,000 s:
+
+    >>> from asrpt.sim import simulate
+    >>> inst = starvation_instance(1000, seed=0)
+    >>> def wide_jct(policy):
+    ...     rec = next(r for r in simulate(inst, policy).records if r.id == "wide")
+    ...     return round(rec.completion - rec.arrival)
+    >>> wide_jct("srsf"), wide_jct("a-srpt"), wide_jct("a-srpt:kappa=2")
+    (6583, 5241, 743)
+    """
+    who = "starvation_instance"
+    c = _cluster(cluster, who)
+    widest = max(c.server_gpus)
+    g = widest if wide_gpus is None else wide_gpus
+    if g > widest:
+        raise InvalidParameterError(
+            f"{who}: wide_gpus={g} exceeds the largest server of {cluster!r} ({widest} GPUs); the job could never run")
+    n_narrow = n_jobs - 1
+    after = n_narrow // 10 if wide_after is None else wide_after
+    if after > n_narrow:
+        raise InvalidParameterError(f"{who}: wide_after={after} exceeds the {n_narrow} narrow jobs")
+    if integer and not all(float(x).is_integer() for x in (wide_processing_time, narrow_processing_time)):
+        raise InvalidParameterError(
+            f"{who}: integer=True takes integer sizes; got wide_processing_time={wide_processing_time}, "
+            f"narrow_processing_time={narrow_processing_time}")
+    wide_p, narrow_p = ((int(wide_processing_time), int(narrow_processing_time)) if integer
+                        else (float(wide_processing_time), float(narrow_processing_time)))
+    r_arr, r_pred = as_generator(seed).spawn(2)
+    arrivals = _load_arrivals(r_arr, n_narrow, n_narrow * float(narrow_p), c.total_gpus, load, integer)
+    factors = _factors(r_pred, n_jobs, mu)
+    jobs, sizes = [], []
+    for i, t in enumerate(arrivals):
+        if i == after:
+            jobs.append(("wide", t, g, wide_p))
+        jobs.append((f"n{i}", t, 1, narrow_p))
+    if after == n_narrow:
+        jobs.append(("wide", arrivals[-1], g, wide_p))
+    out = []
+    for k, (name, t, gpus, p) in enumerate(jobs):
+        kwargs = {}
+        pred = _predicted(p, factors[k] if factors else None)
+        if pred is not None:
+            kwargs["predicted_processing_time"] = pred
+        out.append(Job(name, t, gpus, processing_time=p, **kwargs))
+        sizes.append(p)
+    narrow = [(j, p) for j, p in zip(out, sizes) if j.id != "wide"]
+    return c, out, {"offered_load": _offered_load([j for j, _ in narrow], [p for _, p in narrow], c.total_gpus)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1121,7 +1238,7 @@ def get_family(name: str) -> Family:
     >>> get_family("bursti")
     Traceback (most recent call last):
     ...
-    asrpt.errors.InvalidParameterError: unknown generator family 'bursti' (did you mean 'bursty'?); known: adversarial, bursty, dnn, heavy_tailed, philly, recurring, uniform
+    asrpt.errors.InvalidParameterError: unknown generator family 'bursti' (did you mean 'bursty'?); known: adversarial, bursty, dnn, heavy_tailed, philly, recurring, starvation, uniform
     """
     return FAMILIES.get_item(name)
 

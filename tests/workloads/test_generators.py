@@ -20,7 +20,8 @@ from asrpt.workloads.generators import (ADVERSARIAL_PATTERNS, FAMILIES, adversar
                                         bursty_instance, dnn_instance, family_names,
                                         generate, generate_files, generate_one, get_family,
                                         heavy_tailed_instance, instance_seed, philly_instance,
-                                        recurring_instance, regenerate, uniform_instance)
+                                        recurring_instance, regenerate, starvation_instance,
+                                        uniform_instance)
 
 # Small, fast parameters for every family (the recurring, philly and dnn ones warm caches once).
 SMALL = {
@@ -31,6 +32,7 @@ SMALL = {
     "philly": {"n_jobs": 5, "cluster": "2x8"},
     "recurring": {"n_jobs": 6, "cluster": "2x8"},
     "dnn": {"n_jobs": 3, "cluster": "1x8", "models": ["gpt2", "resnet50", "bert-base"]},
+    "starvation": {"n_jobs": 12},
 }
 
 
@@ -43,7 +45,7 @@ def distortion(inst):
 
 def test_registry_lists_every_family():
     assert family_names() == ("adversarial", "bursty", "dnn", "heavy_tailed", "philly",
-                              "recurring", "uniform")
+                              "recurring", "starvation", "uniform")
     assert set(SMALL) == set(FAMILIES)
     assert get_family("heavy-tailed") is FAMILIES["heavy_tailed"]
 
@@ -194,6 +196,41 @@ def test_adversarial_patterns_are_hard_for_asrpt_and_within_the_theorem(pattern,
     assert statistics.mean(ratios) > statistics.mean(uniform)
 
 
+def test_starvation_places_one_wide_job_in_a_narrow_stream_at_the_load():
+    inst = starvation_instance(201, cluster="2x4", load=0.6, wide_after=50, seed=3)
+    wide = [j for j in inst.jobs if j.id == "wide"]
+    narrow = [j for j in inst.jobs if j.id != "wide"]
+    assert len(wide) == 1 and wide[0].gpus == 4 and wide[0].processing_time == 100
+    assert len(narrow) == 200 and {j.gpus for j in narrow} == {1} and {j.processing_time for j in narrow} == {50}
+    assert [j.id for j in inst.jobs].index("wide") == 50 and wide[0].arrival == narrow[50].arrival
+    span = narrow[-1].arrival - narrow[0].arrival
+    assert 200 * 50 / (8 * span) == pytest.approx(0.6) == inst.metadata["offered_load"]
+    assert [j.id for j in starvation_instance(11, wide_after=10).jobs][-1] == "wide"
+    exact = starvation_instance(30, integer=True, mu=4, seed=1)
+    assert all(isinstance(j.arrival, int) and isinstance(j.processing_time, int) for j in exact.jobs)
+    assert 1 < distortion(exact) <= 4
+
+
+def test_starvation_srsf_runs_the_wide_job_past_the_bound_guarded_asrpt_is_proven_to_meet():
+    """The family's defining property, exactly (integer mode): under SRSF the wide job, here the
+    first to arrive, completes only near the end of the stream (about 10,700 s), long after
+    Theorem 2's bound for it (d_j + P_j + mu_under rho'_j C~_j, a function of the instance that
+    does not grow with the stream: 3,850 s), which guarded A-SRPT's certificate proves and checks
+    for its own run."""
+    from asrpt.sim import simulate
+    from asrpt.theory.guarded import certify_guarded, run_guarded
+
+    inst = starvation_instance(1500, integer=True, wide_after=0, seed=0)
+    run = run_guarded(inst, kappa=2)
+    cert = certify_guarded(inst, run)
+    assert cert.holds and cert.covered
+    mine = next(r for r in run.records if r.id == "wide")
+    bound = mine.completion + cert.per_job_slack["wide"]
+    assert "wide" in run.policy_data["overdue_at"]           # the guard did something
+    srsf = next(r for r in simulate(inst, "srsf").records if r.id == "wide")
+    assert srsf.completion > bound > mine.completion
+
+
 def test_adversarial_search_reuses_the_worst_case_search():
     inst = adversarial_instance(3, pattern="search", gpus=2, mu=1, evals=6, seed=1)
     s = inst.metadata["search"]
@@ -263,6 +300,10 @@ def test_dnn_mixes_models_and_parallel_configurations():
     (lambda: dnn_instance(3, models=["gpt3"]), r"must be a non-empty list of zoo models. Got 'gpt3' \(did you mean"),
     (lambda: dnn_instance(3, models=["llama-70b"], cluster="1x1"), "fits one GPU"),
     (lambda: regenerate({"x": 1}), "has no family"),
+    (lambda: starvation_instance(5, load=1.2), r"The 'load' parameter of starvation_instance"),
+    (lambda: starvation_instance(5, cluster="2x4", wide_gpus=8), "exceeds the largest server"),
+    (lambda: starvation_instance(5, wide_after=5), "wide_after=5 exceeds the 4 narrow jobs"),
+    (lambda: starvation_instance(5, integer=True, narrow_processing_time=2.5), "integer=True takes integer sizes"),
 ])
 def test_bad_parameters_raise_one_line(call, message):
     with pytest.raises(InvalidParameterError, match=message) as info:
