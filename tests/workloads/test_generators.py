@@ -213,7 +213,7 @@ def test_starvation_places_one_wide_job_in_a_narrow_stream_at_the_load():
 
 def test_starvation_srsf_runs_the_wide_job_past_the_bound_guarded_asrpt_is_proven_to_meet():
     """The family's defining property, exactly (integer mode): under SRSF the wide job, here the
-    first to arrive, completes only near the end of the stream (about 10,700 s), long after
+    first to arrive, completes only near the end of the stream (10,857 s), long after
     Theorem 2's bound for it (d_j + P_j + mu_under rho'_j C~_j, a function of the instance that
     does not grow with the stream: 3,850 s), which guarded A-SRPT's certificate proves and checks
     for its own run."""
