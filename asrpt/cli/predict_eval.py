@@ -128,7 +128,7 @@ def _evaluate(spec, instance, args) -> tuple[dict, object]:
             log = replayed
     coverage = None
     if log.low is not None:
-        coverage = {"by_size": log.band_coverage("size"),
+        coverage = {"by_size": log.band_coverage("size"), "by_predicted": log.band_coverage("predicted"),
                     "by_level": log.band_coverage("level") if log.level is not None else None}
     entry = {"predictor": spec, "policy": policy_name, "scores": log.scores().to_dict(), "band_coverage": coverage,
              "initial": log.accuracy().to_dict(), "final": final.to_dict() if final else None,
@@ -180,6 +180,11 @@ def run(args) -> int:
         print(format_table(["true work", "n", "coverage", "below", "above"],
                            [[g["group"], g["n"], _f3(g["coverage"]), _f3(g["below"]), _f3(g["above"])]
                             for g in cov["by_size"]]))
+        print(f"{e['predictor']}: the same by predicted-work decile (known at submission: what a band can be "
+              "calibrated on)")
+        print(format_table(["predicted work", "n", "coverage", "below", "above"],
+                           [[g["group"], g["n"], _f3(g["coverage"]), _f3(g["below"]), _f3(g["above"])]
+                            for g in cov["by_predicted"]]))
         if cov["by_level"]:
             print(f"{e['predictor']}: the same by the level that predicted the job")
             print(format_table(["level", "n", "coverage", "below", "above"],

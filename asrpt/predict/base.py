@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from bisect import bisect_right
 import statistics
 from collections import defaultdict
 from numbers import Integral, Real
@@ -274,29 +275,86 @@ class ErrorBands:
     band is conditioned on survival. A stratum with fewer than ``min_errors`` errors borrows all
     strata's; with fewer than that overall, a log-normal band of spread ``prior_sigma``.
 
+    **Adaptive calibration** (``adapt > 0``). Past errors are not exchangeable with the next
+    one on a real trace (users change what they run; the errors of a burst arrive together), so
+    the empirical quantiles alone cover less than they claim. With ``adapt = gamma`` each cell,
+    a stratum and one of ``bins`` ranges of the predicted value (equal shares of the last 2,000
+    predictions, ``bins = 1``: the stratum), keeps the levels it actually uses for the nominal
+    10% and 90% and corrects them from the bands it *issued*: a predictor calls
+    :meth:`issue` at submission and passes the result to :meth:`add` at completion, and the
+    upper level moves by ``gamma (1{true above the band} - 0.1)``, the lower one by the mirror
+    image (adaptive conformal inference, Gibbs and Candes 2021). The steps add up exactly: over
+    the ``n`` bands a cell issued and heard back about, the share of truths above them is
+    ``0.1 + (h - 0.9) / (gamma n)``, with ``h`` the cell's upper level now (:meth:`cells`), and
+    below them ``0.1 + (0.1 - l) / (gamma n)``, in any order of feedback. The shares tend to 10%
+    whenever the levels stay bounded, which they do when the errors are: a level past the errors
+    seen widens the band by their span per unit of level, so a high enough level covers any
+    bounded truth. Other levels are mapped piecewise linearly through (10%, 50%, 90%).
+
     Examples
     --------
     >>> b = ErrorBands(min_errors=2)
     >>> for e in (0.5, 1.0, 2.0):
     ...     b.add("seen", 10.0, 10.0 * e)
-    >>> [round(x, 2) for x in b.quantiles("seen", 10.0, (0.1, 0.5, 0.9))]
-    [5.74, 10.0, 17.41]
+    >>> [round(x, 2) for x in b.quantiles("seen", 10.0, (0.1, 0.9))]
+    [5.74, 17.41]
+
+    Adaptive: four truths under the bands issued for them lower the level used for 10% by
+    ``4 x 0.05 x 0.9`` (below 0: the band then reaches under the errors seen).
+
+    >>> a = ErrorBands(min_errors=3, adapt=0.05)
+    >>> for e in (0.5, 1.0, 2.0):
+    ...     a.add("s", 10.0, 10.0 * e)
+    >>> for _ in range(4):
+    ...     a.add("s", 10.0, 10.0, issued=("s", 11.0, 12.0))
+    >>> round(a.cells()["s"]["low_level"], 2), a.quantiles("s", 10.0, (0.1,))[0] < 5.0
+    (-0.08, True)
     """
 
-    def __init__(self, *, window: int = 1000, min_errors: int = 20, prior_sigma: float = 1.0):
+    _BIN_SAMPLE = 2000      # predictions the bins' edges are drawn from (the most recent)
+    _BIN_EVERY = 200        # additions between two redraws of the edges
+
+    def __init__(self, *, window: int = 1000, min_errors: int = 20, prior_sigma: float = 1.0,
+                 adapt: float = 0.0, bins: int = 1):
+        if not (isinstance(adapt, Real) and 0 <= adapt < 1):
+            raise InvalidParameterError(f"ErrorBands: adapt must be a number in [0, 1), got {adapt!r}")
+        if not (isinstance(bins, Integral) and bins >= 1):
+            raise InvalidParameterError(f"ErrorBands: bins must be an int >= 1, got {bins!r}")
         self.window = window
         self.min_errors = min_errors
         self.prior_sigma = prior_sigma
+        self.adapt = adapt
+        self.bins = bins
         self._errors: dict = defaultdict(list)
         self._all: list[float] = []
+        self._sorted: dict = {}                 # stratum -> its errors() sorted (until the next add)
+        self._levels: dict = {}                 # cell -> (level used for 10%, level used for 90%)
+        self._values: list[float] = []          # log predicted values, for the bins' edges
+        self._edges: list[float] = []
+        self._heard: dict = defaultdict(int)    # cell -> issued bands heard back about
 
-    def add(self, stratum, predicted, true) -> None:
-        """Record the error of one completed job."""
+    def add(self, stratum, predicted, true, issued=None) -> None:
+        """Record the error of one completed job; ``issued``: what :meth:`issue` gave at its
+        submission (adaptive calibration learns from it; None: nothing to learn)."""
         e = math.log(float(true) / float(predicted))
         for lst in (self._errors[stratum], self._all):
             lst.append(e)
             if len(lst) > 2 * self.window:
                 del lst[:len(lst) - self.window]
+        self._sorted.clear()
+        if issued is not None and self.adapt:
+            cell, low, high = issued
+            lo, hi = self._levels.get(cell, (0.1, 0.9))
+            t = float(true)
+            self._levels[cell] = (lo - self.adapt * ((t < low) - 0.1), hi + self.adapt * ((t > high) - 0.1))
+            self._heard[cell] += 1
+        if self.bins > 1:
+            values = self._values
+            values.append(math.log(float(predicted)))
+            if len(values) % self._BIN_EVERY == 0:
+                recent = sorted(values[-self._BIN_SAMPLE:])
+                self._edges = [_quantile(recent, k / self.bins) for k in range(1, self.bins)]
+                del values[:-self._BIN_SAMPLE]
 
     def errors(self, stratum) -> list[float]:
         """The errors the stratum's bands use now (its own, else every stratum's)."""
@@ -304,19 +362,69 @@ class ErrorBands:
         src = own if len(own) >= self.min_errors else self._all
         return src[-self.window:]
 
+    def cell(self, stratum, value):
+        """The calibration cell of a job of ``stratum`` predicted at ``value``."""
+        if self.bins <= 1:
+            return stratum
+        return (stratum, bisect_right(self._edges, math.log(float(value))))
+
+    def _level(self, cell, q: float) -> float:
+        if not self.adapt:
+            return q
+        lo, hi = self._levels.get(cell, (0.1, 0.9))
+        if q <= 0.1:
+            return q / 0.1 * lo if lo > 0 else lo - (0.1 - q)
+        if q <= 0.5:
+            return lo + (q - 0.1) / 0.4 * (0.5 - lo)
+        if q <= 0.9:
+            return 0.5 + (q - 0.5) / 0.4 * (hi - 0.5)
+        return hi + (q - 0.9) / 0.1 * (1 - hi) if hi < 1 else hi + (q - 0.9)
+
     def quantiles(self, stratum, value, levels=QUANTILE_LEVELS, attained=0) -> tuple:
         """The band for a job predicted at ``value`` with ``attained`` work done."""
-        errs = self.errors(stratum)
+        errs = self._sorted.get(stratum)
+        if errs is None:
+            errs = self._sorted[stratum] = sorted(self.errors(stratum))
         if len(errs) < self.min_errors:
             out = [value * math.exp(self.prior_sigma * _NORMAL.inv_cdf(q)) for q in levels]
             return _above(out, attained)
         if attained:
             lo = math.log(float(attained) / float(value))
-            errs = [e for e in errs if e > lo]
+            errs = errs[bisect_right(errs, lo):]
             if not errs:
                 return tuple(float(attained) * 2 for _ in levels)
-        ordered = sorted(errs)
-        return _above([value * math.exp(_quantile(ordered, q)) for q in levels], attained)
+        cell = self.cell(stratum, value)
+        span = (errs[-1] - errs[0]) or 1.0
+        out = []
+        for q in levels:
+            t = self._level(cell, q)
+            e = (errs[-1] + (t - 1) * span if t > 1 else errs[0] + t * span if t < 0
+                 else _quantile(errs, t))
+            out.append(value * math.exp(e))
+        return _above(out, attained)
+
+    def cells(self) -> dict:
+        """Per calibration cell: ``n`` (issued bands heard back about) and the levels now used
+        for the nominal 10% and 90% (``low_level``, ``high_level``); the share of those ``n``
+        truths above their bands is exactly ``0.1 + (high_level - 0.9) / (adapt n)``.
+
+        >>> a = ErrorBands(min_errors=1, adapt=0.5)
+        >>> a.add("s", 1.0, 1.0)
+        >>> a.add("s", 1.0, 9.0, issued=a.issue("s", 1.0))    # above the band [1, 1]
+        >>> {key: round(v, 3) for key, v in a.cells()["s"].items()}
+        {'n': 1, 'low_level': 0.15, 'high_level': 1.35}
+        """
+        return {cell: {"n": n, "low_level": self._levels[cell][0], "high_level": self._levels[cell][1]}
+                for cell, n in self._heard.items()}
+
+    def issue(self, stratum, value):
+        """The band issued at submission for a job of ``stratum`` predicted at ``value``, as
+        ``(cell, low, high)`` (10% and 90%) for :meth:`add`; None without adaptive calibration
+        or while the band is the prior's (nothing to learn from it)."""
+        if not self.adapt or len(self.errors(stratum)) < self.min_errors:
+            return None
+        low, high = self.quantiles(stratum, value, (0.1, 0.9))
+        return (self.cell(stratum, value), low, high)
 
 
 def group_key(job: JobView) -> tuple | None:

@@ -39,7 +39,13 @@ so a burst is ordered by its first completion at once.
 ``log(P / P^)`` is added to an :class:`~asrpt.predict.base.ErrorBands` stratum, by whether the
 prediction came from the job's group or burst ("seen") or from a broader level ("unseen").
 :meth:`HierarchyPredictor.quantiles` puts the band of the job's current stratum around its
-current point prediction (conditioned on survival when work is done).
+current point prediction (conditioned on survival when work is done). The bands are calibrated
+online (``band_adapt``, ``band_bins``): the band issued at each submission is remembered too, and
+each cell (stratum and fifth of the predicted range) moves the levels it uses by whether the truths
+fell inside its issued bands, so the share outside stays near 10% on each side per cell however
+the trace drifts. On the bundled Philly window this raises coverage from 0.767 to 0.791 (and in the
+worst-covered decile of the predicted work from 0.61 to 0.73), with bands 1.24 times as wide in
+log terms (docs/asrpt.md, "Where the predictor's bands hold").
 
 **Residual model** (``residual="gbm"``; off by default: it costs a scikit-learn call, several
 milliseconds, per prediction). A scikit-learn ``HistGradientBoostingRegressor`` with absolute
@@ -203,6 +209,12 @@ class HierarchyPredictor(Predictor):
         Re-prediction factor over the work done when no run outlived it.
     band_window : int >= 1
         Errors per stratum the bands use (the most recent).
+    band_adapt : float in [0, 1)
+        Step of the bands' adaptive calibration (:class:`~asrpt.predict.base.ErrorBands`,
+        ``adapt``): each cell corrects the levels it uses from the bands it issued at
+        submission; 0: the plain empirical quantiles.
+    band_bins : int >= 1
+        Cells per stratum by the predicted value (equal shares of the recent predictions).
     residual : {"gbm", "none"}
         ``"gbm"``: a gradient-boosted correction on top where it validates (see "Residual
         model" in the module docstring); ``"none"``: the hierarchy alone.
@@ -236,6 +248,8 @@ class HierarchyPredictor(Predictor):
         "prior": [Interval(Real, 0, None, closed="neither")],
         "growth": [Interval(Real, 1, None, closed="neither")],
         "band_window": [Interval(Integral, 1, None, closed="left")],
+        "band_adapt": [Interval(Real, 0, 1, closed="left")],
+        "band_bins": [Interval(Integral, 1, None, closed="left")],
         "residual": [Options(str, {"gbm", "none"})],
         "refit_every": [Interval(Integral, 1, None, closed="left")],
         "min_train": [Interval(Integral, 2, None, closed="left")],
@@ -245,8 +259,9 @@ class HierarchyPredictor(Predictor):
 
     def __init__(self, *, burst_gap: float = 60.0, min_count: int = 1, recent: int = 16,
                  broad_recent: int = 256, failure_prior: float = 2.0, prior: float = 3600.0,
-                 growth: float = 2.0, band_window: int = 1000, residual: str = "none",
-                 refit_every: int = 200, min_train: int = 200, max_train: int = 5000, seed: int = 0):
+                 growth: float = 2.0, band_window: int = 1000, band_adapt: float = 0.005, band_bins: int = 5,
+                 residual: str = "none", refit_every: int = 200, min_train: int = 200, max_train: int = 5000,
+                 seed: int = 0):
         self.burst_gap = burst_gap
         self.min_count = min_count
         self.recent = recent
@@ -255,6 +270,8 @@ class HierarchyPredictor(Predictor):
         self.prior = prior
         self.growth = growth
         self.band_window = band_window
+        self.band_adapt = band_adapt
+        self.band_bins = band_bins
         self.residual = residual
         self.refit_every = refit_every
         self.min_train = min_train
@@ -269,7 +286,8 @@ class HierarchyPredictor(Predictor):
         self._first: dict[str, tuple] = {}     # id -> (prediction at submission, stratum)
         self._chains: dict[str, tuple] = {}    # id -> the job's (level, stats), until it completes
         self._broad: dict = {}                 # (user, gpus) -> the (level, stats) of the broad levels
-        self.bands_ = ErrorBands(window=self.band_window)
+        self.bands_ = ErrorBands(window=self.band_window, adapt=self.band_adapt, bins=self.band_bins)
+        self._issued: dict[str, tuple] = {}    # id -> the band issued at submission (adaptive calibration)
         self.level_counts_ = {name: 0 for name in LEVELS + ("prior",)}
         self.model_ = None
         self.n_fits_ = 0
@@ -365,7 +383,7 @@ class HierarchyPredictor(Predictor):
             first = self._first.pop(job.id, None)
             if first is not None:
                 work, stratum, base, row, corrected = first
-                self.bands_.add(stratum, work, float(c.work))
+                self.bands_.add(stratum, work, float(c.work), issued=self._issued.pop(job.id, None))
                 if not failed and row is not None:
                     self._rows.append(row)
                     self._targets.append(value - base)
@@ -520,6 +538,10 @@ class HierarchyPredictor(Predictor):
         work = math.exp(value) / tau if value is not None else self.prior / tau
         if job.id not in self._first:
             self._first[job.id] = (work, stratum, base, row, corrected)
+            if self.band_adapt:
+                issued = self.bands_.issue(stratum, work)
+                if issued is not None:
+                    self._issued[job.id] = issued
             self.level_counts_[self._level(job, chain)[0]] += 1
         return work
 

@@ -441,15 +441,19 @@ class PredictionLog:
 
         Parameters
         ----------
-        by : {"size", "level"}
+        by : {"size", "predicted", "level"}
             ``"size"``: ``bins`` groups of equal count by true work (deciles by default),
-            smallest first; ``"level"``: by what predicted each job (``level``).
+            smallest first; ``"predicted"``: the same by predicted work (what a scheduler knows
+            at submission, so what a band can be calibrated on: the largest true jobs are
+            largely the under-predicted ones, and no band fitted on what is known can cover
+            them at 80% without widening every band); ``"level"``: by what predicted each job
+            (``level``).
         bins : int >= 1
 
         Returns
         -------
         list of dict
-            Per group: ``group`` (the true-work range ``"lo-hi"``, or the level), ``n``,
+            Per group: ``group`` (the true- or predicted-work range ``"lo-hi"``, or the level), ``n``,
             ``coverage`` (share of truths inside the band; 0.8 is calibrated), ``below`` (share
             under the band: over-predicted) and ``above`` (over it: under-predicted).
 
@@ -466,11 +470,13 @@ class PredictionLog:
         [('1-2', 0.5, 0.5, 0.0), ('30-40', 0.0, 0.0, 1.0)]
         >>> [(g["group"], g["n"], g["coverage"]) for g in log.band_coverage("level")]
         [('group', 2, 0.5), ('user', 2, 0.0)]
+        >>> [(g["group"], g["coverage"]) for g in log.band_coverage("predicted", bins=2)]
+        [('1-2', 0.5), ('3-4', 0.0)]
         """
         if self.low is None or self.high is None:
             raise InvalidParameterError("band_coverage: the log has no bands (a predictor without quantiles)")
-        if by not in ("size", "level"):
-            raise InvalidParameterError(f"band_coverage: by must be 'size' or 'level', got {by!r}")
+        if by not in ("size", "predicted", "level"):
+            raise InvalidParameterError(f"band_coverage: by must be 'size', 'predicted' or 'level', got {by!r}")
         if not isinstance(bins, int) or bins < 1:
             raise InvalidParameterError(f"band_coverage: bins must be an int >= 1, got {bins!r}")
         n = len(self.true)
@@ -482,12 +488,13 @@ class PredictionLog:
                 groups.setdefault(lev, []).append(k)
             named = list(groups.items())
         else:
-            order = sorted(range(n), key=lambda k: float(self.true[k]))
+            values = self.true if by == "size" else self.predicted
+            order = sorted(range(n), key=lambda k: float(values[k]))
             named = []
             for b in range(min(bins, n)):
                 part = order[b * n // min(bins, n):(b + 1) * n // min(bins, n)]
                 if part:
-                    named.append((f"{float(self.true[part[0]]):.4g}-{float(self.true[part[-1]]):.4g}", part))
+                    named.append((f"{float(values[part[0]]):.4g}-{float(values[part[-1]]):.4g}", part))
         out = []
         for name, part in named:
             below = sum(1 for k in part if float(self.true[k]) < float(self.low[k]))

@@ -64,7 +64,12 @@ def test_several_predictors_one_table_without_mape(capsys):
     deciles = coverage[0].splitlines()[2:12]       # (the title line, the header, ten deciles)
     assert [row.split()[2] for row in deciles] == [f"{g['coverage']:.3f}" for g in log.band_coverage("size")]
     assert sum(int(row.split()[1]) for row in deciles) == 200
-    assert coverage[0].splitlines()[12] == "hierarchy: the same by the level that predicted the job"
+    lines = coverage[0].splitlines()
+    assert lines[12].startswith("hierarchy: the same by predicted-work decile")
+    by_pred = lines[14:24]
+    assert [row.split()[2] for row in by_pred] == [f"{g['coverage']:.3f}" for g in log.band_coverage("predicted")]
+    assert [row.split()[0] for row in by_pred] == [g["group"] for g in log.band_coverage("predicted")]
+    assert lines[24] == "hierarchy: the same by the level that predicted the job"
 
 
 def test_replay_of_an_instance_file_and_the_table(capsys, tmp_path):

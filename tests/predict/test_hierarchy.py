@@ -4,6 +4,8 @@ bands, the helios synthetic predictor and the headline scores."""
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from asrpt.errors import InvalidInstance, InvalidParameterError
 from asrpt.instance import Cluster, Instance, Job, instance_to_dict, parse_instance
@@ -166,6 +168,76 @@ def test_error_bands_condition_on_survival():
     assert 150.0 < lo2 <= mid2 <= hi2 <= 400.0
     assert b.quantiles("seen", 100.0, attained=1000.0) == (2000.0, 2000.0, 2000.0)
     assert len(ErrorBands().quantiles("x", 10.0)) == 3  # prior band without errors
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(-3, 3), st.integers(0, 3)), min_size=1, max_size=120),
+       st.sampled_from([0.005, 0.05, 0.3]), st.integers(1, 3), st.randoms(use_true_random=False))
+def test_adaptive_bands_account_exactly_for_every_band_they_issued(errors, gamma, bins, rnd):
+    """Adaptive calibration (ErrorBands(adapt=gamma)): whatever the errors and in whatever order
+    the feedback comes back (shuffled here, as completions reorder submissions), each cell's count
+    of truths above its issued bands is exactly 0.1 n + (h - 0.9) / gamma, and below them
+    0.1 n + (0.1 - l) / gamma: the identity its long-run calibration rests on."""
+    b = ErrorBands(min_errors=1, adapt=gamma, bins=bins)
+    b.add("a", 1.0, 1.0)
+    pending, outcome = [], {}
+    for e, k in errors:
+        stratum, value = "ab"[k % 2], 10.0 * (1 + k)
+        issued = b.issue(stratum, value)
+        assert issued is not None and issued[1] <= issued[2]
+        pending.append((stratum, value, value * math.exp(e), issued))
+        if rnd.random() < 0.5:                       # feedback comes back later, out of order
+            rnd.shuffle(pending)
+            pending.append(pending.pop())
+            stratum_, v, t, iss = pending.pop()
+            b.add(stratum_, v, t, issued=iss)
+            outcome.setdefault(iss[0], []).append((t > iss[2], t < iss[1]))
+    for stratum_, v, t, iss in pending:
+        b.add(stratum_, v, t, issued=iss)
+        outcome.setdefault(iss[0], []).append((t > iss[2], t < iss[1]))
+    cells = b.cells()
+    assert set(cells) == set(outcome)
+    for cell, c in cells.items():
+        n = c["n"]
+        assert n == len(outcome[cell])
+        above = sum(a for a, _ in outcome[cell])
+        below = sum(w for _, w in outcome[cell])
+        assert above == pytest.approx(0.1 * n + (c["high_level"] - 0.9) / gamma, abs=1e-6)
+        assert below == pytest.approx(0.1 * n + (0.1 - c["low_level"]) / gamma, abs=1e-6)
+
+
+def test_adaptive_bands_widen_after_misses_and_off_they_are_the_plain_quantiles():
+    plain, adaptive = ErrorBands(min_errors=3), ErrorBands(min_errors=3, adapt=0.05)
+    for k in range(30):                                   # errors spread over [1/4, 4]
+        for b in (plain, adaptive):
+            b.add("s", 100.0, 100.0 * 4 ** (k / 14.5 - 1))
+    assert adaptive.quantiles("s", 100.0) == plain.quantiles("s", 100.0)   # nothing heard yet
+    assert plain.issue("s", 100.0) is None                                 # (no adaptation: nothing to issue)
+    missed = 0
+    for _ in range(20):                                   # then truths 3.9x the prediction
+        issued = adaptive.issue("s", 100.0)
+        missed += 390.0 > issued[2]
+        adaptive.add("s", 100.0, 390.0, issued=issued)
+        plain.add("s", 100.0, 390.0)
+    cell = adaptive.cells()["s"]
+    assert missed > 2 and cell["n"] == 20 and cell["high_level"] > 0.9
+    lo, mid, hi = adaptive.quantiles("s", 100.0)
+    assert hi > plain.quantiles("s", 100.0)[2] and lo <= mid <= hi
+    with pytest.raises(InvalidParameterError, match="adapt must be a number in"):
+        ErrorBands(adapt=1.0)
+    with pytest.raises(InvalidParameterError, match="bins must be an int >= 1"):
+        ErrorBands(bins=0)
+
+
+def test_hierarchy_bands_are_calibrated_online_by_default_and_can_be_turned_off():
+    inst = recurring_workload(300, cluster="2x8", seed=3)
+    on = replay_predictions("hierarchy", inst)
+    off = replay_predictions("hierarchy:band_adapt=0", inst)
+    assert on.predicted == off.predicted                   # the bands alone differ
+    assert on.low != off.low or on.high != off.high
+    p = HierarchyPredictor().reset()
+    assert p.bands_.adapt == 0.005 and p.bands_.bins == 5
+    assert HierarchyPredictor(band_adapt=0).reset().bands_.adapt == 0
 
 
 def test_helios_reproduces_the_published_error_distribution():
