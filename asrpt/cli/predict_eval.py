@@ -6,7 +6,7 @@ such as ``recurring_users:n_jobs=2000:load=0.9`` (:func:`asrpt.workloads.make_wo
 spelling ``recurring`` still works; ``--seed``
 seeds it unless the spec names a seed). ``--predictor`` takes one or several specs (comma
 separated); each gets one row of the table. By default each predictor runs inside a policy
-(A-SRPT, adaptive re-prediction) in the simulator and its predictions at submission are scored
+(``--policy``, default the default A-SRPT) in the simulator and its predictions at submission are scored
 against the true work; the 80 % bands (``Predictor.quantiles``) come from a replay on that run's
 completion times, which gives the same predictions at submission. For a policy that does not
 record its predictions, the predictions come from that replay too. ``--replay`` skips the
@@ -16,8 +16,9 @@ scheduler: jobs are predicted in arrival order, each after the jobs that complet
 The table's columns: Spearman rho with the truth (what an SRPT-style order depends on), median
 |log(predicted / true)| (0.69 is a factor 2), share within 2x, R^2 of the logs over all jobs and
 over the jobs whose run did not fail (``Job.status``), coverage of the 10 %-90 % band, and the
-distortion mu. For predictors with bands, two more tables say where the band holds: its coverage
-by decile of the true work (and the shares under and over the band), and by the level that
+distortion mu. For predictors with bands, three more tables say where the band holds: its
+coverage by decile of the true work (and the shares under and over the band), by decile of the
+predicted work (known at submission, so what a band can be calibrated on), and by the level that
 predicted each job (the key hierarchy's). ``--json`` adds MAE and MAPE (fraction of the truth)
 and everything else.
 """
@@ -52,8 +53,9 @@ def register(sub) -> None:
     p.add_argument("--predictor", default=DEFAULT_PREDICTOR, metavar="SPEC[,SPEC...]",
                    help=f"predictor specs, one row each (default {DEFAULT_PREDICTOR}), "
                         "e.g. 'hierarchy,forest,group_mean,helios'")
-    p.add_argument("--policy", default="a-srpt:adaptive=\"repredict\"", metavar="SPEC",
-                   help="policy that uses the predictor (default a-srpt with adaptive re-prediction)")
+    p.add_argument("--policy", default="a-srpt", metavar="SPEC",
+                   help="policy that uses the predictor (default a-srpt, the default A-SRPT; "
+                        "'a-srpt:adaptive=\"repredict\"' scores re-predictions given the work done)")
     p.add_argument("--replay", action="store_true", help="score the predictors without a scheduler")
     p.add_argument("--seed", type=int, default=0, help="seed of the run and of a generated workload")
     add_workload_arguments(p)

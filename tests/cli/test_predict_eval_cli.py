@@ -30,7 +30,7 @@ def test_json_of_a_run_matches_the_library(capsys):
     assert d["workload"]["source"] == 'recurring:n_jobs=120:cluster="2x8":seed=3'
     (e,) = d["results"]
     inst = recurring_workload(120, cluster="2x8", seed=3)
-    res = simulate(inst, 'a-srpt:adaptive="repredict":predictor="forest:n_estimators=5:min_train=20"', seed=3)
+    res = simulate(inst, 'a-srpt:predictor="forest:n_estimators=5:min_train=20"', seed=3)   # the default policy
     acc = run_predictions(res).accuracy()
     assert e["initial"]["mae"] == pytest.approx(acc.mae)
     assert e["initial"]["distortion"]["mu"] == pytest.approx(acc.distortion.mu)
