@@ -43,8 +43,8 @@ from __future__ import annotations
 
 import heapq
 import math
-from bisect import bisect_right
 import statistics
+from bisect import bisect_right
 from collections import defaultdict
 from numbers import Integral, Real
 from typing import Any
@@ -286,10 +286,14 @@ class ErrorBands:
     image (adaptive conformal inference, Gibbs and Candes 2021). The steps add up exactly: over
     the ``n`` bands a cell issued and heard back about, the share of truths above them is
     ``0.1 + (h - 0.9) / (gamma n)``, with ``h`` the cell's upper level now (:meth:`cells`), and
-    below them ``0.1 + (0.1 - l) / (gamma n)``, in any order of feedback. The shares tend to 10%
-    whenever the levels stay bounded, which they do when the errors are: a level past the errors
-    seen widens the band by their span per unit of level, so a high enough level covers any
-    bounded truth. Other levels are mapped piecewise linearly through (10%, 50%, 90%).
+    below them ``0.1 + (0.1 - l) / (gamma n)``, in any order of feedback. So the share above is
+    at most 10% in the long run whenever ``h`` stays bounded, which it does when the errors are
+    bounded and finitely many jobs are in flight: a level past the errors seen widens the band by
+    their span per unit of level, so a high enough level covers any bounded truth, and ``h``
+    rises only on a miss (the same below). A side that covers more than it must lets its level
+    drift outward without bound: its share then falls under 10%, never over. Other levels are
+    mapped piecewise linearly through (10%, 50%, 90%), the 10% level never above the median's
+    and the 90% level never below it, so a band stays ordered.
 
     Examples
     --------
@@ -372,6 +376,7 @@ class ErrorBands:
         if not self.adapt:
             return q
         lo, hi = self._levels.get(cell, (0.1, 0.9))
+        lo, hi = min(lo, 0.5), max(hi, 0.5)
         if q <= 0.1:
             return q / 0.1 * lo if lo > 0 else lo - (0.1 - q)
         if q <= 0.5:

@@ -289,3 +289,22 @@ def test_key_stats_read_in_place_are_the_sorted_medians(seed):
             level = rng.uniform(-1, 6)
             above = sorted(v for v in every if v > level)
             assert st.median_above(level) == (_median(above) if above else None)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-4, 4), min_size=25, max_size=80), st.floats(-6, 6), st.floats(0.01, 50),
+       st.sampled_from([0.0, 0.01, 0.3]))
+def test_bands_are_ordered_positive_and_above_the_work_done_whatever_the_levels(errors, shift, attained, gamma):
+    """However far the adaptive levels drift (a stream of truths all above, or all below, the
+    bands), every band is finite, positive, ordered in its levels and above the work done."""
+    b = ErrorBands(min_errors=3, adapt=gamma)
+    for e in errors[:20]:
+        b.add("s", 10.0, 10.0 * math.exp(e))
+    for e in errors[20:]:                       # then every truth shifted by e^shift
+        b.add("s", 10.0, 10.0 * math.exp(e + shift), issued=b.issue("s", 10.0))
+    levels = (0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99)
+    for att in (0, attained):
+        band = b.quantiles("s", 10.0, levels, attained=att)
+        assert all(math.isfinite(x) and x > 0 for x in band)
+        assert list(band) == sorted(band)
+        assert att == 0 or min(band) > att
