@@ -170,6 +170,7 @@ def _above(values, attained) -> tuple:
 
 
 _NORMAL = statistics.NormalDist()
+_LOG_BOUND = 700.0      # |log| of the largest and smallest band a quantile may give (exp(709.8) overflows)
 
 #: The Helios (SC'21) predictor's measured error on Philly-like jobs: (share of jobs, relative
 #: error |N^ - N| / N at most). 10 % of jobs within 10 % error, 50 % within 50 %, 70 % within
@@ -368,8 +369,8 @@ class ErrorBands:
 
     def cell(self, stratum, value):
         """The calibration cell of a job of ``stratum`` predicted at ``value``."""
-        if self.bins <= 1:
-            return stratum
+        if self.bins <= 1 or not value > 0:
+            return stratum if self.bins <= 1 else (stratum, 0)
         return (stratum, bisect_right(self._edges, math.log(float(value))))
 
     def _level(self, cell, q: float) -> float:
@@ -386,7 +387,9 @@ class ErrorBands:
         return hi + (q - 0.9) / 0.1 * (1 - hi) if hi < 1 else hi + (q - 0.9)
 
     def quantiles(self, stratum, value, levels=QUANTILE_LEVELS, attained=0) -> tuple:
-        """The band for a job predicted at ``value`` with ``attained`` work done."""
+        """The band for a job predicted at ``value`` (> 0) with ``attained`` work done."""
+        if not value > 0:
+            raise InvalidParameterError(f"ErrorBands.quantiles: the predicted value must be > 0, got {value!r}")
         errs = self._sorted.get(stratum)
         if errs is None:
             errs = self._sorted[stratum] = sorted(self.errors(stratum))
@@ -400,11 +403,18 @@ class ErrorBands:
                 return tuple(float(attained) * 2 for _ in levels)
         cell = self.cell(stratum, value)
         span = (errs[-1] - errs[0]) or 1.0
+        log_value = math.log(float(value))
+        ts = [self._level(cell, q) for q in levels]
+        if self.adapt:      # (the piecewise-linear map rounds: keep the levels in the order of q)
+            top = -math.inf
+            for i in sorted(range(len(ts)), key=lambda i: levels[i]):
+                top = ts[i] = max(ts[i], top)
         out = []
-        for q in levels:
-            t = self._level(cell, q)
+        for t in ts:
             e = (errs[-1] + (t - 1) * span if t > 1 else errs[0] + t * span if t < 0
                  else _quantile(errs, t))
+            # (a band stays a finite positive float: e^-700 to e^700 seconds, or iterations)
+            e = min(max(e, -_LOG_BOUND - log_value), _LOG_BOUND - log_value)
             out.append(value * math.exp(e))
         return _above(out, attained)
 

@@ -641,6 +641,9 @@ def starvation_instance(n_jobs: int = 200, *, cluster: str = "1x8", load: float 
     InvalidParameterError
         A parameter out of range, a wide job larger than every server, ``wide_after`` past the
         stream, or a size that is not an integer in integer mode.
+    InvalidInstance
+        Values in range whose instance is not valid (a load so low, or sizes so small or large,
+        that the arrival times or sizes leave the floats an instance accepts).
 
     Examples
     --------
