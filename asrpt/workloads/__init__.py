@@ -58,7 +58,7 @@ def make_workload(spec: str) -> Instance:
     >>> make_workload("recuring")
     Traceback (most recent call last):
     ...
-    asrpt.errors.InvalidParameterError: unknown workload family 'recuring' (did you mean 'recurring'?); known: adversarial, bursty, dnn, heavy_tailed, philly, recurring, recurring_users, uniform
+    asrpt.errors.InvalidParameterError: unknown workload family 'recuring' (did you mean 'recurring'?); known: adversarial, bursty, dnn, heavy_tailed, philly, recurring, recurring_users, starvation, uniform
     >>> make_workload("heavy_tailed:n_jobs=4:seed=1").metadata["family"]
     'heavy_tailed'
     """
