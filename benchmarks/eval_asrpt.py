@@ -75,17 +75,15 @@ def load(name: str, args):
                      "windows)")
 
 
-def spec_for(policy: str, predictor: str) -> str:
-    from asrpt.policies import make_policy
-
-    return f"{policy}:predictor={json.dumps(predictor)}" if "predictor" in make_policy(policy).get_params() else policy
-
-
 def one_run(instance, policy: str, predictor: str, keep: list | None = None) -> dict:
     from asrpt.sim import simulate
 
+    from asrpt.policies import predictor_of, with_predictor
+
+    # (the predictor where the policy takes one and its spec sets none: as --predictor does)
+    made = with_predictor(policy, predictor)[0]
     cpu = time.process_time()
-    res = simulate(instance, spec_for(policy, predictor), label=policy)
+    res = simulate(instance, made, label=policy)
     cpu = time.process_time() - cpu
     if keep is not None:
         keep.append(res)
@@ -98,7 +96,7 @@ def one_run(instance, policy: str, predictor: str, keep: list | None = None) -> 
     for r, k in zip(res.records, classes):
         waits[k].append(float(r.completion - r.arrival - r.processing_time))
         jcts[k].append(float(r.jct))
-    return {"policy": policy, "predictor": predictor if spec_for(policy, predictor) != policy else "none",
+    return {"policy": policy, "predictor": predictor_of(made.get_params()),
             "mean_jct": statistics.fmean(jct), "median_jct": statistics.median(jct),
             "p99_jct": jct[min(len(jct) - 1, math.ceil(0.99 * len(jct)) - 1)],
             "preemptions": res.summary["preemptions"], "cpu_s": cpu,

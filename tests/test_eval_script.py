@@ -1,6 +1,6 @@
 """benchmarks/eval_asrpt.py, the evaluation behind docs/asrpt.md's tables, still runs: its table,
-the per-class parts of the mean JCT (which sum to the mean), the waiting-time figure, and user
-policies by file (the issue-45 prototypes)."""
+the per-class parts of the mean JCT (which sum to the mean), the waiting-time figure, user
+policies by file (the issue-45 prototypes), and the predictor each run used."""
 
 import importlib.util
 import json
@@ -19,7 +19,8 @@ def _script():
 def test_eval_script_table_classes_plot_and_prototypes(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     proto = "benchmarks/prototypes_issue45.py"
-    policies = f"a-srpt,tiresias,{proto}:Lindy,{proto}:SRSFQuantum,{proto}:SRSFProtect"
+    policies = (f"a-srpt,tiresias,{proto}:Lindy,{proto}:SRSFQuantum,{proto}:SRSFProtect,"
+                f"{proto}:ConditionalGittins,srsf:predictor=oracle")
     out = tmp_path / "e.json"
     assert _script().main(["--workloads", "recurring", "--recurring-jobs", "120", "--policies", policies,
                            "--classes", "tiresias", "--json", str(out), "--plot", str(tmp_path / "w.pdf")]) == 0
@@ -27,6 +28,9 @@ def test_eval_script_table_classes_plot_and_prototypes(tmp_path, capsys, monkeyp
     assert "its difference to tiresias" in printed
     rows = json.loads(out.read_text())
     assert [r["policy"] for r in rows] == policies.split(",")
+    # every policy that takes a predictor gets --predictor (hierarchy) unless its spec sets one:
+    # the oracle of srsf's spec was once overridden by the script's own copy of the rule
+    assert [r["predictor"] for r in rows] == ["hierarchy", "none"] + ["hierarchy"] * 4 + ["oracle"]
     for r in rows:
         assert abs(sum(r["mean_jct_part_by_size"]) - r["mean_jct"]) < 1e-6 * r["mean_jct"]
         assert sum(r["jobs_by_size"]) == 120
