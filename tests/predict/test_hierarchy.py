@@ -334,3 +334,25 @@ def test_referee_cases_bands_stay_finite_ordered_and_refuse_a_nonpositive_predic
     assert lo <= mid <= hi
     with pytest.raises(InvalidParameterError, match="the predicted value must be > 0, got 0"):
         m.quantiles("s", 0)
+
+
+def test_capped_repredict_is_the_level_rule_capped_by_the_band_median_given_the_work_done():
+    """repredict="capped": the re-prediction given the work done is the level's (the median of
+    the runs that outlived it) capped by the band's median given the same survival, and still
+    above the work done."""
+    runs = [1000.0, 1100.0, 1200.0, 50_000.0]          # one long run in the group's history
+    level, capped = HierarchyPredictor().reset(), HierarchyPredictor(repredict="capped").reset()
+    for p in (level, capped):
+        p.observe([CompletedJob(view(i, "g"), 10 + i, w, "succeeded") for i, w in enumerate(runs)])
+        p.observe([CompletedJob(view(10 + i, "h"), 20 + i, 900.0 + 10 * i, "succeeded") for i in range(30)])
+    job = view(99, "g")
+    assert level.predict(job) == capped.predict(job)                  # at submission: the same
+    for done in (500.0, 1150.0, 1300.0):
+        a, b = level.predict(job, attained=done), capped.predict(job, attained=done)
+        band = capped.quantiles(job, attained=done, levels=(0.5,))[0]
+        assert b == pytest.approx(max(min(a, band), 1.05 * done)) and b > done
+    # past the group's short runs the level says 50,000 (its one long run), the band far less
+    assert level.predict(job, attained=1300.0) == pytest.approx(50_000.0)
+    assert capped.predict(job, attained=1300.0) < 10_000.0
+    with pytest.raises(InvalidParameterError, match="repredict"):
+        HierarchyPredictor(repredict="band").reset()
