@@ -601,14 +601,16 @@ def starvation_instance(n_jobs: int = 200, *, cluster: str = "1x8", load: float 
     GPU-time starves a job and A-SRPT's guard does not.
 
     The narrow jobs ``n0 ..`` (one GPU, ``narrow_processing_time`` each) arrive as a Poisson
-    stream at offered ``load`` of the cluster (the sample's, below 1). The job ``wide`` (
-    ``wide_gpus`` GPUs, default one server's, ``wide_processing_time``) arrives with the narrow
-    job number ``wide_after`` (default a tenth of the stream in). When its GPU-time exceeds a
-    narrow job's, SRSF ranks every narrow job ahead of it, and the narrow jobs keep some of its
-    GPUs busy almost all the time: it starts only when the stream leaves a server idle, so its
-    completion time grows with the length of the stream. A virtual single machine at the load
-    below 1 finishes it by a time that does not: guarded A-SRPT runs it once it is ``kappa``
-    times late. Order-by-arrival policies (FIFO, Tiresias's first queue) serve it at once.
+    stream at offered ``load`` of the cluster (the sample's, below 1). The job ``wide``, of
+    ``wide_gpus`` GPUs (default one server's) and ``wide_processing_time``, arrives with the
+    narrow job number ``wide_after`` (default a tenth of the stream in). When its GPU-time
+    exceeds a narrow job's, SRSF ranks every narrow job ahead of it, and the narrow jobs keep
+    some of its GPUs busy almost all the time: it starts only when the stream leaves a server
+    idle, so its completion time grows with the length of the stream. A virtual single machine
+    at the load below 1 finishes it by a time that does not: guarded A-SRPT runs it once it is
+    ``kappa`` times late. First come first served with backfilling (FIFO, Tiresias's queues)
+    serves it at once only when it arrives first; later, the narrow jobs backfill around it
+    too. Policies that share the GPUs by fairness (Gavel, Themis) serve it within minutes.
 
     Parameters
     ----------
