@@ -307,7 +307,8 @@ def recorded_params(params: Mapping[str, Any]) -> dict:
     >>> recorded_params({"kappa": 16, "epsilon": Fraction(1, 2), "predictor": object(), "order": "guarded"})
     {'kappa': 16, 'epsilon': Fraction(1, 2), 'order': 'guarded'}
     """
-    return {k: v for k, v in params.items() if isinstance(v, (int, float, Fraction, str, bool, type(None), list, tuple))}
+    kept = (int, float, Fraction, str, bool, type(None), list, tuple)
+    return {k: v for k, v in params.items() if isinstance(v, kept)}
 
 
 def stalled_run(now, policy_name: str, waiting: Mapping, running: Mapping) -> AsrptError:

@@ -268,8 +268,8 @@ class HierarchyPredictor(Predictor):
     def __init__(self, *, burst_gap: float = 60.0, min_count: int = 1, recent: int = 16,
                  broad_recent: int = 256, failure_prior: float = 2.0, prior: float = 3600.0,
                  growth: float = 2.0, band_window: int = 1000, band_adapt: float = 0.005, band_bins: int = 5,
-                 repredict: str = "level", residual: str = "none", refit_every: int = 200, min_train: int = 200, max_train: int = 5000,
-                 seed: int = 0):
+                 repredict: str = "level", residual: str = "none", refit_every: int = 200, min_train: int = 200,
+                 max_train: int = 5000, seed: int = 0):
         self.burst_gap = burst_gap
         self.min_count = min_count
         self.recent = recent
