@@ -49,8 +49,7 @@ def uncensored_replay(instance):
             out = super().quantiles(job, attained=attained, truth=truth, levels=levels)
             if not attained and job.id not in self.seen_:
                 self.seen_.add(job.id)
-                value, stratum = self._point(job)
-                work = (math.exp(value) if value is not None else self.prior) / float(job.tau_star)
+                work, stratum = self._band_center(job)
                 j = self.truth_[job.id]
                 true = j.iterations if j.iterations is not None else j.processing_time
                 self.bands_.add(stratum, work, float(true))

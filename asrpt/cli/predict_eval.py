@@ -142,6 +142,13 @@ def _f3(x) -> str:
     return "-" if x is None else f"{x:.3f}"
 
 
+def _coverage_table(group: str, groups) -> str:
+    """One table of ``PredictionLog.band_coverage`` groups, the first column named ``group``."""
+    return format_table([group, "n", "coverage", "below", "above"],
+                        [[g["group"], g["n"], _f3(g["coverage"]), _f3(g["below"]), _f3(g["above"])]
+                         for g in groups])
+
+
 def run(args) -> int:
     instance, described = load_workload(args)
     specs = split_specs(args.predictor)
@@ -179,19 +186,13 @@ def run(args) -> int:
             continue
         print(f"\n{e['predictor']}: coverage of the 10%-90% band (0.8 is calibrated) by true-work decile, "
               "smallest first; below / above: the truth under the band (over-predicted) / over it")
-        print(format_table(["true work", "n", "coverage", "below", "above"],
-                           [[g["group"], g["n"], _f3(g["coverage"]), _f3(g["below"]), _f3(g["above"])]
-                            for g in cov["by_size"]]))
+        print(_coverage_table("true work", cov["by_size"]))
         print(f"{e['predictor']}: the same by predicted-work decile (known at submission: what a band can be "
               "calibrated on)")
-        print(format_table(["predicted work", "n", "coverage", "below", "above"],
-                           [[g["group"], g["n"], _f3(g["coverage"]), _f3(g["below"]), _f3(g["above"])]
-                            for g in cov["by_predicted"]]))
+        print(_coverage_table("predicted work", cov["by_predicted"]))
         if cov["by_level"]:
             print(f"{e['predictor']}: the same by the level that predicted the job")
-            print(format_table(["level", "n", "coverage", "below", "above"],
-                               [[g["group"], g["n"], _f3(g["coverage"]), _f3(g["below"]), _f3(g["above"])]
-                                for g in cov["by_level"]]))
+            print(_coverage_table("level", cov["by_level"]))
     if not args.replay:
         print()
         keys = list(entries[0]["summary"])

@@ -367,6 +367,13 @@ class ErrorBands:
         src = own if len(own) >= self.min_errors else self._all
         return src[-self.window:]
 
+    def _ordered(self, stratum) -> list[float]:
+        """:meth:`errors` sorted, kept until the next :meth:`add`."""
+        errs = self._sorted.get(stratum)
+        if errs is None:
+            errs = self._sorted[stratum] = sorted(self.errors(stratum))
+        return errs
+
     def cell(self, stratum, value):
         """The calibration cell of a job of ``stratum`` predicted at ``value``."""
         if self.bins <= 1 or not value > 0:
@@ -390,9 +397,7 @@ class ErrorBands:
         """The band for a job predicted at ``value`` (> 0) with ``attained`` work done."""
         if not value > 0:
             raise InvalidParameterError(f"ErrorBands.quantiles: the predicted value must be > 0, got {value!r}")
-        errs = self._sorted.get(stratum)
-        if errs is None:
-            errs = self._sorted[stratum] = sorted(self.errors(stratum))
+        errs = self._ordered(stratum)
         if len(errs) < self.min_errors:
             out = [value * math.exp(self.prior_sigma * _NORMAL.inv_cdf(q)) for q in levels]
             return _above(out, attained)
@@ -436,7 +441,7 @@ class ErrorBands:
         """The band issued at submission for a job of ``stratum`` predicted at ``value``, as
         ``(cell, low, high)`` (10% and 90%) for :meth:`add`; None without adaptive calibration
         or while the band is the prior's (nothing to learn from it)."""
-        if not self.adapt or len(self.errors(stratum)) < self.min_errors:
+        if not self.adapt or len(self._ordered(stratum)) < self.min_errors:
             return None
         low, high = self.quantiles(stratum, value, (0.1, 0.9))
         return (self.cell(stratum, value), low, high)

@@ -576,6 +576,11 @@ class HierarchyPredictor(Predictor):
         [999, 3600, 12968]
         """
         self._check_fitted()
-        value, stratum = self._point(job)
-        work = (math.exp(value) if value is not None else self.prior) / float(job.tau_star)
+        work, stratum = self._band_center(job)
         return self.bands_.quantiles(stratum, work, levels, attained)
+
+    def _band_center(self, job) -> tuple:
+        """``(work, stratum)``: the current point prediction a band is drawn around, and its
+        stratum in :attr:`bands_`."""
+        value, stratum = self._point(job)
+        return (math.exp(value) if value is not None else self.prior) / float(job.tau_star), stratum

@@ -680,23 +680,15 @@ def starvation_instance(n_jobs: int = 200, *, cluster: str = "1x8", load: float 
     r_arr, r_pred = as_generator(seed).spawn(2)
     arrivals = _load_arrivals(r_arr, n_narrow, n_narrow * float(narrow_p), c.total_gpus, load, integer)
     factors = _factors(r_pred, n_jobs, mu)
-    jobs, sizes = [], []
-    for i, t in enumerate(arrivals):
-        if i == after:
-            jobs.append(("wide", t, g, wide_p))
-        jobs.append((f"n{i}", t, 1, narrow_p))
-    if after == n_narrow:
-        jobs.append(("wide", arrivals[-1], g, wide_p))
-    out = []
-    for k, (name, t, gpus, p) in enumerate(jobs):
-        kwargs = {}
+    specs = [(f"n{i}", t, 1, narrow_p) for i, t in enumerate(arrivals)]
+    specs.insert(after, ("wide", arrivals[min(after, n_narrow - 1)], g, wide_p))   # with narrow job `after`
+    jobs = []
+    for k, (name, t, gpus, p) in enumerate(specs):
         pred = _predicted(p, factors[k] if factors else None)
-        if pred is not None:
-            kwargs["predicted_processing_time"] = pred
-        out.append(Job(name, t, gpus, processing_time=p, **kwargs))
-        sizes.append(p)
-    narrow = [(j, p) for j, p in zip(out, sizes) if j.id != "wide"]
-    return c, out, {"offered_load": _offered_load([j for j, _ in narrow], [p for _, p in narrow], c.total_gpus)}
+        extra = {} if pred is None else {"predicted_processing_time": pred}
+        jobs.append(Job(name, t, gpus, processing_time=p, **extra))
+    narrow = [j for j in jobs if j.id != "wide"]
+    return c, jobs, {"offered_load": _offered_load(narrow, [narrow_p] * n_narrow, c.total_gpus)}
 
 
 # ---------------------------------------------------------------------------------------------
