@@ -324,14 +324,17 @@ def test_referee_cases_bands_stay_finite_ordered_and_refuse_a_nonpositive_predic
     b.add("s", 1.0, issued[2] * 2, issued=issued)
     assert all(math.isfinite(x) and x > 0 for x in b.quantiles("s", 1.0))
     rng = random.Random(0)
-    m = ErrorBands(adapt=0.005, bins=5)
+    m, plain = ErrorBands(adapt=0.005, bins=5), ErrorBands()
     for _ in range(20000):
         p = rng.choice([1.0, 1000.0])
         e = rng.gauss(0, 1.5) if p == 1.0 else rng.gauss(2.0, 0.05)
         m.add("s", p, p * math.exp(e), issued=m.issue("s", p))
+        plain.add("s", p, p * math.exp(e))
     assert m.cells()[m.cell("s", 1000.0)]["low_level"] > 0.5           # the drift that inverted bands
     lo, mid, hi = m.quantiles("s", 1000.0, (0.1, 0.5, 0.9))
     assert lo <= mid <= hi
+    # the 10% level stops at the median's: the median stays the errors' own
+    assert lo == mid == plain.quantiles("s", 1000.0, (0.5,))[0]
     with pytest.raises(InvalidParameterError, match="the predicted value must be > 0, got 0"):
         m.quantiles("s", 0)
 
