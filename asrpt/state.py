@@ -349,6 +349,37 @@ class ClusterView:
         """Work done so far (iterations, or seconds for abstract jobs): observable by anyone."""
         return self._e.work_done(job.index)
 
+    def resume_time(self, job: JobView) -> Number:
+        """When a running job's work progresses from: the end of its restart after a preemption
+        (the run's ``preemption_cost``) while that is ahead, else now. A job at ``left`` units of
+        work from a point reaches it at ``resume_time(job) + left * iteration_time(job)`` (the
+        adaptive step's wake-ups: without the restart, a job a few ulps short of its prediction
+        would be woken every ulp of the clock until its restart ended).
+
+        >>> from asrpt.sim import simulate
+        >>> seen = []
+        >>> _ = simulate(two_server_instance, "fifo", observer=lambda v, d: seen.append(
+        ...     [v.resume_time(j) for j in v.running]))
+        >>> seen[1]
+        [1]
+        """
+        return self._e.resume_time(job.index)
+
+    def running_resumes(self):
+        """The array form of :meth:`resume_time` over the running jobs, in the order of
+        :attr:`running` (the order :meth:`running_arrays` gives), or None where every running job
+        progresses now (always without a preemption cost), where the arrays are not floats, or
+        with an engine without it: policies then take ``now`` for every job.
+
+        >>> from asrpt.sim import simulate
+        >>> seen = []
+        >>> _ = simulate(two_server_instance, "fifo", observer=lambda v, d: seen.append(v.running_resumes()))
+        >>> seen[1] is None
+        True
+        """
+        resumes = getattr(self._e, "running_resumes", None)
+        return None if resumes is None else resumes()
+
     def running_progress(self) -> list:
         """``(job, attained work, iteration time, stopping)`` for every running job, in the order
         of :attr:`running`, computed in one pass: the values :meth:`attained_work`,

@@ -58,6 +58,7 @@ from ..errors import AsrptError, InvalidParameterError, did_you_mean, unknown_na
 from ..registry import Registry
 from ..instance import Instance
 from ..loading import loads_instance
+from ..predict.base import ADAPTIVE_RULES
 
 __all__ = [
     "Task",
@@ -204,7 +205,7 @@ _CERT_FIELDS = ("holds", "covered", "not_covered", "exact", "ratio_to_lb", "rati
     "predictor": [str],
     "placement": [None, str],
     "seed": [Interval(Integral, 0, None, closed="left")],
-    "adaptive": [Options(str, {"off", "doubling", "repredict"})],
+    "adaptive": [Options(str, set(ADAPTIVE_RULES))],
     "backfill": ["boolean"],
     "preemption_cost": [Interval(Real, 0, None, closed="left")],
     "tolerance": [Interval(Real, 0, 1, closed="left")],
@@ -228,7 +229,7 @@ def certify_task(instance: Instance, *, predictor: str = "instance", placement: 
         Placement method of starting jobs (None: the simulator's default).
     seed : int
         Seed of the run (noisy predictors).
-    adaptive : {"off", "doubling", "repredict"}
+    adaptive : {"off", "doubling", "repredict", "conditional"}
         A-SRPT's adaptive step (off: the theorem's setting).
     backfill : bool
         Backfilling (on: the theorem's setting).

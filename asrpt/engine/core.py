@@ -423,6 +423,27 @@ class _Engine:
             return st.done
         return st.done + self._progress_between(st, st.t_last, self.now)
 
+    def resume_time(self, i: int):
+        """When job ``i``'s work progresses from: the end of its restart after a preemption
+        (``preemption_cost``) while that is ahead, else now."""
+        st = self.states[i]
+        r = st.restart_until
+        return r if (st.status == _RUNNING and r > self.now) else self.now
+
+    def running_resumes(self):
+        """:meth:`resume_time` over the running jobs in the order of ``running`` (numpy, the order
+        and arrays :meth:`running_arrays` used), or None where every running job progresses now
+        (always without a preemption cost) or the arrays are not in use."""
+        arr = self.arrays
+        if not self.c_pre or arr is None or arr.exact or not floaty(self.now):
+            return None
+        now = self.now
+        eff = arr.state[1, arr.run[:arr.n_run]]
+        later = eff > now
+        if not later.any():
+            return None
+        return arr.np.where(later, eff, now)
+
     def running_progress(self) -> list:
         """``(view, work done, iteration time, stopping)`` of every running job, in the order of
         ``running``: in one pass, the values ``work_done``, ``ClusterView.iteration_time`` and

@@ -139,6 +139,11 @@ class _Reference:
             return job.done + _progress(job, job.t_last, self.now)
         return job.done
 
+    def resume_time(self, i):
+        job = self.jobs[i]
+        r = job.restart_until
+        return r if (job.status == RUNNING and r > self.now) else self.now
+
     def executed_time(self, i):
         job = self.jobs[i]
         if job.status in (RUNNING, STOPPING):

@@ -448,13 +448,16 @@ def running_inputs(view, table: JobTable, tracker):
     return (*got, preds)
 
 
-def crossings(now, left, tau, index) -> "SortedCrossings":
+def crossings(now, left, tau, index, resume=None) -> "SortedCrossings":
     """When each running job with predicted work ``left`` > 0 reaches its prediction,
-    ``now + left * tau``, for the tracker's ``noted_crossing``."""
+    ``now + left * tau`` (``resume + left * tau`` with the jobs' resume times,
+    :meth:`~asrpt.state.ClusterView.running_resumes`, where some restart after a preemption),
+    for the tracker's ``noted_crossing``."""
+    start = now if resume is None else resume
     pos = left > 0
     if np.count_nonzero(pos) == len(index):    # (the usual case: nothing to leave out)
-        return SortedCrossings(now + left * tau, index)
-    return SortedCrossings(now + left[pos] * tau[pos], index[pos])
+        return SortedCrossings(start + left * tau, index)
+    return SortedCrossings((start if resume is None else start[pos]) + left[pos] * tau[pos], index[pos])
 
 
 def merged(running, waiting, views: dict, skip=()):

@@ -28,9 +28,11 @@ At every decision point:
 
 2. predict each new job's work N^_j (the ``predictor``) and add it to the virtual machine;
 3. adaptive step (``adaptive``): a running job whose work done reached its prediction without
-   finishing gets a new prediction, ``"doubling"`` (N^ <- 2 N^) or ``"repredict"`` (the predictor
-   again, given the work done); its virtual size grows accordingly. ``"off"`` (the theorems'
-   setting) keeps predictions static;
+   finishing gets a new prediction, ``"conditional"`` (default: the larger of the predictor's
+   answer given the work done and doubling's), ``"doubling"`` (N^ <- 2 N^) or ``"repredict"``
+   (the predictor's answer alone); its virtual size grows accordingly (the rules:
+   :meth:`~asrpt.predict.base.PredictionTracker.overrun`). ``"off"`` (the theorems' setting)
+   keeps predictions static;
 4. priority list (``order``):
 
    - ``"guarded"`` (default): a job is **overdue** from its deadline
@@ -82,7 +84,7 @@ from .._sorted import insort, remove_sorted
 from .._validation import Interval, Options
 from ..errors import InvalidParameterError
 from ..instance import id_key
-from ..predict.base import prediction_reached
+from ..predict.base import ADAPTIVE_RULES, DEFAULT_ADAPTIVE, prediction_reached
 from ..single.gang import GangSRPTMachine
 from ..single.srpt import SRPTMachine
 from ..sizes import exact_div, exact_mul, integral
@@ -152,9 +154,9 @@ class ASRPT(PredictorPolicy):
         Let smaller jobs further down the list fill the gaps.
     preemption : bool
         Preempt running jobs that fall out of the selected set.
-    adaptive : {"off", "doubling", "repredict"}
-        What to do when a job outlives its prediction (default ``"doubling"``; ``"off"`` for the
-        theorems).
+    adaptive : {"off", "doubling", "repredict", "conditional"}
+        What to do when a job outlives its prediction (default ``"conditional"``, docs/asrpt.md
+        says why; ``"off"`` for the theorems).
     epsilon : float in [0, 1)
         Hysteresis in the predicted-size order (as SRSF's): a running job that is not stopping
         ranks with its predicted remaining GPU-time times ``1 - epsilon``, so a job overtakes it
@@ -200,14 +202,14 @@ class ASRPT(PredictorPolicy):
         "share": [Interval(Real, 0, 1, closed="right")],
         "backfill": ["boolean"],
         "preemption": ["boolean"],
-        "adaptive": [Options(str, {"off", "doubling", "repredict"})],
+        "adaptive": [Options(str, set(ADAPTIVE_RULES))],
         "epsilon": [Interval(Real, 0, 1, closed="left")],
         "placement": [None, str],
     }
 
     def __init__(self, *, predictor="instance", virtual: str = "envelope", order: str = "guarded",
                  kappa: float = 16.0, share: float = 0.5, backfill: bool = True,
-                 preemption: bool = True, adaptive: str = "doubling", epsilon: float = HYSTERESIS,
+                 preemption: bool = True, adaptive: str = DEFAULT_ADAPTIVE, epsilon: float = HYSTERESIS,
                  placement: str | None = None):
         self.predictor = predictor
         self.virtual = virtual
@@ -598,7 +600,11 @@ class ASRPT(PredictorPolicy):
                 return True
             rest[reached] = preds[idx[reached]] - done[reached]
         self._left = RunningLeft(idx, rest, {})
-        self._cross = cross if positive else crossings(now, rest, tau, idx)
+        resume = view.running_resumes()          # (jobs restarting after a preemption cross later)
+        if positive and resume is None:
+            self._cross = cross
+        else:
+            self._cross = crossings(now, rest, tau, idx, resume)
         if self.epsilon:    # (hysteresis: the sizes now, those of running jobs not stopping scaled)
             self._rkeys = self._hysteresis_run(rest if positive else np.maximum(rest, 0.0), idx, stopping)
             return True
@@ -647,7 +653,7 @@ class ASRPT(PredictorPolicy):
                 rest = pred[i] - done
             left[i] = rest
             if rest > 0:
-                cross.append((now + rest * tau, i))
+                cross.append((view.resume_time(job) + rest * tau, i))
             keys.append(self._rank_key(view, job, rest, not stopping))
         heapq.heapify(cross)
 

@@ -17,14 +17,18 @@ do not fit, and preempts the running jobs left out.
 oracle the remaining size is predicted, and a job may reach N^_j without finishing. ``adaptive``
 says what happens then, as in :class:`~asrpt.policies.asrpt.ASRPT`:
 
-- ``"doubling"`` (default): N^_j <- 2 N^_j (repeatedly, until it exceeds the work done); the
-  policy asks to be woken (:meth:`SRSF.next_wake`) at the first time a running job reaches its
-  prediction, so the re-ranking happens exactly then;
+- ``"conditional"`` (default): the larger of the predictor's answer given the work done and
+  doubling's value (with a predictor that does not re-predict, doubling);
+- ``"doubling"``: N^_j <- 2 N^_j (repeatedly, until it exceeds the work done);
 - ``"repredict"``: ask the predictor again given the work done (at least twice the work done if
   it answers less);
 - ``"off"``: keep N^_j; the remaining size is floored at 0, so an overdue job ranks first, ahead
   of every job with a positive remaining size, and is never preempted again (the naive rule: one
   long underestimated job can hold its GPUs until it ends).
+
+With the first three the policy asks to be woken (:meth:`SRSF.next_wake`) at the first time a
+running job reaches its prediction, so the re-ranking happens exactly then (the rules:
+:meth:`~asrpt.predict.base.PredictionTracker.overrun`).
 
 With the oracle none of this triggers (a job reaches its true work when it completes).
 
@@ -61,7 +65,7 @@ from numbers import Real
 import numpy as np
 
 from .._validation import Interval, Options
-from ..predict.base import prediction_reached
+from ..predict.base import ADAPTIVE_RULES, DEFAULT_ADAPTIVE, prediction_reached
 from ..sizes import exact_mul
 from ..sizes import floaty
 from ._incremental import MergedOrder
@@ -86,7 +90,7 @@ class SRSF(PredictorPolicy):
         Rank by remaining GPU-time g_j r_j (SRSF, default) or remaining time r_j (SRTF).
     predictor : str or Predictor
         Source of the total work N^_j (default ``"oracle"``: the truth).
-    adaptive : {"doubling", "repredict", "off"}
+    adaptive : {"conditional", "doubling", "repredict", "off"}
         What happens when a job reaches its prediction without finishing (module docstring).
     epsilon : float in [0, 1)
         Anti-thrashing hysteresis: a waiting job displaces a running one only if its size is
@@ -109,13 +113,13 @@ class SRSF(PredictorPolicy):
     parameter_constraints = {
         "key": [Options(str, {"gpu_time", "time"})],
         "predictor": "no_validation",
-        "adaptive": [Options(str, {"doubling", "repredict", "off"})],
+        "adaptive": [Options(str, set(ADAPTIVE_RULES))],
         "epsilon": [Interval(Real, 0, 1, closed="left")],
     }
     preemptive = True
     work_conserving = True
 
-    def __init__(self, *, key: str = "gpu_time", predictor="oracle", adaptive: str = "doubling",
+    def __init__(self, *, key: str = "gpu_time", predictor="oracle", adaptive: str = DEFAULT_ADAPTIVE,
                  epsilon: float = 0.0):
         self.key = key
         self.predictor = predictor
@@ -236,7 +240,8 @@ class SRSF(PredictorPolicy):
         if epsilon:
             size = np.where(stopping, size, size * (1 - epsilon))
         self._running_left = RunningLeft(idx, left, self._left)
-        self._cross = cross if positive else crossings(now, left, tau, idx)
+        resume = view.running_resumes() if self.adaptive != "off" else None   # (restarting jobs cross later)
+        self._cross = cross if positive and resume is None else crossings(now, left, tau, idx, resume)
         return ArrayRun(size, idx, t, rank)
 
     def _running_tuples(self, view, pred, raised=frozenset()) -> list:
@@ -274,7 +279,7 @@ class SRSF(PredictorPolicy):
                 size = size * (1 - epsilon)
             running.append((size, job.arrival, job.key, i))
             if left > 0:
-                cross.append((now + left * tau, i))
+                cross.append((view.resume_time(job) + left * tau, i))
         heapq.heapify(cross)
         return running
 

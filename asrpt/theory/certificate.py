@@ -89,6 +89,7 @@ from typing import Any, Mapping
 from .._validation import InstanceOf, Interval, Options, validate_params
 from ..errors import InvalidParameterError
 from ..instance import Instance, id_key
+from ..predict.base import ADAPTIVE_RULES
 from ..engine.records import SimResult
 from ..single._arrays import exact_sum
 from ..single.srpt import srpt_schedule
@@ -734,7 +735,7 @@ _RUN_CONSTRAINTS = {
     "predictor": "no_validation",
     "placement": [None, str],
     "seed": ["seed"],
-    "adaptive": [Options(str, {"off", "doubling", "repredict"})],
+    "adaptive": [Options(str, set(ADAPTIVE_RULES))],
     "backfill": ["boolean"],
     "preemption": ["boolean"],
     "preemption_cost": [Interval(Real, 0, None, closed="left")],
@@ -760,7 +761,7 @@ def run_asrpt(instance: Instance, *, predictor="instance", placement: str | None
         Placement method (None: the simulator's default).
     seed : int, Generator or None
         Passed to the run (noisy predictors).
-    adaptive : {"off", "doubling", "repredict"}
+    adaptive : {"off", "doubling", "repredict", "conditional"}
         The adaptive step (``"off"`` for the theorem).
     backfill, preemption : bool
         A-SRPT's allocation options (both on for the theorem).

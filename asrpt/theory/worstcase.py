@@ -58,6 +58,7 @@ from ..instance import Cluster, Instance, Job, dumps_instance, load_instance, sa
 from ..errors import SolverError
 from ..offline.bruteforce import bruteforce_rigid_nonpreemptive
 from ..offline.opt import offline_opt
+from ..predict.base import ADAPTIVE_RULES
 from ..random import as_generator
 from .certificate import certify, run_asrpt
 
@@ -310,7 +311,7 @@ def _nonpreemptive_upper(instance: Instance, time_limit):
 
 
 _SETTING_CONSTRAINTS = {
-    "adaptive": [Options(str, {"off", "doubling", "repredict"})],
+    "adaptive": [Options(str, set(ADAPTIVE_RULES))],
     "backfill": ["boolean"],
     "preemption_cost": [Interval(Real, 0, None, closed="left")],
 }

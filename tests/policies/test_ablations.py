@@ -224,7 +224,7 @@ def test_each_ablation_differs_from_plain_a_srpt_on_one_of_the_instances(name):
 
 
 @settings(max_examples=25, deadline=None)
-@given(instances(min_jobs=2, max_jobs=9), st.sampled_from(["doubling", "repredict"]))
+@given(instances(min_jobs=2, max_jobs=9), st.sampled_from(["doubling", "repredict", "conditional"]))
 def test_srsf_order_ablation_is_srsf_decision_for_decision(instance, adaptive):
     """A-SRPT's ``order="actual"`` and SRSF share one adaptive rule (the tracker's ``overrun`` and
     ``next_crossing``) and one hysteresis (A-SRPT's default epsilon, given to SRSF), so on noisy

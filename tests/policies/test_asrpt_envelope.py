@@ -109,7 +109,7 @@ def test_incremental_order_equals_a_full_sort(instance):
 
 @settings(max_examples=30, deadline=None)
 @given(instances(max_jobs=8, predictions=True) | gang_instances(max_jobs=9, max_mu=4, exact=False),
-       st.sampled_from([1, 2, 16]), st.sampled_from(["doubling", "repredict"]))
+       st.sampled_from([1, 2, 16]), st.sampled_from(["doubling", "repredict", "conditional"]))
 def test_adaptive_runs_complete_every_job_and_are_deterministic(instance, kappa, adaptive):
     spec = ASRPT(virtual="envelope", kappa=kappa, adaptive=adaptive)
     res = simulate(instance, spec, check_invariants=True)

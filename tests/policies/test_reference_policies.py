@@ -84,6 +84,8 @@ NO_COST = tuple(v for v in VARIANTS if "promote_knob" in v and 'queue_order="lis
 #: Variants with the learned, sibling-aware predictor (re-predictions of waiting jobs when a
 #: job of their group completes), for the DNN instances with recurring groups.
 HIERARCHY = ('a-srpt:predictor="hierarchy"', 'a-srpt:predictor="hierarchy":epsilon=0.5:adaptive="repredict"',
+             'a-srpt:predictor="hierarchy":adaptive="doubling"', 'a-srpt:predictor="hierarchy:repredict=level"',
+             'srsf:predictor="hierarchy":adaptive="doubling"', 'srsf:predictor="group_mean"',
              'a-srpt-gang:predictor="hierarchy"', 'srsf:predictor="hierarchy"',
              'sjf:predictor="hierarchy"', 'qssf:predictor="hierarchy"',
              'themis:predictor="hierarchy":round_length=60')

@@ -90,6 +90,7 @@ SRSF_VARIANTS = [
     {"predictor": "noisy:sigma=1.0", "adaptive": "repredict"},
     {"predictor": "noisy:sigma=1.0", "adaptive": "off"},
     {"predictor": "group_mean"},
+    {"predictor": "group_mean", "adaptive": "doubling"},
     {},
 ]
 
@@ -104,6 +105,7 @@ ASRPT_VARIANTS = [
     {"preemption": False},
     {"backfill": False},
     {"predictor": "group_mean"},
+    {"predictor": "group_mean", "adaptive": "doubling"},
     {"adaptive": "off"},
     {"adaptive": "off", "order": "actual", "predictor": "noisy:sigma=1.0"},
 ]

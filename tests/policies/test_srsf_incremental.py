@@ -22,6 +22,7 @@ VARIANTS = [
     {"key": "time"},
     {"predictor": "instance"},
     {"predictor": "group_mean"},
+    {"predictor": "group_mean", "adaptive": "doubling"},
     {"predictor": "noisy:sigma=1.0", "adaptive": "repredict"},
     {"predictor": "noisy:sigma=1.0", "adaptive": "off"},
     {"predictor": "noisy:sigma=0.7", "key": "time", "epsilon": 0.3},

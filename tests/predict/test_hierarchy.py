@@ -86,7 +86,7 @@ def test_levels_fall_back_from_group_to_burst_to_user_gpus_to_global():
 
 
 def test_repredicting_given_work_done_uses_the_runs_that_outlived_it():
-    p = HierarchyPredictor().reset()
+    p = HierarchyPredictor(repredict="level").reset()
     p.observe([CompletedJob(view(i, "g"), i, w, "succeeded") for i, w in enumerate((10.0, 20.0, 400.0, 800.0))])
     assert p.predict(view(9, "g"), attained=30.0) == pytest.approx(math.sqrt(400.0 * 800.0))
     assert p.predict(view(9, "g"), attained=1000.0) == pytest.approx(2000.0)  # outlived every run: doubling
@@ -344,7 +344,7 @@ def test_capped_repredict_is_the_level_rule_capped_by_the_band_median_given_the_
     the runs that outlived it) capped by the band's median given the same survival, and still
     above the work done."""
     runs = [1000.0, 1100.0, 1200.0, 50_000.0]          # one long run in the group's history
-    level, capped = HierarchyPredictor().reset(), HierarchyPredictor(repredict="capped").reset()
+    level, capped = HierarchyPredictor(repredict="level").reset(), HierarchyPredictor().reset()  # capped: the default
     for p in (level, capped):
         p.observe([CompletedJob(view(i, "g"), 10 + i, w, "succeeded") for i, w in enumerate(runs)])
         p.observe([CompletedJob(view(10 + i, "h"), 20 + i, 900.0 + 10 * i, "succeeded") for i in range(30)])

@@ -37,7 +37,8 @@ waiting ones) whose work done has reached its prediction gets a new one (``"doub
 Without ``preemption`` the order lists only the waiting jobs.
 
 **Wake-ups** (after the decision is applied): with ``adaptive`` on, when the first running job
-(not stopping) reaches its prediction; with the guarded order, at the earliest deadline of a job
+(not stopping) reaches its prediction (counted from the end of its restart after a preemption,
+:meth:`~asrpt.state.ClusterView.resume_time`); with the guarded order, at the earliest deadline of a job
 the machine has finished that is not overdue yet, and at the deadlines of the jobs the machine
 will finish if nothing changes: the fluid machine wakes the policy at its next completion; the
 gang and envelope machines are read ahead (:meth:`~asrpt.single.srpt.SRPTMachine.upcoming_completions`)
@@ -65,6 +66,7 @@ import math
 
 from ...errors import InvalidParameterError
 from ...instance import id_key
+from ...predict.base import DEFAULT_ADAPTIVE
 from ...single.gang import GangSRPTMachine
 from ...single.srpt import SRPTMachine
 from ...sizes import exact_div, exact_mul, integral
@@ -97,7 +99,7 @@ class ReferenceASRPT(PredictorPolicy):
 
     def __init__(self, *, predictor="instance", virtual: str = "envelope", order: str = "guarded",
                  kappa: float = 16.0, share: float = 0.5, backfill: bool = True,
-                 preemption: bool = True, adaptive: str = "doubling", epsilon: float = 0.0,
+                 preemption: bool = True, adaptive: str = DEFAULT_ADAPTIVE, epsilon: float = 0.0,
                  placement: str | None = None):
         self.predictor = predictor
         self.virtual = virtual
@@ -250,7 +252,7 @@ class ReferenceASRPT(PredictorPolicy):
             for job in view.running:
                 left = tracker.predicted[job.index] - view.attained_work(job)
                 if left > 0 and not view.is_stopping(job):
-                    wake = _earlier(wake, now + left * view.iteration_time(job), now)
+                    wake = _earlier(wake, view.resume_time(job) + left * view.iteration_time(job), now)
         if self.order != "guarded":
             return wake
         active = {job.index: job for job in view.active()}

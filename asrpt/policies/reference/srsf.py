@@ -32,6 +32,7 @@ Examples
 from __future__ import annotations
 
 from ...sizes import exact_mul
+from ...predict.base import DEFAULT_ADAPTIVE
 from ...state import Decision
 from ..base import PredictorPolicy
 from ..srsf import SRSF
@@ -47,7 +48,7 @@ class ReferenceSRSF(PredictorPolicy):
     preemptive = True
     work_conserving = True
 
-    def __init__(self, *, key: str = "gpu_time", predictor="oracle", adaptive: str = "doubling",
+    def __init__(self, *, key: str = "gpu_time", predictor="oracle", adaptive: str = DEFAULT_ADAPTIVE,
                  epsilon: float = 0.0):
         self.key = key
         self.predictor = predictor
@@ -85,14 +86,15 @@ class ReferenceSRSF(PredictorPolicy):
 
     def next_wake(self, view):
         """The first time after now at which a running job (not stopping) reaches its
-        prediction, ``now + (N^_j - n_j) x (its iteration time)``, or None."""
+        prediction, ``(N^_j - n_j) x (its iteration time)`` after it progresses again
+        (:meth:`~asrpt.state.ClusterView.resume_time`: now, or the end of a restart), or None."""
         if self.adaptive == "off":
             return None
         now, wake = view.now, None
         for job in view.running:
             left = self.tracker_.predicted[job.index] - view.attained_work(job)
             if left > 0 and not view.is_stopping(job):
-                t = now + left * view.iteration_time(job)
+                t = view.resume_time(job) + left * view.iteration_time(job)
                 if t > now and (wake is None or t < wake):
                     wake = t
         return wake
