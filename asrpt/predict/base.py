@@ -70,8 +70,9 @@ DEFAULT_PREDICTOR = "hierarchy"
 #: prediction-using policy: ``"off"`` keeps predictions static (the theorems' setting).
 ADAPTIVE_RULES = ("off", "doubling", "repredict", "conditional")
 
-#: The default rule of SRSF and A-SRPT (docs/asrpt.md, "Re-prediction given the work done, the
-#: default": lower mean JCT than doubling on the whole Philly trace and 8 of 11 other workloads).
+#: The default rule of SRSF and A-SRPT since issue 45 (docs/asrpt.md, "The default since issue
+#: 45": with A-SRPT, lower mean JCT than doubling on the whole Philly trace and on 8 of the 11
+#: other workloads of the evaluation).
 DEFAULT_ADAPTIVE = "conditional"
 
 
