@@ -56,26 +56,31 @@ def test_bad_input_is_named(args, message):
         envelope_schedule(*args)
 
 
-@pytest.mark.parametrize("n", [8, 40])
+@pytest.mark.parametrize("n", [8, 80])
 def test_counterexample_4_no_per_job_flow_bound_in_the_virtual_flow(n):
-    """proofs/theorem2.md, Counterexample 4: on 3 GPUs, 2-GPU jobs of length 1 released every 3/4.
-    The envelope finishes every job one length after its release (C~ - a = 1: the fluid machine
-    has load 8/9), but no two of the jobs fit together, so in *any* schedule the k-th completion
-    is at k or later and the last of n jobs has flow at least n - 3(n - 1)/4. Theorem 2's bound,
-    in absolute time, still holds and is certified."""
+    """proofs/theorem2.md, Counterexample 4: on 3 GPUs, a 2-GPU job of length 1/2 at 0, then
+    2-GPU jobs of length 1 released every 3/4. Each virtual machine's C~ - a takes the same few
+    values whatever n (envelope {1/2, 1}, gang {1/2, 5/4}, fluid six values up to 1), but no two
+    of the jobs fit together, so in *any* schedule the jobs complete one after another and the
+    last has flow at least (n + 5)/4. Theorem 2's bound, in absolute time, still holds and is
+    certified, also where the guard fires (n = 80: the later jobs become overdue)."""
     from asrpt.instance import Cluster, Instance, Job, Server
     from asrpt.sim import simulate
     from asrpt.theory.guarded import certify_guarded_instance
 
-    releases = [Fraction(3, 4) * k for k in range(n)]
-    virtual = envelope_schedule(releases, [1] * n, [2] * n, 3)
-    assert [c - a for c, a in zip(virtual, releases)] == [1] * n
-    inst = Instance(Cluster((Server(3),)), tuple(Job(f"j{k}", a, 2, processing_time=1)
-                                                 for k, a in enumerate(releases)))
+    releases = [Fraction(0)] + [Fraction(3, 4) * k for k in range(n)]
+    times, gpus = [Fraction(1, 2)] + [1] * n, [2] * (n + 1)
+    fluid = srpt_schedule(releases, [Fraction(g * p, 3) for g, p in zip(gpus, times)]).completion_times
+    for machine, values in ((envelope_schedule(releases, times, gpus, 3), {Fraction(1, 2), 1}),
+                            (gang_schedule(releases, times, gpus, 3), {Fraction(1, 2), Fraction(5, 4)}),
+                            (fluid, {Fraction(k, 12) for k in (4, 8, 9, 10, 11, 12)})):
+        assert {c - a for c, a in zip(machine, releases)} == values
+    inst = Instance(Cluster((Server(3),)), tuple(Job(f"j{k}", a, 2, processing_time=p)
+                                                 for k, (a, p) in enumerate(zip(releases, times))))
     cert = certify_guarded_instance(inst)
     assert cert.holds and cert.covered and cert.exact
     run = simulate(inst, "a-srpt:adaptive=off")
-    completions = sorted(r.completion for r in run.records)
-    assert all(c >= k + 1 for k, c in enumerate(completions))           # one job at a time
+    assert sorted(r.completion for r in run.records) == [Fraction(1, 2) + k for k in range(n + 1)]
     flows = [r.completion - r.arrival for r in run.records]
-    assert max(flows) >= n - Fraction(3, 4) * (n - 1)                    # grows like n / 4
+    assert max(flows) == Fraction(n + 5, 4)            # the least any schedule can have
+    assert bool(run.policy_data["overdue_at"]) == (n == 80)
