@@ -11,6 +11,7 @@ still checked and ``covered`` says it is outside them.
 
 from __future__ import annotations
 
+from ..predict.base import ADAPTIVE_RULES
 from ..theory.certificate import certify, run_asrpt
 from ..theory.guarded import certify_guarded, run_guarded
 from ._common import add_instance, add_json, add_plot, emit_json, format_table, load_from_args, nonneg_float, write_plot
@@ -38,7 +39,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the run (noisy predictors)")
     p.add_argument("--tolerance", type=float, default=1e-9, metavar="TOL",
                    help="relative tolerance of float comparisons (exact data are compared exactly)")
-    p.add_argument("--adaptive", choices=("off", "doubling", "repredict"), default="off",
+    p.add_argument("--adaptive", choices=ADAPTIVE_RULES, default="off",
                    help="the adaptive step (default off: the theorem's setting)")
     p.add_argument("--strict", action="store_true",
                    help="strict allocation, no backfilling (outside the theorem)")
