@@ -390,8 +390,7 @@ class ErrorBands:
         return (stratum, bisect_right(self._edges, math.log(float(value))))
 
     def _level(self, cell, q: float) -> float:
-        if not self.adapt:
-            return q
+        """The level the adaptive calibration uses for the nominal level ``q`` in ``cell``."""
         lo, hi = self._levels.get(cell, (0.1, 0.9))
         lo, hi = min(lo, 0.5), max(hi, 0.5)
         if q <= 0.1:
@@ -415,11 +414,12 @@ class ErrorBands:
             errs = errs[bisect_right(errs, lo):]
             if not errs:
                 return tuple(float(attained) * 2 for _ in levels)
-        cell = self.cell(stratum, value)
         span = (errs[-1] - errs[0]) or 1.0
         log_value = math.log(float(value))
-        ts = [self._level(cell, q) for q in levels]
+        ts = list(levels)
         if self.adapt:      # (the piecewise-linear map rounds: keep the levels in the order of q)
+            cell = self.cell(stratum, value)
+            ts = [self._level(cell, q) for q in levels]
             top = -math.inf
             for i in sorted(range(len(ts)), key=lambda i: levels[i]):
                 top = ts[i] = max(ts[i], top)
@@ -721,16 +721,16 @@ class PredictionTracker:
             raise InvalidParameterError(f"PredictionTracker.overrun: rule must be one of {ADAPTIVE_RULES[1:]}, "
                                         f"got {rule!r}")
         done = view.attained_work(job)
-        work = self.predicted[job.index]
-        doubled = work * 2
+        if rule == "repredict":
+            new = self.repredict(view, job)
+            return new if new > done else done * 2
+        doubled = self.predicted[job.index] * 2
         while doubled <= done:
             doubled *= 2
         if rule == "doubling":
             return doubled
         new = self.repredict(view, job)
-        if rule == "conditional":
-            return new if new > doubled else doubled
-        return new if new > done else done * 2
+        return new if new > doubled else doubled
 
     def reached(self, view, job, done=None) -> bool:
         """Whether ``job`` has done its predicted work (``done``: its work done, if the caller has
